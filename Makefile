@@ -1,0 +1,129 @@
+# taod: build, test and install.
+#   make                 taod, taoctl and the test workload, in build/
+#   make check           unit tests (plain and sanitized) and integration tests
+#   make SANITIZE=address,undefined   a sanitized build, in build-san/
+#   make install DESTDIR=... PREFIX=...
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PYTHON ?= /usr/bin/python3
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DESTDIR ?=
+
+ifneq ($(SANITIZE),)
+BUILD ?= build-san
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/')
+PKGS := libbpf libsystemd inih json-c sqlite3
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-format-truncation \
+	-Iinclude -I$(BUILD) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP \
+	-DTAOD_VERSION=\"$(VERSION)\" -DTAOD_SYSCONFDIR=\"$(SYSCONFDIR)\"
+override LDFLAGS += $(SAN_FLAGS)
+LDLIBS += $(PKG_LIBS) -lm
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -I$(BUILD)
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+# observe -> account -> decide -> act -> report, plus shared pieces.
+LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
+	daemon/account/*.c daemon/decide/*.c daemon/act/*.c daemon/report/*.c)
+TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TAOCTL_OBJS := $(TAOCTL_SRCS:%.c=$(BUILD)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+
+.PHONY: all clean check unit-test integration-test deps install format
+
+all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c include/taod/bpf_shared.h $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+# Objects that include a skeleton wait for it.
+$(LIB_OBJS) $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o: | $(SKELS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtaod.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/taod: $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o $(BUILD)/libtaod.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/taoctl: $(TAOCTL_OBJS) $(BUILD)/libtaod.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/thp_workload: tests/workload/thp_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/unit_tests: $(UNIT_OBJS) $(BUILD)/libtaod.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+unit-test: $(BUILD)/unit_tests
+	cd tests && ../$(BUILD)/unit_tests --jobs 2
+
+integration-test: all
+	TAOD_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -v tests/integration
+
+# The whole suite: unit tests plain and under ASan+UBSan, then the
+# integration tests against the running kernel with the sanitized daemon.
+check:
+	$(MAKE) unit-test
+	$(MAKE) SANITIZE=address,undefined unit-test all
+	$(MAKE) SANITIZE=address,undefined integration-test
+
+# Debian packages needed to build, test and run.
+DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
+	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
+	python3 python3-pytest python3-prometheus-client
+deps:
+	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
+	fi
+
+install: all
+	install -D -m 0755 $(BUILD)/taod $(DESTDIR)$(PREFIX)/sbin/taod
+	install -D -m 0755 $(BUILD)/taoctl $(DESTDIR)$(PREFIX)/bin/taoctl
+	install -d $(DESTDIR)$(SYSCONFDIR)/taod.conf.d
+	test -e $(DESTDIR)$(SYSCONFDIR)/taod.conf || \
+		install -D -m 0644 config/taod.conf $(DESTDIR)$(SYSCONFDIR)/taod.conf
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		systemd/taod.service.in > $(DESTDIR)$(UNITDIR)/taod.service
+	install -m 0644 systemd/taod.socket $(DESTDIR)$(UNITDIR)/taod.socket
+
+format:
+	clang-format -i $(LIB_SRCS) $(TAOCTL_SRCS) $(UNIT_SRCS) daemon/taod.c bpf/*.c include/taod/*.h
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

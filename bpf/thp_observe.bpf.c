@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Observe THP allocations, PMD mappings and PMD splits per memory cgroup
+ * and per task. Everything is aggregated here in per-CPU maps; nothing is
+ * sent to userspace per event. The daemon reads the maps once per tick.
+ *
+ * Tracepoint mode (always loaded):
+ *   memcg:count_memcg_events     THP_FAULT_ALLOC, THP_FAULT_FALLBACK,
+ *                                THP_COLLAPSE_ALLOC per memcg
+ *   memcg:mod_memcg_lruvec_state NR_ANON_THPS / NR_ANON_MAPPED deltas, from
+ *                                which PMD splits are told from whole unmaps
+ *   kmem:mm_page_alloc           large movable folios by order
+ * fentry mode (optional, probed by the daemon): the kernel's split
+ * functions, counted exactly.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "taod/bpf_shared.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile struct taod_bpf_config taod_cfg = {
+	.stale_pending_ns = 1000000,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TAOD_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct taod_cg_counters);
+} cg_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, TAOD_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct taod_task_counters);
+} task_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct taod_unmap_state);
+} unmap_state SEC(".maps");
+
+/* The two updates of one rmap change are microseconds apart. */
+#define PAIR_WINDOW_NS 200000
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TAOD_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline struct taod_cg_counters *cg_get(__u64 cgid)
+{
+	static const struct taod_cg_counters zero;
+	struct taod_cg_counters *c = bpf_map_lookup_elem(&cg_counters, &cgid);
+
+	if (c)
+		return c;
+	bpf_map_update_elem(&cg_counters, &cgid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&cg_counters, &cgid);
+}
+
+static __always_inline struct taod_task_counters *task_get(__u32 tgid, __u64 cgid,
+							   const char *comm)
+{
+	static const struct taod_task_counters zero;
+	struct taod_task_counters *t = bpf_map_lookup_elem(&task_counters, &tgid);
+
+	if (!t) {
+		bpf_map_update_elem(&task_counters, &tgid, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&task_counters, &tgid);
+		if (!t)
+			return NULL;
+	}
+	/* The task may have moved; keep the latest memcg and name. */
+	t->cgroup_id = cgid;
+	__builtin_memcpy(t->comm, comm, TAOD_COMM_LEN);
+	return t;
+}
+
+static __always_inline struct taod_task_counters *current_task_get(__u64 cgid)
+{
+	char comm[TAOD_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	return task_get(bpf_get_current_pid_tgid() >> 32, cgid, comm);
+}
+
+static __always_inline __u64 memcg_id(struct mem_cgroup *memcg)
+{
+	return BPF_CORE_READ(memcg, css.cgroup, kn, id);
+}
+
+/* Memory cgroup of the running task, on cgroup v1 and v2 alike. */
+static __always_inline __u64 current_memcg_id(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+
+	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT)
+		return 0;
+	bpf_core_read(&css, sizeof(css), &cset->subsys[idx]);
+	if (!css)
+		return 0;
+	return BPF_CORE_READ(css, cgroup, kn, id);
+}
+
+static __always_inline void count_split(struct taod_anon_event *e)
+{
+	struct taod_cg_counters *c = cg_get(e->cgroup_id);
+	struct taod_task_counters *t = task_get(e->tgid, e->cgroup_id, e->comm);
+	__u64 n = (__u64)(-(__s64)e->pages);
+
+	if (c) {
+		c->pmd_split++;
+		c->pmd_split_pages += n;
+	}
+	if (t) {
+		t->pmd_split++;
+		t->pmd_split_pages += n;
+	}
+}
+
+static __always_inline void count_whole_unmap(struct taod_anon_event *e)
+{
+	struct taod_cg_counters *c = cg_get(e->cgroup_id);
+	struct taod_task_counters *t = task_get(e->tgid, e->cgroup_id, e->comm);
+
+	if (c)
+		c->pmd_unmap_whole++;
+	if (t)
+		t->pmd_unmap_whole++;
+}
+
+SEC("tp_btf/count_memcg_events")
+int BPF_PROG(on_memcg_event, struct mem_cgroup *memcg, int item, unsigned long val)
+{
+	struct taod_cg_counters *c;
+	struct taod_task_counters *t = NULL;
+	__u64 cgid;
+
+	if (item != bpf_core_enum_value(enum vm_event_item, THP_FAULT_ALLOC) &&
+	    item != bpf_core_enum_value(enum vm_event_item, THP_FAULT_FALLBACK) &&
+	    item != bpf_core_enum_value(enum vm_event_item, THP_COLLAPSE_ALLOC))
+		return 0;
+	stat_inc(TAOD_STAT_MEMCG_EVENTS);
+	cgid = memcg_id(memcg);
+	c = cg_get(cgid);
+	if (!c)
+		return 0;
+	if (item == bpf_core_enum_value(enum vm_event_item, THP_FAULT_ALLOC)) {
+		c->thp_fault_alloc += val;
+		t = current_task_get(cgid);
+		if (t)
+			t->thp_fault_alloc += val;
+	} else if (item == bpf_core_enum_value(enum vm_event_item, THP_FAULT_FALLBACK)) {
+		c->thp_fault_fallback += val;
+	} else {
+		c->thp_collapse_alloc += val;
+	}
+	return 0;
+}
+
+/*
+ * A whole unmap updates NR_ANON_THPS and NR_ANON_MAPPED by the same number
+ * of pages back to back, on one CPU, under the page-table lock; which of
+ * the two comes first differs between kernel versions. A PMD split drops
+ * NR_ANON_THPS alone (its pages stay mapped by PTEs).
+ */
+static __always_inline bool pairs_with(const struct taod_anon_event *e, int val, __u64 cgid,
+				       __u64 now)
+{
+	return e->pages == val && e->cgroup_id == cgid && now - e->ts_ns < PAIR_WINDOW_NS;
+}
+
+static __always_inline void remember(struct taod_anon_event *e, int val, __u64 cgid, __u64 now)
+{
+	e->cgroup_id = cgid;
+	e->ts_ns = now;
+	e->pages = val;
+	e->tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+}
+
+SEC("tp_btf/mod_memcg_lruvec_state")
+int BPF_PROG(on_lruvec_state, struct mem_cgroup *memcg, int item, int val)
+{
+	int anon_thps = bpf_core_enum_value(enum node_stat_item, NR_ANON_THPS);
+	int anon_mapped = bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED);
+	struct taod_unmap_state *st;
+	__u64 cgid, now;
+	__u32 zero = 0;
+
+	/* Other items can come from interrupts between the two updates. */
+	if (item != anon_thps && item != anon_mapped)
+		return 0;
+	stat_inc(TAOD_STAT_LRUVEC_EVENTS);
+	st = bpf_map_lookup_elem(&unmap_state, &zero);
+	if (!st)
+		return 0;
+	cgid = memcg_id(memcg);
+	now = bpf_ktime_get_ns();
+	if (st->pending.pages) {
+		/* THPS came first: this MAPPED update decides. */
+		bool whole = item == anon_mapped && pairs_with(&st->pending, val, cgid, now);
+
+		if (whole)
+			count_whole_unmap(&st->pending);
+		else
+			count_split(&st->pending);
+		st->pending.pages = 0;
+		if (whole) {
+			st->last_mapped.pages = 0;
+			return 0;
+		}
+	}
+	if (item == anon_mapped) {
+		if (val < 0)
+			remember(&st->last_mapped, val, cgid, now);
+		return 0;
+	}
+	if (val > 0) {
+		struct taod_cg_counters *c = cg_get(cgid);
+
+		if (c)
+			c->pmd_map_pages += val;
+	} else if (st->last_mapped.pages && pairs_with(&st->last_mapped, val, cgid, now)) {
+		count_whole_unmap(&st->last_mapped); /* MAPPED came first */
+	} else {
+		remember(&st->pending, val, cgid, now);
+	}
+	st->last_mapped.pages = 0;
+	return 0;
+}
+
+SEC("tp_btf/mm_page_alloc")
+int BPF_PROG(on_page_alloc, struct page *page, unsigned int order, gfp_t gfp, int migratetype)
+{
+	struct taod_cg_counters *c;
+	struct taod_task_counters *t;
+	__u32 o = order;
+	__u64 cgid;
+
+	if (o < 1 || o >= TAOD_MAX_ORDER || !page)
+		return 0;
+	if (migratetype != bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE))
+		return 0;
+	stat_inc(TAOD_STAT_PAGE_ALLOC_EVENTS);
+	cgid = current_memcg_id();
+	c = cg_get(cgid);
+	if (c && o < TAOD_MAX_ORDER)
+		c->folio_alloc[o]++;
+	if (o >= 2) {
+		t = current_task_get(cgid);
+		if (t)
+			t->large_folio_alloc++;
+	}
+	return 0;
+}
+
+/*
+ * Run by the daemon on each CPU every tick (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU): a PMD removal that no rmap update followed,
+ * as after an mprotect of part of a THP, is a split.
+ */
+SEC("raw_tp/taod_flush_pending")
+int flush_pending(void *ctx)
+{
+	struct taod_unmap_state *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&unmap_state, &zero);
+	if (!st || !st->pending.pages)
+		return 0;
+	if (bpf_ktime_get_ns() - st->pending.ts_ns < taod_cfg.stale_pending_ns)
+		return 0;
+	count_split(&st->pending);
+	st->pending.pages = 0;
+	stat_inc(TAOD_STAT_PENDING_FLUSHED);
+	return 1;
+}
+
+/*
+ * Exact split counts where fentry is allowed. Not autoloaded: the daemon
+ * sets the attach target it found in BTF and enables them when probing.
+ */
+static __always_inline int count_exact_split(void)
+{
+	__u64 cgid = current_memcg_id();
+	struct taod_cg_counters *c = cg_get(cgid);
+	struct taod_task_counters *t = current_task_get(cgid);
+
+	stat_inc(TAOD_STAT_SPLIT_EVENTS);
+	if (c)
+		c->split_exact++;
+	if (t)
+		t->split_exact++;
+	return 0;
+}
+
+SEC("?fentry/__split_huge_pmd")
+int BPF_PROG(on_split_pmd)
+{
+	return count_exact_split();
+}
+
+SEC("?fentry/__folio_split")
+int BPF_PROG(on_split_folio)
+{
+	return count_exact_split();
+}

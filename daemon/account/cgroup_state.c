@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/cgroup_state.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cgroup_table_init(struct cgroup_table *t, size_t ring_cap)
+{
+	memset(t, 0, sizeof(*t));
+	t->ring_cap = ring_cap ? ring_cap : 1;
+}
+
+static void entry_free(struct cgroup_entry *e)
+{
+	free(e->path);
+	free(e->ring);
+	free(e);
+}
+
+void cgroup_table_free(struct cgroup_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		entry_free(t->v[i]);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+void cgroup_table_begin_tick(struct cgroup_table *t)
+{
+	t->gen++;
+}
+
+/* Index of @id, or where it would be inserted. */
+static size_t lower_bound(const struct cgroup_table *t, uint64_t id)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id)
+{
+	size_t i = lower_bound(t, id);
+
+	return i < t->n && t->v[i]->id == id ? t->v[i] : NULL;
+}
+
+static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t now_ms)
+{
+	size_t i = lower_bound(t, id);
+	struct cgroup_entry *e;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cgroup_entry **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->ring = calloc(t->ring_cap, sizeof(*e->ring));
+	if (!e->ring) {
+		free(e);
+		return NULL;
+	}
+	e->ring_cap = t->ring_cap;
+	e->id = id;
+	e->first_seen_ms = now_ms;
+	e->coverage_pct = -1;
+	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
+	t->v[i] = e;
+	t->n++;
+	return e;
+}
+
+struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
+					uint64_t now_ms)
+{
+	struct cgroup_entry *e = cgroup_table_find(t, id);
+
+	if (!e && !(e = insert(t, id, now_ms)))
+		return NULL;
+	if (!e->path || strcmp(e->path, path)) {
+		char *p = strdup(path);
+
+		if (!p)
+			return e;
+		free(e->path);
+		e->path = p;
+	}
+	e->seen_gen = t->gen;
+	return e;
+}
+
+void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
+			       const struct taod_cg_counters *c, uint64_t now_ms)
+{
+	struct cgroup_entry *e = cgroup_table_find(t, id);
+
+	if (!e) {
+		e = insert(t, id, now_ms);
+		if (!e)
+			return;
+		e->seen_gen = t->gen; /* grace: the next walk decides */
+	}
+	e->counters = *c;
+}
+
+void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok)
+{
+	e->mem_ok = ok;
+	if (ok)
+		e->mem = *m;
+	e->coverage_pct = ok ? memstat_coverage_pct(m) : -1;
+}
+
+uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
+{
+	return c->thp_fault_alloc + c->thp_collapse_alloc;
+}
+
+double cg_split_ratio(uint64_t splits, uint64_t allocs)
+{
+	return allocs ? (double)splits / (double)allocs : 0.0;
+}
+
+double rate_per_s(uint64_t older, uint64_t newer, uint64_t span_ms)
+{
+	if (!span_ms || newer < older)
+		return 0.0;
+	return (double)(newer - older) * 1000.0 / (double)span_ms;
+}
+
+/* Sample @back steps before the newest (0 = newest). */
+static const struct cg_sample *ring_at(const struct cgroup_entry *e, size_t cap, size_t back)
+{
+	size_t newest = (e->ring_head + cap - 1) % cap;
+
+	return &e->ring[(newest + cap - back) % cap];
+}
+
+/* Oldest sample not older than @window_ms before the newest. */
+static size_t window_start(const struct cgroup_entry *e, size_t cap, uint64_t window_ms)
+{
+	uint64_t newest = ring_at(e, cap, 0)->t_ms;
+	size_t back = 0;
+
+	while (back + 1 < e->ring_len && newest - ring_at(e, cap, back + 1)->t_ms <= window_ms)
+		back++;
+	return back;
+}
+
+static void update_rates(struct cgroup_entry *e, size_t cap, uint64_t window_ms)
+{
+	size_t back = window_start(e, cap, window_ms);
+	const struct cg_sample *now = ring_at(e, cap, 0), *then = ring_at(e, cap, back);
+	uint64_t span = now->t_ms - then->t_ms;
+
+	e->alloc_rate = rate_per_s(then->thp_alloc, now->thp_alloc, span);
+	e->split_rate = rate_per_s(then->pmd_split, now->pmd_split, span);
+}
+
+void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct cgroup_entry *e = t->v[i];
+		struct cg_sample *s = &e->ring[e->ring_head];
+
+		s->t_ms = now_ms;
+		s->thp_alloc = cg_thp_allocs(&e->counters);
+		s->pmd_split = e->counters.pmd_split;
+		s->anon_bytes = e->mem_ok ? e->mem.anon_bytes : 0;
+		s->thp_bytes = e->mem_ok ? e->mem.thp_bytes : 0;
+		e->ring_head = (e->ring_head + 1) % e->ring_cap;
+		if (e->ring_len < e->ring_cap)
+			e->ring_len++;
+		update_rates(e, e->ring_cap, rate_window_ms);
+	}
+}
+
+size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, void *ctx)
+{
+	size_t kept = 0, dropped = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct cgroup_entry *e = t->v[i];
+
+		if (e->seen_gen == t->gen) {
+			t->v[kept++] = e;
+			continue;
+		}
+		if (gone)
+			gone(ctx, e);
+		entry_free(e);
+		dropped++;
+	}
+	t->n = kept;
+	return dropped;
+}
+
+static void add_coverage(struct cg_window *w, const struct cg_sample *s, double *sum, size_t *n)
+{
+	double pct;
+
+	if (!s->anon_bytes)
+		return;
+	pct = 100.0 * (double)s->thp_bytes / (double)s->anon_bytes;
+	if (pct > 100.0)
+		pct = 100.0;
+	if (*n == 0 || pct < w->coverage_min)
+		w->coverage_min = pct;
+	if (*n == 0 || pct > w->coverage_max)
+		w->coverage_max = pct;
+	*sum += pct;
+	(*n)++;
+}
+
+int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w)
+{
+	const struct cg_sample *now, *then;
+	size_t back, ncov = 0;
+	double sum = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->coverage_min = w->coverage_max = w->coverage_mean = -1;
+	if (!e->ring_len)
+		return -ENODATA;
+	back = window_start(e, e->ring_cap, window_ms);
+	now = ring_at(e, e->ring_cap, 0);
+	then = ring_at(e, e->ring_cap, back);
+	w->span_ms = now->t_ms - then->t_ms;
+	w->thp_alloc = now->thp_alloc - then->thp_alloc;
+	w->pmd_split = now->pmd_split - then->pmd_split;
+	w->samples = back + 1;
+	for (size_t i = 0; i <= back; i++)
+		add_coverage(w, ring_at(e, e->ring_cap, i), &sum, &ncov);
+	if (ncov)
+		w->coverage_mean = sum / (double)ncov;
+	return 0;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/log.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *log_ident = "taod";
+static int log_max_level = LOG_INFO;
+static bool log_to_journal;
+
+void log_init(const char *ident)
+{
+	log_ident = ident;
+	/* journald parses "<N>" prefixes on its stream connections. */
+	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
+}
+
+void log_set_max_level(int level)
+{
+	log_max_level = level;
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_max_level)
+		return;
+	va_start(ap, fmt);
+	if (log_to_journal)
+		fprintf(stderr, "<%d>", level);
+	else
+		fprintf(stderr, "%s: ", log_ident);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}

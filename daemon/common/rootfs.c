@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char root_prefix[PATH_MAX] = "";
+
+void rootfs_set(const char *prefix)
+{
+	size_t n;
+
+	snprintf(root_prefix, sizeof(root_prefix), "%s", prefix ? prefix : "");
+	n = strlen(root_prefix);
+	while (n > 0 && root_prefix[n - 1] == '/')
+		root_prefix[--n] = '\0'; /* "/" becomes "" */
+}
+
+const char *rootfs_get(void)
+{
+	return root_prefix[0] ? root_prefix : "/";
+}
+
+int rootfs_path(char *buf, size_t len, const char *abs_path)
+{
+	size_t plen = strlen(root_prefix);
+	int n;
+
+	if (plen && !strncmp(abs_path, root_prefix, plen) &&
+	    (abs_path[plen] == '/' || !abs_path[plen]))
+		n = snprintf(buf, len, "%s", abs_path);
+	else
+		n = snprintf(buf, len, "%s%s", root_prefix, abs_path);
+	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	size_t off = 0;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < len - 1) {
+		ssize_t r = read(fd, buf + off, len - 1 - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		off += (size_t)r;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+ssize_t rootfs_read(const char *abs_path, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int r = rootfs_path(path, sizeof(path), abs_path);
+
+	return r ? r : read_file(path, buf, len);
+}
+
+int write_file(const char *path, const char *s)
+{
+	size_t n = strlen(s);
+	ssize_t w;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, s, n);
+	if (w < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return (size_t)w == n ? 0 : -EIO;
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taod.conf reader. Settings are described by one table; every problem is
+ * recorded as file:line with the section and key, and parsing goes on so
+ * that one run shows all of them.
+ */
+#include "taod/config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+
+#include "config_internal.h"
+#include "taod/parse.h"
+
+enum setting_type { T_DURATION, T_PATH, T_NAME, T_MODE, T_U64, T_ENUM };
+
+struct enum_value {
+	const char *name;
+	int value;
+};
+
+struct setting {
+	const char *section;
+	const char *key;
+	enum setting_type type;
+	size_t offset;
+	size_t size;
+	const struct enum_value *values; /* T_ENUM, NULL-terminated */
+};
+
+static const struct enum_value tao_values[] = {
+	{ "auto", TAO_AUTO }, { "yes", TAO_YES }, { "no", TAO_NO }, { NULL, 0 }
+};
+static const struct enum_value attach_values[] = { { "auto", ATTACH_AUTO },
+						   { "fentry", ATTACH_FENTRY },
+						   { "tracepoint", ATTACH_TRACEPOINT },
+						   { NULL, 0 } };
+static const struct enum_value readers_values[] = {
+	{ "all", READERS_ALL }, { "root", READERS_ROOT }, { NULL, 0 }
+};
+static const struct enum_value cgroup_version_values[] = {
+	{ "auto", 0 }, { "1", 1 }, { "2", 2 }, { NULL, 0 }
+};
+static const struct enum_value log_level_values[] = {
+	{ "err", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
+	{ "info", LOG_INFO }, { "debug", LOG_DEBUG },	  { NULL, 0 }
+};
+
+#define FIELD(f) offsetof(struct taod_config, f), sizeof(((struct taod_config *)0)->f)
+#define KPATH(key, f) { "kernel", key, T_PATH, FIELD(k.f), NULL }
+#define KNAME(key, f) { "kernel", key, T_NAME, FIELD(k.f), NULL }
+
+static const struct setting settings[] = {
+	{ "daemon", "tick", T_DURATION, FIELD(tick_ms), NULL },
+	{ "daemon", "root", T_PATH, FIELD(root), NULL },
+	{ "daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values },
+	{ "control", "socket", T_PATH, FIELD(socket_path), NULL },
+	{ "control", "socket_mode", T_MODE, FIELD(socket_mode), NULL },
+	{ "control", "readers", T_ENUM, FIELD(readers), readers_values },
+	{ "kernel", "tao", T_ENUM, FIELD(tao), tao_values },
+	{ "kernel", "attach", T_ENUM, FIELD(attach), attach_values },
+	{ "kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values },
+	KPATH("btf", btf),
+	KPATH("cgroup_root", cgroup_root),
+	KPATH("mounts", mounts),
+	KPATH("zoneinfo", zoneinfo),
+	KPATH("buddyinfo", buddyinfo),
+	KPATH("vmstat", vmstat),
+	KPATH("cmdline", cmdline),
+	KPATH("thp_sysfs", thp_sysfs),
+	KPATH("memory_blocks", memory_blocks),
+	KPATH("split_huge_pages", split_huge_pages),
+	KPATH("tracefs", tracefs),
+	KPATH("debugfs", debugfs),
+	KNAME("memstat_v2_anon", memstat_v2_anon),
+	KNAME("memstat_v2_thp", memstat_v2_thp),
+	KNAME("memstat_v1_anon", memstat_v1_anon),
+	KNAME("memstat_v1_thp", memstat_v1_thp),
+	KNAME("memcg_thp_shatter", memcg_thp_shatter),
+	KNAME("memcg_thp_zones", memcg_thp_zones),
+	KNAME("zone_nosplit", zone_nosplit),
+	KNAME("zone_nomerge", zone_nomerge),
+	KNAME("state_online_nosplit", state_online_nosplit),
+	KNAME("state_online_nomerge", state_online_nomerge),
+	KNAME("state_online_movable", state_online_movable),
+	KNAME("state_offline", state_offline),
+	{ "history", "sample_keep", T_U64, FIELD(sample_keep), NULL },
+};
+
+#define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+
+void config_defaults(struct taod_config *c)
+{
+	struct kernel_paths *k = &c->k;
+
+	memset(c, 0, sizeof(*c));
+	c->tick_ms = 1000;
+	COPY(c->root, "/");
+	c->log_level = LOG_INFO;
+	COPY(c->socket_path, "/run/taod/taod.sock");
+	c->socket_mode = 0666;
+	c->readers = READERS_ALL;
+	c->tao = TAO_AUTO;
+	c->attach = ATTACH_AUTO;
+	c->sample_keep = 3600;
+	COPY(k->btf, "/sys/kernel/btf/vmlinux");
+	COPY(k->cgroup_root, "auto");
+	COPY(k->mounts, "/proc/self/mounts");
+	COPY(k->zoneinfo, "/proc/zoneinfo");
+	COPY(k->buddyinfo, "/proc/buddyinfo");
+	COPY(k->vmstat, "/proc/vmstat");
+	COPY(k->cmdline, "/proc/cmdline");
+	COPY(k->thp_sysfs, "/sys/kernel/mm/transparent_hugepage");
+	COPY(k->memory_blocks, "/sys/devices/system/memory");
+	COPY(k->split_huge_pages, "/sys/kernel/debug/split_huge_pages");
+	COPY(k->tracefs, "/sys/kernel/tracing");
+	COPY(k->debugfs, "/sys/kernel/debug");
+	COPY(k->memstat_v2_anon, "anon");
+	COPY(k->memstat_v2_thp, "anon_thp");
+	COPY(k->memstat_v1_anon, "total_rss");
+	COPY(k->memstat_v1_thp, "total_rss_huge");
+	COPY(k->memcg_thp_shatter, "memory.thp_shatter");
+	COPY(k->memcg_thp_zones, "memory.thp_zones");
+	COPY(k->zone_nosplit, "NoSplit");
+	COPY(k->zone_nomerge, "NoMerge");
+	COPY(k->state_online_nosplit, "online_nosplit");
+	COPY(k->state_online_nomerge, "online_nomerge");
+	COPY(k->state_online_movable, "online_movable");
+	COPY(k->state_offline, "offline");
+}
+
+void config_error_add(struct config_parse *p, const char *fmt, ...)
+{
+	struct config_errors *errs = p->errs;
+	struct config_error *e;
+	va_list ap;
+
+	errs->total++;
+	if (errs->count >= (int)(sizeof(errs->items) / sizeof(errs->items[0])))
+		return;
+	e = &errs->items[errs->count++];
+	COPY(e->file, p->file);
+	e->line = p->line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+}
+
+static int set_enum(const struct setting *s, void *dst, const char *v)
+{
+	for (const struct enum_value *e = s->values; e->name; e++) {
+		if (!strcasecmp(e->name, v)) {
+			*(int *)dst = e->value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void enum_choices(const struct enum_value *e, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (; e->name && off < len; e++)
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name);
+}
+
+static int set_value(const struct setting *s, void *dst, const char *v)
+{
+	unsigned mode;
+
+	switch (s->type) {
+	case T_DURATION: {
+		int r = parse_duration_ms(v, dst);
+
+		return r ? r : (*(uint64_t *)dst ? 0 : -ERANGE);
+	}
+	case T_U64:
+		return parse_u64(v, dst);
+	case T_MODE:
+		if (parse_mode(v, &mode))
+			return -EINVAL;
+		*(unsigned *)dst = mode;
+		return 0;
+	case T_PATH:
+		if (v[0] != '/' && strcmp(v, "auto"))
+			return -EINVAL;
+		/* fallthrough */
+	case T_NAME:
+		if (!*v || strlen(v) >= s->size)
+			return -ENAMETOOLONG;
+		memcpy(dst, v, strlen(v) + 1);
+		return 0;
+	case T_ENUM:
+		return set_enum(s, dst, v);
+	}
+	return -EINVAL;
+}
+
+static const char *expected(const struct setting *s, char *buf, size_t len)
+{
+	switch (s->type) {
+	case T_DURATION:
+		return "a duration above zero such as 500ms, 1s, 5m";
+	case T_U64:
+		return "a whole number";
+	case T_MODE:
+		return "an octal mode such as 0660";
+	case T_PATH:
+		return "an absolute path";
+	case T_NAME:
+		return "a non-empty name";
+	case T_ENUM:
+		enum_choices(s->values, buf, len);
+		return buf;
+	}
+	return "?";
+}
+
+static bool section_known(const char *section)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(settings[i].section, section))
+			return true;
+	return false;
+}
+
+static int apply_setting(struct config_parse *p, const char *section, const char *key,
+			 const char *value)
+{
+	char choices[160];
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		const struct setting *s = &settings[i];
+
+		if (strcmp(s->section, section) || strcmp(s->key, key))
+			continue;
+		if (set_value(s, (char *)p->cfg + s->offset, value))
+			config_error_add(p, "[%s] %s = \"%s\": expected %s", section, key, value,
+					 expected(s, choices, sizeof(choices)));
+		return 1;
+	}
+	if (section_known(section))
+		config_error_add(p, "[%s] unknown key \"%s\"", section, key);
+	else
+		config_error_add(p, "unknown section [%s]", section);
+	return 1;
+}
+
+static int on_ini_entry(void *user, const char *section, const char *key, const char *value)
+{
+	struct config_parse *p = user;
+
+	p->entries_on_line++;
+	if (!*section) {
+		config_error_add(p, "\"%s\" outside of any section", key);
+		return 1;
+	}
+	return apply_setting(p, section, key, value);
+}
+
+/* Counts lines for the handler: inih calls it right after each read. */
+static char *read_counted_line(char *str, int num, void *stream)
+{
+	struct config_parse *p = stream;
+	char *r = fgets(str, num, p->fp);
+
+	if (r) {
+		p->line++;
+		p->entries_on_line = 0;
+	}
+	return r;
+}
+
+int config_parse_file(struct config_parse *p, const char *path)
+{
+	int first_bad;
+
+	p->fp = fopen(path, "re");
+	COPY(p->file, path);
+	p->line = 0;
+	if (!p->fp) {
+		config_error_add(p, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
+	fclose(p->fp);
+	p->fp = NULL;
+	if (first_bad > 0) {
+		/* inih's own syntax errors (no '=', unclosed '[') carry no text. */
+		bool already = false;
+
+		for (int i = 0; i < p->errs->count; i++)
+			already |= p->errs->items[i].line == first_bad &&
+				   !strcmp(p->errs->items[i].file, path);
+		if (!already) {
+			p->line = first_bad;
+			config_error_add(p, "syntax error: expected [section] or key = value");
+		}
+	}
+	return 0;
+}
+
+static int conf_name_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 5 && !strcmp(d->d_name + n - 5, ".conf");
+}
+
+static void parse_dropins(struct config_parse *p, const char *dir)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, conf_name_filter, alphasort);
+
+	if (n < 0) {
+		if (errno != ENOENT) {
+			COPY(p->file, dir);
+			p->line = 0;
+			config_error_add(p, "cannot read drop-in directory: %s", strerror(errno));
+		}
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		config_parse_file(p, path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+int config_load(struct taod_config *cfg, const char *path, const char *dropin_dir,
+		struct config_errors *errs)
+{
+	struct config_parse p = { .cfg = cfg, .errs = errs };
+
+	memset(errs, 0, sizeof(*errs));
+	config_defaults(cfg);
+	COPY(cfg->path, path);
+	config_parse_file(&p, path);
+	if (dropin_dir)
+		parse_dropins(&p, dropin_dir);
+	return errs->total;
+}
+
+void config_errors_print(const struct config_errors *errs)
+{
+	for (int i = 0; i < errs->count; i++) {
+		const struct config_error *e = &errs->items[i];
+
+		if (e->line > 0)
+			fprintf(stderr, "%s:%d: %s\n", e->file, e->line, e->msg);
+		else
+			fprintf(stderr, "%s: %s\n", e->file, e->msg);
+	}
+	if (errs->total > errs->count)
+		fprintf(stderr, "(%d more errors not shown)\n", errs->total - errs->count);
+}
+
+const char *tao_detect_name(enum tao_detect t)
+{
+	return t == TAO_YES ? "yes" : t == TAO_NO ? "no" : "auto";
+}
+
+const char *attach_mode_name(enum attach_mode a)
+{
+	return a == ATTACH_FENTRY ? "fentry" : a == ATTACH_TRACEPOINT ? "tracepoint" : "auto";
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* State shared by the config reader's files while one load runs. */
+#ifndef TAOD_CONFIG_INTERNAL_H
+#define TAOD_CONFIG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "taod/config.h"
+
+struct config_parse {
+	struct taod_config *cfg;
+	struct config_errors *errs;
+	FILE *fp;
+	char file[PATH_MAX];
+	int line;
+	int entries_on_line;
+};
+
+void config_error_add(struct config_parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int config_parse_file(struct config_parse *p, const char *path);
+
+#endif

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/bpf_observer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/log.h"
+#include "thp_observe.skel.h"
+
+struct bpf_observer {
+	struct thp_observe_bpf *skel;
+	int ncpus;
+	bool fentry;
+	char reason[256];
+	void *percpu_buf; /* ncpus values of the largest map value */
+};
+
+/* Kernel function names for each exact-split program, newest first. */
+static const char *const pmd_split_fns[] = { "__split_huge_pmd", NULL };
+static const char *const folio_split_fns[] = { "__folio_split", "split_huge_page_to_list_to_order",
+					       "split_huge_page_to_list", NULL };
+
+static const char *find_kernel_fn(const struct btf *vmlinux, const char *const *names)
+{
+	for (; *names; names++)
+		if (btf__find_by_name_kind(vmlinux, *names, BTF_KIND_FUNC) > 0)
+			return *names;
+	return NULL;
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	/* The fentry probe makes libbpf warn when refused: expected, so debug. */
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	log_msg(LOG_DEBUG, "libbpf: %s", buf);
+	return 0;
+}
+
+static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t stale_ns)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	struct thp_observe_bpf *skel;
+
+	if (strcmp(cfg->k.btf, "/sys/kernel/btf/vmlinux"))
+		opts.btf_custom_path = cfg->k.btf;
+	skel = thp_observe_bpf__open_opts(&opts);
+	if (skel)
+		skel->rodata->taod_cfg.stale_pending_ns = stale_ns;
+	return skel;
+}
+
+/* Enables the fentry programs; returns why not when it cannot. */
+static int enable_fentry(struct thp_observe_bpf *skel, const struct btf *vmlinux, char *why,
+			 size_t len)
+{
+	const char *pmd_fn = vmlinux ? find_kernel_fn(vmlinux, pmd_split_fns) : NULL;
+	const char *folio_fn = vmlinux ? find_kernel_fn(vmlinux, folio_split_fns) : NULL;
+
+	if (!pmd_fn || !folio_fn) {
+		snprintf(why, len, "kernel BTF has no split function to trace");
+		return -ENOENT;
+	}
+	bpf_program__set_autoload(skel->progs.on_split_pmd, true);
+	bpf_program__set_autoload(skel->progs.on_split_folio, true);
+	bpf_program__set_attach_target(skel->progs.on_split_pmd, 0, pmd_fn);
+	bpf_program__set_attach_target(skel->progs.on_split_folio, 0, folio_fn);
+	return 0;
+}
+
+static int load_and_attach(struct thp_observe_bpf *skel, bool with_fentry)
+{
+	int r = thp_observe_bpf__load(skel);
+
+	if (r)
+		return r;
+	bpf_program__set_autoattach(skel->progs.flush_pending, false);
+	if (!with_fentry) {
+		bpf_program__set_autoattach(skel->progs.on_split_pmd, false);
+		bpf_program__set_autoattach(skel->progs.on_split_folio, false);
+	}
+	return thp_observe_bpf__attach(skel);
+}
+
+/* Try fentry first when allowed; fall back to tracepoints only. */
+static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	uint64_t stale_ns = 1000000;
+	char why[200] = "";
+	int r = -EPERM;
+
+	if (cfg->attach != ATTACH_TRACEPOINT) {
+		o->skel = open_skel(cfg, stale_ns);
+		if (!o->skel) {
+			r = -errno;
+			goto out;
+		}
+		r = enable_fentry(o->skel, vmlinux, why, sizeof(why));
+		if (!r)
+			r = load_and_attach(o->skel, true);
+		if (!r) {
+			o->fentry = true;
+			snprintf(o->reason, sizeof(o->reason), "fentry attached to split functions");
+			goto out;
+		}
+		if (!why[0])
+			snprintf(why, sizeof(why), "fentry refused: %s", strerror(-r));
+		thp_observe_bpf__destroy(o->skel);
+		o->skel = NULL;
+		if (cfg->attach == ATTACH_FENTRY)
+			goto out;
+	} else {
+		snprintf(why, sizeof(why), "attach = tracepoint in config");
+	}
+	o->skel = open_skel(cfg, stale_ns);
+	r = o->skel ? load_and_attach(o->skel, false) : -errno;
+	snprintf(o->reason, sizeof(o->reason), "%s", why);
+out:
+	btf__free(vmlinux);
+	if (r && !o->reason[0])
+		snprintf(o->reason, sizeof(o->reason), "%s", why);
+	return r;
+}
+
+int bpf_observer_open(struct bpf_observer **out, const struct taod_config *cfg)
+{
+	struct bpf_observer *o = calloc(1, sizeof(*o));
+	size_t biggest = sizeof(struct taod_cg_counters);
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	libbpf_set_print(libbpf_log);
+	o->ncpus = libbpf_num_possible_cpus();
+	if (o->ncpus <= 0) {
+		free(o);
+		return -EINVAL;
+	}
+	if (sizeof(struct taod_task_counters) > biggest)
+		biggest = sizeof(struct taod_task_counters);
+	o->percpu_buf = calloc((size_t)o->ncpus, (biggest + 7) & ~(size_t)7);
+	r = o->percpu_buf ? load_observer(o, cfg) : -ENOMEM;
+	if (r) {
+		log_err("cannot load BPF programs: %s (%s)", strerror(-r), o->reason);
+		bpf_observer_close(o);
+		return r;
+	}
+	log_info("observation mode: %s (%s)", bpf_observer_mode(o), o->reason);
+	*out = o;
+	return 0;
+}
+
+void bpf_observer_close(struct bpf_observer *o)
+{
+	if (!o)
+		return;
+	thp_observe_bpf__destroy(o->skel);
+	free(o->percpu_buf);
+	free(o);
+}
+
+const char *bpf_observer_mode(const struct bpf_observer *o)
+{
+	return o->fentry ? "fentry+tracepoint" : "tracepoint";
+}
+
+const char *bpf_observer_mode_reason(const struct bpf_observer *o)
+{
+	return o->reason;
+}
+
+int bpf_observer_flush(struct bpf_observer *o)
+{
+	int fd = bpf_program__fd(o->skel->progs.flush_pending);
+
+	for (int cpu = 0; cpu < o->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,
+			    .flags = BPF_F_TEST_RUN_ON_CPU);
+		int r = bpf_prog_test_run_opts(fd, &opts);
+
+		if (r && errno != ENXIO) /* ENXIO: CPU offline or absent */
+			return -errno;
+	}
+	return 0;
+}
+
+#define SUM_FIELD(dst, vals, n, f)                    \
+	do {                                          \
+		(dst)->f = 0;                         \
+		for (int i_ = 0; i_ < (n); i_++)      \
+			(dst)->f += (vals)[i_].f;     \
+	} while (0)
+
+static void sum_cg(const struct taod_cg_counters *v, int n, struct taod_cg_counters *s)
+{
+	SUM_FIELD(s, v, n, thp_fault_alloc);
+	SUM_FIELD(s, v, n, thp_fault_fallback);
+	SUM_FIELD(s, v, n, thp_collapse_alloc);
+	SUM_FIELD(s, v, n, pmd_map_pages);
+	SUM_FIELD(s, v, n, pmd_unmap_whole);
+	SUM_FIELD(s, v, n, pmd_split);
+	SUM_FIELD(s, v, n, pmd_split_pages);
+	SUM_FIELD(s, v, n, split_exact);
+	for (int o = 0; o < TAOD_MAX_ORDER; o++)
+		SUM_FIELD(s, v, n, folio_alloc[o]);
+}
+
+static void sum_task(const struct taod_task_counters *v, int n, struct taod_task_counters *s)
+{
+	int newest = 0;
+
+	SUM_FIELD(s, v, n, thp_fault_alloc);
+	SUM_FIELD(s, v, n, pmd_unmap_whole);
+	SUM_FIELD(s, v, n, pmd_split);
+	SUM_FIELD(s, v, n, pmd_split_pages);
+	SUM_FIELD(s, v, n, split_exact);
+	SUM_FIELD(s, v, n, large_folio_alloc);
+	/* Identity: any CPU copy that saw the task carries it. */
+	for (int i = 0; i < n; i++)
+		if (v[i].cgroup_id)
+			newest = i;
+	s->cgroup_id = v[newest].cgroup_id;
+	memcpy(s->comm, v[newest].comm, sizeof(s->comm));
+	s->comm[TAOD_COMM_LEN - 1] = '\0';
+}
+
+int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(o->skel->maps.cg_counters);
+	__u64 key, next, *prev = NULL;
+	struct taod_cg_counters sum;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, o->percpu_buf))
+			continue; /* deleted meanwhile */
+		sum_cg(o->percpu_buf, o->ncpus, &sum);
+		fn(ctx, key, &sum);
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id)
+{
+	__u64 key = cgroup_id;
+
+	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_counters), &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(o->skel->maps.task_counters);
+	__u32 key, next, *prev = NULL;
+	struct taod_task_counters sum;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, o->percpu_buf))
+			continue;
+		sum_task(o->percpu_buf, o->ncpus, &sum);
+		fn(ctx, key, &sum);
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int bpf_observer_stats(struct bpf_observer *o, uint64_t out[TAOD_STAT_MAX])
+{
+	int fd = bpf_map__fd(o->skel->maps.stats);
+	__u64 *vals = o->percpu_buf;
+
+	for (__u32 k = 0; k < TAOD_STAT_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			return -errno;
+		for (int c = 0; c < o->ncpus; c++)
+			out[k] += vals[c];
+	}
+	return 0;
+}
+
+int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max)
+{
+	struct bpf_program *prog;
+	size_t n = 0;
+
+	bpf_object__for_each_program(prog, o->skel->obj)
+	{
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || n >= max)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", bpf_program__name(prog));
+		out[n].run_cnt = info.run_cnt;
+		out[n].run_time_ns = info.run_time_ns;
+		n++;
+	}
+	return (int)n;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "taod/cgroup_tree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "taod/rootfs.h"
+
+#define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+
+static bool has_option(const char *opts, const char *want)
+{
+	size_t n = strlen(want);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, want, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Finds the v1 memory mount and the v2 mount in a mounts table. */
+static void scan_mounts(const char *text, char *v1, char *v2, size_t len)
+{
+	char *copy = strdup(text), *save = NULL;
+
+	v1[0] = v2[0] = '\0';
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], dir[PATH_MAX], type[64], opts[1024];
+
+		if (sscanf(line, "%255s %4095s %63s %1023s", dev, dir, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup") && has_option(opts, "memory") && !v1[0])
+			snprintf(v1, len, "%s", dir);
+		else if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, len, "%s", dir);
+	}
+	free(copy);
+}
+
+static int pick_mount(struct cgroup_tree *t, const struct taod_config *cfg, char *why,
+		      size_t why_len)
+{
+	char text[65536], v1[PATH_MAX], v2[PATH_MAX];
+	ssize_t n = rootfs_read(cfg->k.mounts, text, sizeof(text));
+
+	if (n < 0) {
+		snprintf(why, why_len, "cannot read %s: %s", cfg->k.mounts, strerror((int)-n));
+		return (int)n;
+	}
+	scan_mounts(text, v1, v2, sizeof(v1));
+	if (v1[0] && cfg->cgroup_version != 2) {
+		t->version = 1;
+		return rootfs_path(t->mount, sizeof(t->mount), v1);
+	}
+	if (v2[0] && cfg->cgroup_version != 1) {
+		t->version = 2;
+		return rootfs_path(t->mount, sizeof(t->mount), v2);
+	}
+	snprintf(why, why_len, "no %s memory cgroup mount in %s",
+		 cfg->cgroup_version == 1 ? "v1" : cfg->cgroup_version == 2 ? "v2" : "v1 or v2",
+		 cfg->k.mounts);
+	return -ENOENT;
+}
+
+int cgroup_of_proc_text(const char *text, int version, char *out, size_t len)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		const char *colon1 = strchr(line, ':');
+		const char *colon2 = colon1 ? strchr(colon1 + 1, ':') : NULL;
+		const char *eol = strchrnul(line, '\n');
+
+		if (colon2 && colon2 < eol) {
+			size_t clen = (size_t)(colon2 - colon1 - 1);
+			char ctrls[256];
+			bool match;
+
+			snprintf(ctrls, sizeof(ctrls), "%.*s", (int)clen, colon1 + 1);
+			match = version == 2 ? (line[0] == '0' && clen == 0) :
+					       has_option(ctrls, "memory");
+			if (match) {
+				snprintf(out, len, "%.*s", (int)(eol - colon2 - 1), colon2 + 1);
+				return 0;
+			}
+		}
+		line = *eol ? eol + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, char *why,
+		       size_t why_len)
+{
+	char text[8192];
+	struct stat st;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (strcmp(cfg->k.cgroup_root, "auto")) {
+		t->version = cfg->cgroup_version ? cfg->cgroup_version : 2;
+		r = rootfs_path(t->mount, sizeof(t->mount), cfg->k.cgroup_root);
+	} else {
+		r = pick_mount(t, cfg, why, why_len);
+	}
+	if (r)
+		return r;
+	if (stat(t->mount, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "cgroup root %s is not a directory", t->mount);
+		return -ENOTDIR;
+	}
+	COPY(t->self, "/");
+	if (read_file("/proc/self/cgroup", text, sizeof(text)) > 0)
+		cgroup_of_proc_text(text, t->version, t->self, sizeof(t->self));
+	return 0;
+}
+
+int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
+		     size_t len)
+{
+	int n;
+
+	if (!strcmp(rel, "/"))
+		rel = "";
+	n = snprintf(buf, len, "%s%s%s%s", t->mount, rel, file ? "/" : "", file ? file : "");
+	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+/* Depth-first walk by directory fds: no path length or fd-count surprises. */
+static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_visit_fn fn,
+		    void *ctx)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		close(dirfd);
+		return 0;
+	}
+	while (!r && (de = readdir(d))) {
+		struct stat st;
+		int child;
+		int n;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		child = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (child < 0)
+			continue; /* vanished meanwhile, or not a directory */
+		if (fstat(child, &st)) {
+			close(child);
+			continue;
+		}
+		n = snprintf(rel + rel_len, cap - rel_len, "%s%s", rel_len > 1 ? "/" : "",
+			     de->d_name);
+		if (n < 0 || (size_t)n >= cap - rel_len) {
+			close(child);
+			continue;
+		}
+		r = fn(ctx, (uint64_t)st.st_ino, rel);
+		if (!r)
+			r = walk_dir(child, rel, rel_len + (size_t)n, cap, fn, ctx);
+		else
+			close(child);
+		rel[rel_len] = '\0';
+	}
+	closedir(d);
+	return r;
+}
+
+int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
+{
+	char rel[PATH_MAX] = "/";
+	struct stat st;
+	int fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = fn(ctx, (uint64_t)st.st_ino, rel);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return walk_dir(fd, rel, 1, sizeof(rel), fn, ctx);
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/commands.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "taod/protocol.h"
+#include "taod/rootfs.h"
+
+#ifndef TAOD_VERSION
+#define TAOD_VERSION "0.1"
+#endif
+
+struct command {
+	const char *name;
+	bool needs_root; /* changes state, or readers = root */
+	struct json_object *(*run)(struct taod *d, struct json_object *req);
+};
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static struct json_object *cmd_ping(struct taod *d, struct json_object *req)
+{
+	(void)d;
+	(void)req;
+	return protocol_ok();
+}
+
+static struct json_object *events_json(const struct taod *d)
+{
+	static const char *const names[TAOD_STAT_MAX] = {
+		[TAOD_STAT_MEMCG_EVENTS] = "memcg_events",
+		[TAOD_STAT_LRUVEC_EVENTS] = "lruvec_events",
+		[TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc_events",
+		[TAOD_STAT_SPLIT_EVENTS] = "split_events",
+		[TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
+	};
+	struct json_object *o = json_object_new_object();
+	uint64_t total = 0;
+
+	for (int i = 0; i < TAOD_STAT_MAX; i++) {
+		add_u64(o, names[i], d->bpf_stats[i]);
+		if (i != TAOD_STAT_PENDING_FLUSHED)
+			total += d->bpf_stats[i];
+	}
+	add_u64(o, "total", total);
+	return o;
+}
+
+static struct json_object *cmd_status(struct taod *d, struct json_object *req)
+{
+	struct json_object *o = protocol_ok(), *k = json_object_new_object();
+
+	(void)req;
+	add_str(o, "version", TAOD_VERSION);
+	add_u64(o, "protocol", PROTOCOL_VERSION);
+	add_u64(o, "pid", (uint64_t)getpid());
+	add_u64(o, "uptime_s", (monotonic_ms() - d->start_ms) / 1000);
+	add_str(k, "kind", kernel_kind_name(d->kernel.kind));
+	add_str(k, "why", d->kernel.why);
+	add_str(k, "release", d->kernel.release);
+	json_object_object_add(o, "kernel", k);
+	add_str(o, "observation_mode", bpf_observer_mode(d->obs));
+	add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
+	add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
+	add_str(o, "cgroup_root", d->tree.mount);
+	add_u64(o, "cgroups_tracked", d->cgroups.n);
+	json_object_object_add(o, "events", events_json(d));
+	add_u64(o, "ticks", d->ticks);
+	add_u64(o, "tick_ms", d->cfg->tick_ms);
+	add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
+	add_str(o, "config", d->config_path);
+	add_str(o, "root", rootfs_get());
+	return o;
+}
+
+/* Sort keys for `cgroups`: numeric ones sort largest first. */
+static const char *const sort_keys[] = { "path",   "anon",	 "thp",	       "coverage",
+					 "allocs", "splits",	 "alloc_rate", "split_rate",
+					 "split_ratio", NULL };
+
+static double sort_value(const struct cgroup_entry *e, const char *key)
+{
+	uint64_t allocs = cg_thp_allocs(&e->counters);
+
+	if (!strcmp(key, "anon"))
+		return e->mem_ok ? (double)e->mem.anon_bytes : 0;
+	if (!strcmp(key, "thp"))
+		return e->mem_ok ? (double)e->mem.thp_bytes : 0;
+	if (!strcmp(key, "coverage"))
+		return e->coverage_pct;
+	if (!strcmp(key, "allocs"))
+		return (double)allocs;
+	if (!strcmp(key, "splits"))
+		return (double)e->counters.pmd_split;
+	if (!strcmp(key, "alloc_rate"))
+		return e->alloc_rate;
+	if (!strcmp(key, "split_rate"))
+		return e->split_rate;
+	return cg_split_ratio(e->counters.pmd_split, allocs);
+}
+
+static const char *current_sort_key;
+
+static int compare_rows(const void *a, const void *b)
+{
+	const struct cgroup_entry *x = *(struct cgroup_entry *const *)a;
+	const struct cgroup_entry *y = *(struct cgroup_entry *const *)b;
+	double vx, vy;
+
+	if (!strcmp(current_sort_key, "path"))
+		return strcmp(x->path, y->path);
+	vx = sort_value(x, current_sort_key);
+	vy = sort_value(y, current_sort_key);
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+static bool valid_sort_key(const char *key)
+{
+	for (int i = 0; sort_keys[i]; i++)
+		if (!strcmp(sort_keys[i], key))
+			return true;
+	return false;
+}
+
+static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
+{
+	const char *glob = "*", *sort = "path";
+	struct cgroup_entry **rows;
+	struct json_object *o, *list;
+	size_t n = 0;
+
+	if (protocol_arg_string(req, "glob", &glob) == -EINVAL ||
+	    protocol_arg_string(req, "sort", &sort) == -EINVAL)
+		return protocol_error("args.glob and args.sort must be strings");
+	if (!valid_sort_key(sort))
+		return protocol_errorf("args.sort: unknown key \"%s\" (path, anon, thp, coverage, "
+				       "allocs, splits, alloc_rate, split_rate, split_ratio)",
+				       sort);
+	rows = calloc(d->cgroups.n + 1, sizeof(*rows));
+	if (!rows)
+		return protocol_error("out of memory");
+	for (size_t i = 0; i < d->cgroups.n; i++) {
+		struct cgroup_entry *e = d->cgroups.v[i];
+
+		if (e->path && !fnmatch(glob, e->path, 0))
+			rows[n++] = e;
+	}
+	current_sort_key = sort;
+	qsort(rows, n, sizeof(*rows), compare_rows);
+	list = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(list, protocol_cgroup_row(rows[i]));
+	free(rows);
+	o = protocol_ok();
+	json_object_object_add(o, "cgroups", list);
+	return o;
+}
+
+struct task_collect {
+	struct task_row *rows;
+	size_t n, cap;
+};
+
+static void on_task(void *user, uint32_t tgid, const struct taod_task_counters *c)
+{
+	struct task_collect *tc = user;
+
+	if (tc->n == tc->cap) {
+		size_t cap = tc->cap ? tc->cap * 2 : 256;
+		struct task_row *r = realloc(tc->rows, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		tc->rows = r;
+		tc->cap = cap;
+	}
+	tc->rows[tc->n].tgid = tgid;
+	tc->rows[tc->n].c = *c;
+	tc->n++;
+}
+
+static int compare_tasks(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+
+	if (x->c.pmd_split != y->c.pmd_split)
+		return x->c.pmd_split < y->c.pmd_split ? 1 : -1;
+	if (x->c.thp_fault_alloc != y->c.thp_fault_alloc)
+		return x->c.thp_fault_alloc < y->c.thp_fault_alloc ? 1 : -1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max)
+{
+	struct task_collect tc = { 0 };
+	size_t n;
+
+	bpf_observer_read_tasks(d->obs, on_task, &tc);
+	qsort(tc.rows, tc.n, sizeof(*tc.rows), compare_tasks);
+	n = tc.n < max ? tc.n : max;
+	if (n)
+		memcpy(rows, tc.rows, n * sizeof(*rows));
+	free(tc.rows);
+	return n;
+}
+
+static bool task_alive(uint32_t tgid)
+{
+	char rel[64], path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "/proc/%u", tgid);
+	return !rootfs_path(path, sizeof(path), rel) && !access(path, F_OK);
+}
+
+static struct json_object *task_json(struct taod *d, const struct task_row *t)
+{
+	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, t->c.cgroup_id);
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "pid", t->tgid);
+	add_str(o, "comm", t->c.comm);
+	add_u64(o, "cgroup_id", t->c.cgroup_id);
+	if (e && e->path)
+		add_str(o, "cgroup", e->path);
+	else
+		json_object_object_add(o, "cgroup", NULL);
+	json_object_object_add(o, "alive", json_object_new_boolean(task_alive(t->tgid)));
+	add_u64(o, "thp_fault_alloc", t->c.thp_fault_alloc);
+	add_u64(o, "pmd_split", t->c.pmd_split);
+	add_u64(o, "pmd_split_pages", t->c.pmd_split_pages);
+	add_u64(o, "pmd_unmap_whole", t->c.pmd_unmap_whole);
+	add_u64(o, "split_exact", t->c.split_exact);
+	add_u64(o, "large_folio_alloc", t->c.large_folio_alloc);
+	return o;
+}
+
+static struct json_object *cmd_top_tasks(struct taod *d, struct json_object *req)
+{
+	int64_t limit = 20;
+	const char *glob = NULL;
+	struct task_row *rows;
+	struct json_object *o, *list;
+	size_t n;
+	int r = protocol_arg_int(req, "limit", 1, TAOD_MAX_TASKS, &limit);
+
+	if (r == -EINVAL || r == -ERANGE)
+		return protocol_errorf("args.limit must be an integer from 1 to %d",
+				       TAOD_MAX_TASKS);
+	if (protocol_arg_string(req, "glob", &glob) == -EINVAL)
+		return protocol_error("args.glob must be a string");
+	rows = calloc(TAOD_MAX_TASKS, sizeof(*rows));
+	if (!rows)
+		return protocol_error("out of memory");
+	n = top_tasks_collect(d, rows, TAOD_MAX_TASKS);
+	list = json_object_new_array();
+	for (size_t i = 0; i < n && (int64_t)json_object_array_length(list) < limit; i++) {
+		const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, rows[i].c.cgroup_id);
+
+		if (glob && (!e || !e->path || fnmatch(glob, e->path, 0)))
+			continue;
+		json_object_array_add(list, task_json(d, &rows[i]));
+	}
+	free(rows);
+	o = protocol_ok();
+	json_object_object_add(o, "tasks", list);
+	return o;
+}
+
+static const struct command commands[] = {
+	{ "ping", false, cmd_ping },
+	{ "status", false, cmd_status },
+	{ "cgroups", false, cmd_cgroups },
+	{ "top-tasks", false, cmd_top_tasks },
+};
+
+struct json_object *commands_dispatch(void *taod, const struct peer *peer,
+				      struct json_object *request)
+{
+	struct taod *d = taod;
+	const char *name = protocol_command(request);
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const struct command *c = &commands[i];
+
+		if (strcmp(c->name, name))
+			continue;
+		if ((c->needs_root || d->cfg->readers == READERS_ROOT) && peer->uid != 0)
+			return protocol_errorf("permission denied: \"%s\" needs root (uid %u asked)",
+					       name, (unsigned)peer->uid);
+		return c->run(d, request);
+	}
+	return protocol_errorf("unknown command \"%s\"", name);
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "taod/control_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "taod/log.h"
+#include "taod/protocol.h"
+
+#define MAX_CLIENTS 64
+
+struct control_server {
+	sd_event *event;
+	sd_event_source *listen_src;
+	int fd;
+	bool activated; /* fd came from systemd */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	control_handler_fn handler;
+	void *ctx;
+	unsigned clients;
+};
+
+struct client {
+	struct control_server *srv;
+	int fd;
+	struct peer peer;
+	sd_event_source *io, *timer;
+	char in[CONTROL_MAX_REQUEST + 1];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+};
+
+static void client_close(struct client *c)
+{
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->timer);
+	close(c->fd);
+	free(c->out);
+	c->srv->clients--;
+	free(c);
+}
+
+static int client_write(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return sd_event_source_set_io_events(c->io, EPOLLOUT);
+		if (n < 0)
+			return -errno;
+		c->out_off += (size_t)n;
+	}
+	return 1; /* all sent */
+}
+
+static void client_reply(struct client *c, struct json_object *reply)
+{
+	const char *text = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	size_t n = strlen(text);
+
+	c->out = malloc(n + 1);
+	if (c->out) {
+		memcpy(c->out, text, n);
+		c->out[n] = '\n';
+		c->out_len = n + 1;
+	}
+	json_object_put(reply);
+}
+
+static void client_handle(struct client *c)
+{
+	struct json_object *req = NULL;
+	char err[160];
+
+	c->in[c->in_len] = '\0';
+	if (protocol_parse_request(c->in, &req, err, sizeof(err)))
+		client_reply(c, protocol_error(err));
+	else
+		client_reply(c, c->srv->handler(c->srv->ctx, &c->peer, req));
+	json_object_put(req);
+}
+
+static bool request_complete(const struct client *c)
+{
+	return memchr(c->in, '\n', c->in_len) != NULL;
+}
+
+static int client_read(struct client *c)
+{
+	for (;;) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, CONTROL_MAX_REQUEST - c->in_len,
+				 MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0)
+			return -errno;
+		c->in_len += (size_t)n;
+		if (n == 0 || request_complete(c))
+			return 1;
+		if (c->in_len == CONTROL_MAX_REQUEST)
+			return -EMSGSIZE;
+	}
+}
+
+static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user)
+{
+	struct client *c = user;
+	int r;
+
+	(void)s;
+	(void)fd;
+	if (c->out) {
+		r = client_write(c);
+		if (r != 0)
+			client_close(c); /* done or peer gone */
+		return 0;
+	}
+	r = (revents & (EPOLLIN | EPOLLHUP)) ? client_read(c) : 0;
+	if (r == 0)
+		return 0;
+	if (r == -EMSGSIZE) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "request larger than %d bytes", CONTROL_MAX_REQUEST);
+		client_reply(c, protocol_error(msg));
+	} else if (r < 0) {
+		client_close(c);
+		return 0;
+	} else {
+		client_handle(c);
+	}
+	if (!c->out || client_write(c) != 0)
+		client_close(c);
+	return 0;
+}
+
+static int on_client_timeout(sd_event_source *s, uint64_t usec, void *user)
+{
+	struct client *c = user;
+
+	(void)s;
+	(void)usec;
+	log_debug("control client pid %d timed out", (int)c->peer.pid);
+	client_close(c);
+	return 0;
+}
+
+static int client_add(struct control_server *srv, int fd)
+{
+	struct client *c = calloc(1, sizeof(*c));
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	uint64_t now;
+
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	c->srv = srv;
+	c->fd = fd;
+	srv->clients++;
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		c->peer.pid = cred.pid;
+		c->peer.uid = cred.uid;
+		c->peer.gid = cred.gid;
+	} else {
+		c->peer.uid = (uid_t)-1; /* unknown: treated as unprivileged */
+	}
+	sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
+	if (sd_event_add_io(srv->event, &c->io, fd, EPOLLIN, on_client_io, c) < 0 ||
+	    sd_event_add_time(srv->event, &c->timer, CLOCK_MONOTONIC,
+			      now + CONTROL_TIMEOUT_MS * 1000ULL, 0, on_client_timeout, c) < 0) {
+		client_close(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *user)
+{
+	struct control_server *srv = user;
+
+	(void)s;
+	(void)revents;
+	for (;;) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (cfd < 0)
+			break;
+		if (srv->clients >= MAX_CLIENTS) {
+			close(cfd); /* shed load rather than queue without bound */
+			continue;
+		}
+		client_add(srv, cfd);
+	}
+	return 0;
+}
+
+static int inherited_socket(void)
+{
+	int n = sd_listen_fds(1);
+
+	if (n < 1)
+		return -1;
+	if (n > 1)
+		log_warn("systemd passed %d sockets; using the first", n);
+	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0) {
+		log_warn("inherited fd %d is not a listening Unix stream socket",
+			 SD_LISTEN_FDS_START);
+		return -1;
+	}
+	fcntl(SD_LISTEN_FDS_START, F_SETFL, O_NONBLOCK);
+	return SD_LISTEN_FDS_START;
+}
+
+static int make_parent_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int bind_socket(struct control_server *srv, const char *path, unsigned mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	snprintf(srv->path, sizeof(srv->path), "%s", path);
+	if (make_parent_dir(path))
+		return -errno;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(path); /* a stale socket from a previous run */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) ||
+	    listen(fd, 64)) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int control_server_start(struct control_server **out, sd_event *e, const char *path,
+			 unsigned mode, control_handler_fn handler, void *ctx)
+{
+	struct control_server *srv = calloc(1, sizeof(*srv));
+	int r;
+
+	if (!srv)
+		return -ENOMEM;
+	srv->event = e;
+	srv->handler = handler;
+	srv->ctx = ctx;
+	srv->fd = inherited_socket();
+	srv->activated = srv->fd >= 0;
+	if (!srv->activated)
+		srv->fd = bind_socket(srv, path, mode);
+	if (srv->fd < 0) {
+		r = srv->fd;
+		free(srv);
+		return r;
+	}
+	r = sd_event_add_io(e, &srv->listen_src, srv->fd, EPOLLIN, on_accept, srv);
+	if (r < 0) {
+		control_server_stop(srv);
+		return r;
+	}
+	*out = srv;
+	return 0;
+}
+
+void control_server_stop(struct control_server *s)
+{
+	if (!s)
+		return;
+	sd_event_source_disable_unref(s->listen_src);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (!s->activated && s->path[0])
+		unlink(s->path);
+	free(s);
+}
+
+unsigned control_server_clients(const struct control_server *s)
+{
+	return s->clients;
+}
+
+bool control_server_activated(const struct control_server *s)
+{
+	return s->activated;
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/protocol.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/cgroup_state.h"
+
+int protocol_parse_request(const char *text, struct json_object **out, char *err,
+			   size_t err_len)
+{
+	struct json_tokener *tok = json_tokener_new_ex(PROTOCOL_MAX_DEPTH);
+	const char *eol = strchr(text, '\n');
+	size_t len = eol ? (size_t)(eol - text) : strlen(text);
+	struct json_object *req, *cmd, *args;
+
+	*out = NULL;
+	if (!tok) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	req = json_tokener_parse_ex(tok, text, (int)len);
+	if (!req || json_tokener_get_error(tok) != json_tokener_success) {
+		snprintf(err, err_len, "malformed JSON: %s",
+			 len ? json_tokener_error_desc(json_tokener_get_error(tok)) :
+			       "empty request");
+		json_object_put(req);
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(req, json_type_object) ||
+	    !json_object_object_get_ex(req, "command", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string)) {
+		snprintf(err, err_len, "request must be an object with a string \"command\"");
+		json_object_put(req);
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(req, "args", &args) &&
+	    !json_object_is_type(args, json_type_object)) {
+		snprintf(err, err_len, "\"args\" must be an object");
+		json_object_put(req);
+		return -EINVAL;
+	}
+	*out = req;
+	return 0;
+}
+
+const char *protocol_command(struct json_object *req)
+{
+	struct json_object *cmd;
+
+	return json_object_object_get_ex(req, "command", &cmd) ? json_object_get_string(cmd) : "";
+}
+
+struct json_object *protocol_arg(struct json_object *req, const char *name)
+{
+	struct json_object *args, *v;
+
+	if (!json_object_object_get_ex(req, "args", &args) ||
+	    !json_object_object_get_ex(args, name, &v))
+		return NULL;
+	return v;
+}
+
+int protocol_arg_string(struct json_object *req, const char *name, const char **out)
+{
+	struct json_object *v = protocol_arg(req, name);
+
+	if (!v)
+		return -ENOENT;
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+int protocol_arg_int(struct json_object *req, const char *name, int64_t min, int64_t max,
+		     int64_t *out)
+{
+	struct json_object *v = protocol_arg(req, name);
+	int64_t n;
+
+	if (!v)
+		return -ENOENT;
+	if (!json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	n = json_object_get_int64(v);
+	if (n < min || n > max)
+		return -ERANGE;
+	*out = n;
+	return 0;
+}
+
+struct json_object *protocol_ok(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	return o;
+}
+
+struct json_object *protocol_error(const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	return o;
+}
+
+struct json_object *protocol_errorf(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return protocol_error(msg);
+}
+
+struct json_object *protocol_pct_or_null(double v)
+{
+	return v < 0 ? NULL : json_object_new_double(v);
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static struct json_object *folio_orders(const struct taod_cg_counters *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int order = 1; order < TAOD_MAX_ORDER; order++) {
+		char key[16];
+
+		if (!c->folio_alloc[order])
+			continue;
+		snprintf(key, sizeof(key), "%d", order);
+		add_u64(o, key, c->folio_alloc[order]);
+	}
+	return o;
+}
+
+struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
+{
+	const struct taod_cg_counters *c = &e->counters;
+	struct json_object *o = json_object_new_object();
+	uint64_t allocs = cg_thp_allocs(c);
+
+	add_u64(o, "id", e->id);
+	json_object_object_add(o, "path", json_object_new_string(e->path ? e->path : "?"));
+	add_u64(o, "anon_bytes", e->mem_ok ? e->mem.anon_bytes : 0);
+	add_u64(o, "thp_bytes", e->mem_ok ? e->mem.thp_bytes : 0);
+	json_object_object_add(o, "coverage_pct", protocol_pct_or_null(e->coverage_pct));
+	add_u64(o, "thp_alloc", allocs);
+	add_u64(o, "thp_fault_alloc", c->thp_fault_alloc);
+	add_u64(o, "thp_collapse_alloc", c->thp_collapse_alloc);
+	add_u64(o, "thp_fault_fallback", c->thp_fault_fallback);
+	add_u64(o, "pmd_mapped_pages", c->pmd_map_pages);
+	add_u64(o, "pmd_split", c->pmd_split);
+	add_u64(o, "pmd_split_pages", c->pmd_split_pages);
+	add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
+	add_u64(o, "split_exact", c->split_exact);
+	json_object_object_add(o, "alloc_rate", json_object_new_double(e->alloc_rate));
+	json_object_object_add(o, "split_rate", json_object_new_double(e->split_rate));
+	json_object_object_add(o, "split_ratio",
+			       json_object_new_double(cg_split_ratio(c->pmd_split, allocs)));
+	json_object_object_add(o, "folio_alloc_by_order", folio_orders(c));
+	return o;
+}
+
+char *protocol_build_request(const char *command, struct json_object *args)
+{
+	struct json_object *req = json_object_new_object();
+	const char *text;
+	char *out;
+
+	json_object_object_add(req, "command", json_object_new_string(command));
+	if (args)
+		json_object_object_add(req, "args", json_object_get(args));
+	text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	out = malloc(strlen(text) + 2);
+	if (out)
+		sprintf(out, "%s\n", text);
+	json_object_put(req);
+	return out;
+}

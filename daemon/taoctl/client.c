@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "client.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "taod/protocol.h"
+
+#define REPLY_MAX (64 << 20)
+#define CALL_TIMEOUT_S 10
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = CALL_TIMEOUT_S };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "taoctl: socket path too long: %s\n", path);
+		return -EXIT_USAGE;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -EXIT_FAILED;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	if (errno == ENOENT || errno == ECONNREFUSED) {
+		fprintf(stderr, "taoctl: taod is not running (nothing listens on %s)\n", path);
+		close(fd);
+		return -EXIT_NOT_RUNNING;
+	}
+	if (errno == EACCES || errno == EPERM) {
+		fprintf(stderr, "taoctl: may not connect to %s: %s (run as root, or ask the "
+				"admin for access)\n", path, strerror(errno));
+		close(fd);
+		return -EXIT_NO_ACCESS;
+	}
+	fprintf(stderr, "taoctl: cannot connect to %s: %s\n", path, strerror(errno));
+	close(fd);
+	return -EXIT_FAILED;
+}
+
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static char *recv_all(int fd, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1);
+
+	while (buf) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *bigger = cap < REPLY_MAX ? realloc(buf, cap * 2 + 1) : NULL;
+
+			if (!bigger) {
+				free(buf);
+				return NULL;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		r = recv(fd, buf + n, cap - n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (buf)
+		buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int client_call(const char *socket_path, const char *command, struct json_object *args,
+		struct json_object **reply)
+{
+	char *req = protocol_build_request(command, args);
+	int fd = connect_to(socket_path);
+	char *text;
+	size_t len = 0;
+
+	if (fd < 0 || !req) {
+		free(req);
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? -fd : EXIT_FAILED;
+	}
+	if (send_all(fd, req, strlen(req))) {
+		fprintf(stderr, "taoctl: sending to %s: %s\n", socket_path, strerror(errno));
+		free(req);
+		close(fd);
+		return EXIT_FAILED;
+	}
+	free(req);
+	shutdown(fd, SHUT_WR);
+	text = recv_all(fd, &len);
+	close(fd);
+	*reply = text && len ? json_tokener_parse(text) : NULL;
+	free(text);
+	if (!*reply || !json_object_is_type(*reply, json_type_object)) {
+		fprintf(stderr, "taoctl: no readable reply from taod (timed out or closed)\n");
+		json_object_put(*reply);
+		*reply = NULL;
+		return EXIT_PROTOCOL;
+	}
+	return EXIT_OK;
+}

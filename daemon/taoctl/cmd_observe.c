@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* taoctl status, cgroups, top-tasks: what the observation stage sees. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "commands.h"
+#include "format.h"
+
+int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *r, *k, *ev;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	rc = taoctl_request(ctl, "status", NULL, &r);
+	if (rc)
+		return rc;
+	if (ctl->json) {
+		print_json(r);
+		json_object_put(r);
+		return 0;
+	}
+	k = jget(r, "kernel");
+	ev = jget(r, "events");
+	printf("taod %s (pid %llu), up %llu s\n", jget_str(r, "version"),
+	       (unsigned long long)jget_u64(r, "pid"), (unsigned long long)jget_u64(r, "uptime_s"));
+	printf("kernel:      %s, %s (%s)\n", jget_str(k, "release"), jget_str(k, "kind"),
+	       jget_str(k, "why"));
+	printf("observation: %s (%s)\n", jget_str(r, "observation_mode"),
+	       jget_str(r, "observation_reason"));
+	printf("cgroups:     %llu tracked, v%llu at %s\n",
+	       (unsigned long long)jget_u64(r, "cgroups_tracked"),
+	       (unsigned long long)jget_u64(r, "cgroup_version"), jget_str(r, "cgroup_root"));
+	printf("events:      %llu seen (memcg %llu, lruvec %llu, page alloc %llu, split %llu)\n",
+	       (unsigned long long)jget_u64(ev, "total"),
+	       (unsigned long long)jget_u64(ev, "memcg_events"),
+	       (unsigned long long)jget_u64(ev, "lruvec_events"),
+	       (unsigned long long)jget_u64(ev, "page_alloc_events"),
+	       (unsigned long long)jget_u64(ev, "split_events"));
+	printf("ticks:       %llu every %llu ms, last took %llu us\n",
+	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
+	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
+	json_object_put(r);
+	return 0;
+}
+
+static void print_cgroup_row(struct json_object *row)
+{
+	char anon[32], thp[32], cov[16];
+
+	printf("%-40s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f\n", jget_str(row, "path"),
+	       fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
+	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
+	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
+	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
+	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
+	       jget_double(row, "split_ratio"));
+}
+
+int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = { { "sort", required_argument, NULL, 's' },
+					      { "glob", required_argument, NULL, 'g' },
+					      { NULL, 0, NULL, 0 } };
+	struct json_object *args = json_object_new_object(), *r, *list;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "s:g:", opts, NULL)) != -1) {
+		if (c == 's')
+			json_object_object_add(args, "sort", json_object_new_string(optarg));
+		else if (c == 'g')
+			json_object_object_add(args, "glob", json_object_new_string(optarg));
+		else {
+			json_object_put(args);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) /* a bare argument is the glob */
+		json_object_object_add(args, "glob", json_object_new_string(argv[optind]));
+	rc = taoctl_request(ctl, "cgroups", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	list = jget(r, "cgroups");
+	if (ctl->json) {
+		print_json(list);
+	} else {
+		printf("%-40s %11s %11s %7s %8s %8s %8s %8s %6s\n", "CGROUP", "ANON", "THP",
+		       "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO");
+		for (size_t i = 0; i < json_object_array_length(list); i++)
+			print_cgroup_row(json_object_array_get_idx(list, i));
+	}
+	json_object_put(r);
+	return 0;
+}
+
+int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = { { "limit", required_argument, NULL, 'n' },
+					      { "cgroup", required_argument, NULL, 'g' },
+					      { NULL, 0, NULL, 0 } };
+	struct json_object *args = json_object_new_object(), *r, *list;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
+		char *end;
+		long n;
+
+		if (c == 'g') {
+			json_object_object_add(args, "glob", json_object_new_string(optarg));
+			continue;
+		}
+		n = c == 'n' ? strtol(optarg, &end, 10) : 0;
+		if (c != 'n' || *end || n < 1) {
+			fprintf(stderr, "taoctl: --limit takes a positive number\n");
+			json_object_put(args);
+			return EXIT_USAGE;
+		}
+		json_object_object_add(args, "limit", json_object_new_int64(n));
+	}
+	rc = taoctl_request(ctl, "top-tasks", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	list = jget(r, "tasks");
+	if (ctl->json) {
+		print_json(list);
+		json_object_put(r);
+		return 0;
+	}
+	printf("%8s %-16s %-36s %8s %8s %8s %6s\n", "PID", "COMM", "CGROUP", "ALLOCS", "SPLITS",
+	       "WHOLE", "ALIVE");
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *t = json_object_array_get_idx(list, i);
+
+		printf("%8llu %-16s %-36s %8llu %8llu %8llu %6s\n",
+		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"),
+		       jget_str(t, "cgroup"), (unsigned long long)jget_u64(t, "thp_fault_alloc"),
+		       (unsigned long long)jget_u64(t, "pmd_split"),
+		       (unsigned long long)jget_u64(t, "pmd_unmap_whole"),
+		       json_object_get_boolean(jget(t, "alive")) ? "yes" : "no");
+	}
+	json_object_put(r);
+	return 0;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taod: observes THP allocation and splitting per cgroup and (in later
+ * stages) acts on the kernel's controls. Runs in the foreground as a
+ * systemd Type=notify service.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "taod/commands.h"
+#include "taod/control_server.h"
+#include "taod/daemon.h"
+#include "taod/log.h"
+#include "taod/rootfs.h"
+
+#ifndef TAOD_VERSION
+#define TAOD_VERSION "0.1"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: taod [-c CONFIG] [--check-config]\n"
+		   "  -c, --config PATH    configuration file (default %s)\n"
+		   "  -d, --dropin-dir DIR drop-in directory (default CONFIG.d)\n"
+		   "  -t, --check-config   check the configuration and exit\n"
+		   "  -V, --version        print the version\n",
+		   TAOD_DEFAULT_CONFIG);
+}
+
+static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "dropin-dir", required_argument, NULL, 'd' },
+		{ "check-config", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	snprintf(d->config_path, sizeof(d->config_path), "%s", TAOD_DEFAULT_CONFIG);
+	while ((c = getopt_long(argc, argv, "c:d:tVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			snprintf(d->config_path, sizeof(d->config_path), "%s", optarg);
+			break;
+		case 'd':
+			snprintf(d->dropin_dir, sizeof(d->dropin_dir), "%s", optarg);
+			break;
+		case 't':
+			*check_only = true;
+			break;
+		case 'V':
+			printf("taod %s\n", TAOD_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "taod: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!d->dropin_dir[0] && strlen(d->config_path) + 3 > sizeof(d->dropin_dir)) {
+		fprintf(stderr, "taod: config path too long\n");
+		return -ENAMETOOLONG;
+	}
+	if (!d->dropin_dir[0])
+		strcat(strcpy(d->dropin_dir, d->config_path), ".d");
+	return 0;
+}
+
+/* Parses the configuration; on errors prints them all and returns NULL. */
+static struct taod_config *load_config(const struct taod *d)
+{
+	struct taod_config *cfg = calloc(1, sizeof(*cfg));
+	struct config_errors *errs = calloc(1, sizeof(*errs));
+
+	if (!cfg || !errs) {
+		free(cfg);
+		free(errs);
+		return NULL;
+	}
+	if (config_load(cfg, d->config_path, d->dropin_dir, errs)) {
+		config_errors_print(errs);
+		free(cfg);
+		cfg = NULL;
+	}
+	free(errs);
+	return cfg;
+}
+
+static void apply_reload(struct taod *d)
+{
+	struct taod_config *cfg = load_config(d);
+
+	if (!cfg) {
+		log_err("reload rejected: %s has errors; the running configuration stays",
+			d->config_path);
+		return;
+	}
+	if (strcmp(cfg->root, d->cfg->root) || strcmp(cfg->socket_path, d->cfg->socket_path))
+		log_warn("root and socket changes take effect at the next restart");
+	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
+	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
+	free(d->cfg);
+	d->cfg = cfg;
+	log_set_max_level(cfg->log_level);
+	log_info("configuration reloaded from %s", d->config_path);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *user)
+{
+	struct taod *d = user;
+
+	pipeline_tick(d);
+	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel", d->cgroups.n,
+		   bpf_observer_mode(d->obs), kernel_kind_name(d->kernel.kind));
+	return sd_event_source_set_time(s, usec + d->cfg->tick_ms * 1000ULL);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *user)
+{
+	struct taod *d = user;
+
+	if (si->ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		apply_reload(d);
+		sd_notify(0, "READY=1");
+		return 0;
+	}
+	log_info("signal %u received, exiting", si->ssi_signo);
+	sd_notify(0, "STOPPING=1");
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static int setup_event_loop(struct taod *d)
+{
+	sigset_t mask;
+	uint64_t now;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		return r;
+	sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
+	sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
+	sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
+	sd_event_set_watchdog(d->event, 1);
+	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+	r = sd_event_add_time(d->event, &d->tick_source, CLOCK_MONOTONIC, now, 0, on_tick, d);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(d->tick_source, SD_EVENT_ON);
+}
+
+static int start(struct taod *d)
+{
+	char why[256] = "";
+	int r;
+
+	rootfs_set(d->cfg->root);
+	r = cgroup_tree_detect(&d->tree, d->cfg, why, sizeof(why));
+	if (r) {
+		log_err("memory cgroup hierarchy not found: %s", why);
+		return r;
+	}
+	log_info("memory cgroups: v%d at %s", d->tree.version, d->tree.mount);
+	kernel_probe(d->cfg, &d->tree, &d->kernel);
+	log_info("kernel %s: %s (%s)", d->kernel.release, kernel_kind_name(d->kernel.kind),
+		 d->kernel.why);
+	r = bpf_observer_open(&d->obs, d->cfg);
+	if (r)
+		return r;
+	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
+	r = setup_event_loop(d);
+	if (r < 0) {
+		log_err("event loop: %s", strerror(-r));
+		return r;
+	}
+	r = control_server_start(&d->ctl, d->event, d->cfg->socket_path, d->cfg->socket_mode,
+				 commands_dispatch, d);
+	if (r) {
+		log_err("control socket %s: %s", d->cfg->socket_path, strerror(-r));
+		return r;
+	}
+	log_info("listening on %s%s", d->cfg->socket_path,
+		 control_server_activated(d->ctl) ? " (socket activated)" : "");
+	return 0;
+}
+
+static void stop(struct taod *d)
+{
+	control_server_stop(d->ctl);
+	sd_event_source_disable_unref(d->tick_source);
+	sd_event_unref(d->event);
+	bpf_observer_close(d->obs);
+	cgroup_table_free(&d->cgroups);
+	free(d->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	struct taod d = { 0 };
+	bool check_only = false;
+	int r;
+
+	log_init("taod");
+	if (parse_args(argc, argv, &d, &check_only))
+		return 2;
+	d.cfg = load_config(&d);
+	if (!d.cfg)
+		return 1;
+	if (check_only) {
+		printf("%s: configuration OK\n", d.config_path);
+		free(d.cfg);
+		return 0;
+	}
+	log_set_max_level(d.cfg->log_level);
+	d.start_ms = monotonic_ms();
+	d.start_wall_ms = realtime_ms();
+	r = start(&d);
+	if (!r) {
+		sd_notify(0, "READY=1");
+		r = sd_event_loop(d.event);
+	}
+	stop(&d);
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side of observation: loads bpf/thp_observe, probes whether the
+ * exact split functions can be traced with fentry, and reads the per-CPU
+ * counter maps summed over CPUs.
+ */
+#ifndef TAOD_BPF_OBSERVER_H
+#define TAOD_BPF_OBSERVER_H
+
+#include <linux/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taod/bpf_shared.h"
+#include "taod/config.h"
+
+struct bpf_observer;
+
+int bpf_observer_open(struct bpf_observer **out, const struct taod_config *cfg);
+void bpf_observer_close(struct bpf_observer *o);
+
+/* "fentry+tracepoint" or "tracepoint", and the reason for the choice. */
+const char *bpf_observer_mode(const struct bpf_observer *o);
+const char *bpf_observer_mode_reason(const struct bpf_observer *o);
+
+/* Settle PMD removals left pending on each CPU (once per tick). */
+int bpf_observer_flush(struct bpf_observer *o);
+
+typedef void (*cg_counters_fn)(void *ctx, uint64_t cgroup_id, const struct taod_cg_counters *c);
+int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *ctx);
+int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id);
+
+typedef void (*task_counters_fn)(void *ctx, uint32_t tgid, const struct taod_task_counters *t);
+int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx);
+
+int bpf_observer_stats(struct bpf_observer *o, uint64_t out[TAOD_STAT_MAX]);
+
+/* Per program: run count and run time, when kernel.bpf_stats_enabled is 1. */
+struct bpf_prog_cost {
+	char name[32];
+	uint64_t run_cnt;
+	uint64_t run_time_ns;
+};
+int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Layout of the maps shared by bpf/ and the daemon. Counters are
+ * monotonic and per-CPU; the daemon sums CPUs and takes deltas per tick.
+ */
+#ifndef TAOD_BPF_SHARED_H
+#define TAOD_BPF_SHARED_H
+
+#define TAOD_MAX_ORDER 11 /* orders 0..10 counted for large folios */
+#define TAOD_COMM_LEN 16
+#define TAOD_MAX_CGROUPS 16384
+#define TAOD_MAX_TASKS 8192
+
+/* Per cgroup (key: __u64 cgroup id as seen by memcg tracepoints). */
+struct taod_cg_counters {
+	__u64 thp_fault_alloc;	  /* THP_FAULT_ALLOC events */
+	__u64 thp_fault_fallback; /* THP_FAULT_FALLBACK events */
+	__u64 thp_collapse_alloc; /* THP_COLLAPSE_ALLOC events */
+	__u64 pmd_map_pages;	  /* NR_ANON_THPS positive deltas, pages */
+	__u64 pmd_unmap_whole;	  /* PMD removed with its whole folio unmapped */
+	__u64 pmd_split;	  /* PMD removed, folio left partially mapped */
+	__u64 pmd_split_pages;	  /* pages of the PMDs split */
+	__u64 split_exact;	  /* split function entries (fentry mode) */
+	__u64 folio_alloc[TAOD_MAX_ORDER]; /* movable compound allocs by order */
+};
+
+/* Per task (key: __u32 tgid), kept in an LRU so it stays bounded. */
+struct taod_task_counters {
+	__u64 cgroup_id;
+	char comm[TAOD_COMM_LEN];
+	__u64 thp_fault_alloc;
+	__u64 pmd_unmap_whole;
+	__u64 pmd_split;
+	__u64 pmd_split_pages;
+	__u64 split_exact;
+	__u64 large_folio_alloc; /* orders >= 2, PMD order included */
+};
+
+/* One NR_ANON_THPS or NR_ANON_MAPPED drop, remembered for pairing. */
+struct taod_anon_event {
+	__u64 cgroup_id;
+	__u64 ts_ns;
+	__s32 pages; /* negative delta; 0 when empty */
+	__u32 tgid;
+	char comm[TAOD_COMM_LEN];
+};
+
+/*
+ * Per CPU: a PMD removal waiting to be told whole unmap or split, and
+ * the last NR_ANON_MAPPED drop (kernels that update it first).
+ */
+struct taod_unmap_state {
+	struct taod_anon_event pending;
+	struct taod_anon_event last_mapped;
+};
+
+/* Per-CPU event counters of the programs themselves (map "stats"). */
+enum taod_stat {
+	TAOD_STAT_MEMCG_EVENTS,
+	TAOD_STAT_LRUVEC_EVENTS,
+	TAOD_STAT_PAGE_ALLOC_EVENTS,
+	TAOD_STAT_SPLIT_EVENTS,
+	TAOD_STAT_PENDING_FLUSHED,
+	TAOD_STAT_MAX,
+};
+
+/* Knobs the daemon sets in .rodata before load. */
+struct taod_bpf_config {
+	__u64 stale_pending_ns; /* pending older than this is a split */
+};
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-cgroup accounting: the latest BPF counters and memory.stat figures of
+ * every memory cgroup, a ring of recent samples, and rates over a window.
+ */
+#ifndef TAOD_CGROUP_STATE_H
+#define TAOD_CGROUP_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "taod/bpf_shared.h"
+#include "taod/memstat.h"
+
+struct cg_sample {
+	uint64_t t_ms;
+	uint64_t thp_alloc; /* fault + collapse, cumulative */
+	uint64_t pmd_split; /* cumulative */
+	uint64_t anon_bytes;
+	uint64_t thp_bytes;
+};
+
+struct cgroup_entry {
+	uint64_t id;
+	char *path; /* relative to the hierarchy root; NULL until the walk finds it */
+	uint64_t first_seen_ms;
+	unsigned seen_gen;
+	struct taod_cg_counters counters; /* cumulative since the daemon started */
+	struct memstat mem;
+	bool mem_ok;
+	double coverage_pct; /* -1: no anon memory */
+	double alloc_rate;   /* THP allocations per second over the rate window */
+	double split_rate;   /* PMD splits per second over the rate window */
+	struct cg_sample *ring;
+	size_t ring_cap, ring_len, ring_head;
+};
+
+struct cgroup_table {
+	struct cgroup_entry **v; /* sorted by id */
+	size_t n, cap;
+	size_t ring_cap;
+	unsigned gen;
+};
+
+/* Deltas and coverage figures over a window ending at the newest sample. */
+struct cg_window {
+	uint64_t span_ms;
+	uint64_t thp_alloc;
+	uint64_t pmd_split;
+	double coverage_min, coverage_mean, coverage_max; /* -1 when no anon */
+	size_t samples;
+};
+
+void cgroup_table_init(struct cgroup_table *t, size_t ring_cap);
+void cgroup_table_free(struct cgroup_table *t);
+void cgroup_table_begin_tick(struct cgroup_table *t);
+struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id);
+/* Found by the tree walk this tick (creates or renames). */
+struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
+					uint64_t now_ms);
+/* Counters from BPF. An id the walk has not seen gets one tick's grace. */
+void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
+			       const struct taod_cg_counters *c, uint64_t now_ms);
+void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok);
+/* Appends a sample to every entry and updates rates over @rate_window_ms. */
+void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms);
+/* Drops entries not seen this tick; @gone is called for each before it goes. */
+typedef void (*cgroup_gone_fn)(void *ctx, const struct cgroup_entry *e);
+size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, void *ctx);
+
+uint64_t cg_thp_allocs(const struct taod_cg_counters *c);
+/* Splits per allocation; 0 when there were no allocations. */
+double cg_split_ratio(uint64_t splits, uint64_t allocs);
+/* Rate between two cumulative readings; 0 for a non-positive span. */
+double rate_per_s(uint64_t older, uint64_t newer, uint64_t span_ms);
+int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The memory cgroup hierarchy: where it is mounted (v2, or the v1 memory
+ * controller) and the mapping between cgroup ids and paths. A cgroup's id
+ * is its directory's inode number, which is what the memcg tracepoints
+ * report (kernfs node id).
+ */
+#ifndef TAOD_CGROUP_TREE_H
+#define TAOD_CGROUP_TREE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taod/config.h"
+
+struct cgroup_tree {
+	int version;		/* 1 or 2 */
+	char mount[PATH_MAX];	/* on the filesystem, root prefix included */
+	char self[PATH_MAX];	/* the daemon's own memory cgroup, relative */
+};
+
+/* Returns 0, or -errno with @why set to a sentence for the log. */
+int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, char *why,
+		       size_t why_len);
+
+/* Called for each cgroup directory; @rel is "/" for the root. Non-zero stops. */
+typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel);
+int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx);
+
+/* Absolute path of a file in a cgroup, e.g. ("/a/b", "memory.stat"). */
+int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
+		     size_t len);
+
+/* The memory cgroup named in a /proc/PID/cgroup file's text. */
+int cgroup_of_proc_text(const char *text, int version, char *out, size_t len);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Control commands: who may run which, and what each answers. */
+#ifndef TAOD_COMMANDS_H
+#define TAOD_COMMANDS_H
+
+#include "taod/control_server.h"
+#include "taod/daemon.h"
+
+struct json_object *commands_dispatch(void *taod, const struct peer *peer,
+				      struct json_object *request);
+
+/* Tasks as `taoctl top-tasks` lists them, most PMD splits first. */
+struct task_row {
+	uint32_t tgid;
+	struct taod_task_counters c;
+};
+/* Fills up to @max rows; returns how many. */
+size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max);
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* taod.conf: the daemon's settings and the kernel paths it uses. */
+#ifndef TAOD_CONFIG_H
+#define TAOD_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TAOD_DEFAULT_CONFIG "/etc/taod.conf"
+#define TAOD_NAME_MAX 64
+
+enum tao_detect { TAO_AUTO, TAO_YES, TAO_NO };
+enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_TRACEPOINT };
+enum readers_mode { READERS_ALL, READERS_ROOT };
+
+/* Where the kernel keeps what taod reads and writes ([kernel] section). */
+struct kernel_paths {
+	char btf[PATH_MAX];
+	char cgroup_root[PATH_MAX]; /* "auto": found in /proc/self/mounts */
+	char mounts[PATH_MAX];
+	char zoneinfo[PATH_MAX];
+	char buddyinfo[PATH_MAX];
+	char vmstat[PATH_MAX];
+	char cmdline[PATH_MAX];
+	char thp_sysfs[PATH_MAX];
+	char memory_blocks[PATH_MAX];
+	char split_huge_pages[PATH_MAX];
+	char tracefs[PATH_MAX];
+	char debugfs[PATH_MAX];
+	/* memory.stat keys */
+	char memstat_v2_anon[TAOD_NAME_MAX];
+	char memstat_v2_thp[TAOD_NAME_MAX];
+	char memstat_v1_anon[TAOD_NAME_MAX];
+	char memstat_v1_thp[TAOD_NAME_MAX];
+	/* TAO kernel files and value names */
+	char memcg_thp_shatter[TAOD_NAME_MAX];
+	char memcg_thp_zones[TAOD_NAME_MAX];
+	char zone_nosplit[TAOD_NAME_MAX];
+	char zone_nomerge[TAOD_NAME_MAX];
+	char state_online_nosplit[TAOD_NAME_MAX];
+	char state_online_nomerge[TAOD_NAME_MAX];
+	char state_online_movable[TAOD_NAME_MAX];
+	char state_offline[TAOD_NAME_MAX];
+};
+
+struct taod_config {
+	char path[PATH_MAX]; /* main file it was read from */
+	/* [daemon] */
+	uint64_t tick_ms;
+	char root[PATH_MAX];
+	int log_level;
+	/* [control] */
+	char socket_path[PATH_MAX];
+	unsigned socket_mode;
+	enum readers_mode readers;
+	/* [kernel] */
+	enum tao_detect tao;
+	enum attach_mode attach;
+	int cgroup_version; /* 0 auto, 1, 2 */
+	struct kernel_paths k;
+	/* [history] */
+	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */
+};
+
+/* One diagnostic: file:line: message. */
+struct config_error {
+	char file[PATH_MAX];
+	int line;
+	char msg[256];
+};
+
+struct config_errors {
+	struct config_error items[32];
+	int count;  /* stored */
+	int total;  /* seen, may exceed what is stored */
+};
+
+void config_defaults(struct taod_config *cfg);
+/*
+ * Read @path, then every *.conf in @dropin_dir (sorted; NULL or missing
+ * dir: none). Returns 0, or the number of errors recorded in @errs.
+ */
+int config_load(struct taod_config *cfg, const char *path, const char *dropin_dir,
+		struct config_errors *errs);
+void config_errors_print(const struct config_errors *errs);
+const char *tao_detect_name(enum tao_detect t);
+const char *attach_mode_name(enum attach_mode a);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control socket: a Unix stream socket, one JSON request per
+ * connection, newline-terminated, answered with one JSON reply. See
+ * docs/protocol.md.
+ */
+#ifndef TAOD_CONTROL_SERVER_H
+#define TAOD_CONTROL_SERVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#define CONTROL_MAX_REQUEST 65536
+#define CONTROL_TIMEOUT_MS 5000
+
+struct json_object;
+struct control_server;
+
+struct peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Returns the reply (owned by the caller) for one parsed request. */
+typedef struct json_object *(*control_handler_fn)(void *ctx, const struct peer *peer,
+						  struct json_object *request);
+
+/*
+ * Listens on the socket systemd passed (socket activation) or binds
+ * @path with @mode. Returns 0 or -errno.
+ */
+int control_server_start(struct control_server **out, sd_event *e, const char *path,
+			 unsigned mode, control_handler_fn handler, void *ctx);
+void control_server_stop(struct control_server *s);
+unsigned control_server_clients(const struct control_server *s);
+bool control_server_activated(const struct control_server *s);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The running daemon: what each stage of the pipeline shares. */
+#ifndef TAOD_DAEMON_H
+#define TAOD_DAEMON_H
+
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "taod/bpf_observer.h"
+#include "taod/cgroup_state.h"
+#include "taod/cgroup_tree.h"
+#include "taod/clock.h"
+#include "taod/config.h"
+#include "taod/kernel_probe.h"
+
+struct control_server;
+
+struct taod {
+	struct taod_config *cfg;
+	char config_path[PATH_MAX];
+	char dropin_dir[PATH_MAX];
+	struct cgroup_tree tree;
+	struct kernel_info kernel;
+	struct bpf_observer *obs;
+	struct cgroup_table cgroups;
+	uint64_t bpf_stats[TAOD_STAT_MAX];
+	uint64_t start_ms;	  /* monotonic */
+	uint64_t start_wall_ms;	  /* realtime, for reports */
+	uint64_t ticks;
+	uint64_t last_tick_ms;
+	uint64_t last_tick_cost_us;
+	uint64_t tick_errors;
+	sd_event *event;
+	sd_event_source *tick_source;
+	struct control_server *ctl;
+};
+
+/* One pass of observe -> account (-> decide -> act). */
+int pipeline_tick(struct taod *d);
+
+#endif

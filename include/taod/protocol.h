@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Control protocol encoding, shared by taod and taoctl. A request is one
+ * JSON object on one line: {"command": "cgroups", "args": {...}}. A reply
+ * is one JSON object: {"ok": true, ...} or {"ok": false, "error": "..."}.
+ */
+#ifndef TAOD_PROTOCOL_H
+#define TAOD_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+struct cgroup_entry;
+struct taod_task_counters;
+
+#define PROTOCOL_VERSION 1
+#define PROTOCOL_MAX_DEPTH 16
+
+/* Parses one request line; on error fills @err with what is wrong. */
+int protocol_parse_request(const char *text, struct json_object **out, char *err,
+			   size_t err_len);
+const char *protocol_command(struct json_object *req);
+/* Member of "args", or NULL. */
+struct json_object *protocol_arg(struct json_object *req, const char *name);
+/* Typed argument readers: 0, -ENOENT when absent, -EINVAL when mistyped. */
+int protocol_arg_string(struct json_object *req, const char *name, const char **out);
+int protocol_arg_int(struct json_object *req, const char *name, int64_t min, int64_t max,
+		     int64_t *out);
+
+struct json_object *protocol_ok(void);
+struct json_object *protocol_error(const char *msg);
+struct json_object *protocol_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One cgroup row as shown by `taoctl cgroups`. */
+struct json_object *protocol_cgroup_row(const struct cgroup_entry *e);
+/* A number, or null when @v is negative (meaning "not known"). */
+struct json_object *protocol_pct_or_null(double v);
+
+/* Builds a request text ("...\n") for taoctl. Caller frees. */
+char *protocol_build_request(const char *command, struct json_object *args);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every /proc, /sys and cgroupfs access goes through one root prefix, so
+ * tests can point the daemon at a fixture tree.
+ */
+#ifndef TAOD_ROOTFS_H
+#define TAOD_ROOTFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+void rootfs_set(const char *prefix);
+const char *rootfs_get(void);
+/* Prefix an absolute path; already-prefixed paths are left alone. */
+int rootfs_path(char *buf, size_t len, const char *abs_path);
+/* Read a whole (small) file, NUL-terminated. Returns bytes or -errno. */
+ssize_t read_file(const char *path, char *buf, size_t len);
+/* Same, for a path under the root prefix. */
+ssize_t rootfs_read(const char *abs_path, char *buf, size_t len);
+/* Write a string to an existing file in one write(). Returns 0 or -errno. */
+int write_file(const char *path, const char *s);
+
+#endif

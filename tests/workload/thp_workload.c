@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * THP workload generator for taod's tests. Runs a sequence of steps over
+ * a set of 2 MiB-aligned regions, e.g.
+ *   thp_workload fault 8 partial 3 unmap-whole hold 1
+ * and prints one JSON line with what it did and what the kernel gave.
+ *
+ * Steps:
+ *   fault N        map N regions with MADV_HUGEPAGE and touch them (THPs)
+ *   smallfault N   map N regions, fault them as base pages, then mark them
+ *                  MADV_HUGEPAGE so that MADV_COLLAPSE can raise coverage
+ *   partial M      munmap one 4 KiB page inside each of the first M intact
+ *                  regions (a PMD split each)
+ *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
+ *   dontneed-whole MADV_DONTNEED every intact region whole
+ *   unmap-whole    munmap every region still mapped, whole
+ *   hold SECONDS   sleep (the task stays alive for inspection)
+ *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
+ *   abuse SECONDS  fault and partially unmap a region every 50 ms
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REGION (2UL << 20)
+#define PAGE 4096UL
+#define MAX_REGIONS 65536
+
+enum region_state { R_NONE, R_INTACT, R_SPLIT, R_GONE };
+
+static char *regions[MAX_REGIONS];
+static enum region_state state[MAX_REGIONS];
+static size_t nregions;
+static long counts[16];
+enum { C_FAULTED, C_PARTIAL, C_MPROTECT, C_DONTNEED, C_UNMAPPED, C_SMALL, C_ABUSE };
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+static long anon_huge_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static char *map_aligned(size_t n)
+{
+	size_t len = n * REGION + REGION;
+	char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *start;
+	size_t head, tail;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	start = (char *)(((uintptr_t)raw + REGION - 1) & ~(REGION - 1));
+	head = (size_t)(start - raw);
+	tail = len - head - n * REGION;
+	if (head)
+		munmap(raw, head);
+	if (tail)
+		munmap(start + n * REGION, tail);
+	return start;
+}
+
+static int add_regions(long n, int advice, bool touch_all_pages)
+{
+	char *base;
+
+	if (n <= 0 || nregions + (size_t)n > MAX_REGIONS)
+		return -1;
+	base = map_aligned((size_t)n);
+	if (!base)
+		return -1;
+	madvise(base, (size_t)n * REGION, advice);
+	for (long i = 0; i < n; i++) {
+		char *r = base + (size_t)i * REGION;
+
+		for (size_t off = 0; off < REGION; off += touch_all_pages ? PAGE : REGION)
+			r[off] = 1;
+		regions[nregions] = r;
+		state[nregions++] = R_INTACT;
+	}
+	return 0;
+}
+
+static int step_smallfault(long n)
+{
+	size_t first = nregions;
+
+	if (add_regions(n, MADV_NOHUGEPAGE, true))
+		return -1;
+	for (size_t i = first; i < nregions; i++)
+		madvise(regions[i], REGION, MADV_HUGEPAGE);
+	counts[C_SMALL] += n;
+	return 0;
+}
+
+/* Applies @fn to the first @m intact regions. */
+static long for_intact(long m, int (*fn)(char *r), enum region_state next)
+{
+	long done = 0;
+
+	for (size_t i = 0; i < nregions && done < m; i++) {
+		if (state[i] != R_INTACT)
+			continue;
+		if (fn(regions[i]) == 0) {
+			state[i] = next;
+			done++;
+		}
+	}
+	return done;
+}
+
+static int punch_page(char *r)
+{
+	return munmap(r + REGION / 2, PAGE);
+}
+
+static int protect_page(char *r)
+{
+	return mprotect(r + REGION / 2, PAGE, PROT_READ);
+}
+
+static int dontneed(char *r)
+{
+	return madvise(r, REGION, MADV_DONTNEED);
+}
+
+static void unmap_all(void)
+{
+	for (size_t i = 0; i < nregions; i++) {
+		if (state[i] == R_GONE)
+			continue;
+		/* A punched region is unmapped around its hole. */
+		munmap(regions[i], REGION);
+		state[i] = R_GONE;
+		counts[C_UNMAPPED]++;
+	}
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void abuse(long seconds)
+{
+	for (long i = 0; i < seconds * 20; i++) {
+		if (add_regions(1, MADV_HUGEPAGE, false))
+			break;
+		if (for_intact(1, punch_page, R_SPLIT) == 1)
+			counts[C_ABUSE]++;
+		sleep_ms(50);
+	}
+}
+
+static int run_step(const char *step, long arg)
+{
+	if (!strcmp(step, "fault"))
+		return add_regions(arg, MADV_HUGEPAGE, false) ? -1 : (counts[C_FAULTED] += arg, 0);
+	if (!strcmp(step, "smallfault"))
+		return step_smallfault(arg);
+	if (!strcmp(step, "partial"))
+		return (counts[C_PARTIAL] += for_intact(arg, punch_page, R_SPLIT)), 0;
+	if (!strcmp(step, "mprotect"))
+		return (counts[C_MPROTECT] += for_intact(arg, protect_page, R_SPLIT)), 0;
+	if (!strcmp(step, "dontneed-whole"))
+		return (counts[C_DONTNEED] += for_intact(MAX_REGIONS, dontneed, R_NONE)), 0;
+	if (!strcmp(step, "unmap-whole"))
+		return unmap_all(), 0;
+	if (!strcmp(step, "hold"))
+		return sleep_ms(arg * 1000), 0;
+	if (!strcmp(step, "hold-ms"))
+		return sleep_ms(arg), 0;
+	if (!strcmp(step, "wait-signal")) {
+		while (!got_usr1)
+			pause();
+		got_usr1 = 0;
+		return 0;
+	}
+	if (!strcmp(step, "abuse"))
+		return abuse(arg), 0;
+	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
+	return -2;
+}
+
+static bool takes_arg(const char *step)
+{
+	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
+	       strcmp(step, "wait-signal");
+}
+
+int main(int argc, char **argv)
+{
+	long thp_kib_after_fault = -1;
+
+	signal(SIGUSR1, on_usr1);
+	for (int i = 1; i < argc; i++) {
+		const char *step = argv[i];
+		long arg = 0;
+
+		if (takes_arg(step)) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "thp_workload: %s needs a number\n", step);
+				return 2;
+			}
+			arg = strtol(argv[++i], NULL, 10);
+		}
+		if (run_step(step, arg)) {
+			fprintf(stderr, "thp_workload: step %s %ld failed: %s\n", step, arg,
+				strerror(errno));
+			return 1;
+		}
+		if (!strcmp(step, "fault"))
+			thp_kib_after_fault = anon_huge_kib();
+		fflush(stdout);
+	}
+	printf("{\"pid\": %d, \"faulted\": %ld, \"thp_kib_after_fault\": %ld, \"partial\": %ld, "
+	       "\"mprotect\": %ld, \"dontneed\": %ld, \"unmapped\": %ld, \"small\": %ld, "
+	       "\"abuse_splits\": %ld, \"thp_kib_end\": %ld}\n",
+	       getpid(), counts[C_FAULTED], thp_kib_after_fault, counts[C_PARTIAL],
+	       counts[C_MPROTECT], counts[C_DONTNEED], counts[C_UNMAPPED], counts[C_SMALL],
+	       counts[C_ABUSE], anon_huge_kib());
+	return 0;
+}
