@@ -1,0 +1,202 @@
+"""Shared fixtures: the built binaries, test cgroups under our own memory
+cgroup, and a running taod with its own socket and config."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+BUILD = Path(os.environ.get("TAOD_BUILD", Path(__file__).resolve().parents[2] / "build"))
+REPO = Path(__file__).resolve().parents[2]
+TAOD = BUILD / "taod"
+TAOCTL = BUILD / "taoctl"
+WORKLOAD = BUILD / "thp_workload"
+
+
+def memory_cgroup_dir():
+    """Our own memory cgroup directory, on v1 (memory controller) or v2."""
+    v1 = v2 = None
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        hid, ctrls, path = line.split(":", 2)
+        if "memory" in ctrls.split(","):
+            v1 = path
+        elif hid == "0" and ctrls == "":
+            v2 = path
+    if v1 is not None and Path("/sys/fs/cgroup/memory").is_dir():
+        return Path("/sys/fs/cgroup/memory" + v1.rstrip("/")), 1
+    return Path("/sys/fs/cgroup" + v2.rstrip("/")), 2
+
+
+class CgroupSet:
+    """Children of our memory cgroup, made for one test and removed after."""
+
+    def __init__(self):
+        self.base, self.version = memory_cgroup_dir()
+        self.made = []
+        self.procs = []
+
+    def make(self, name):
+        path = self.base / f"taodtest-{os.getpid()}-{uuid.uuid4().hex[:6]}-{name}"
+        path.mkdir()
+        self.made.append(path)
+        return path
+
+    def rel(self, path):
+        """Path as taod shows it: relative to the hierarchy root."""
+        root = Path("/sys/fs/cgroup/memory" if self.version == 1 else "/sys/fs/cgroup")
+        return "/" + str(path.relative_to(root))
+
+    def spawn(self, cgroup, *args, **kw):
+        """Starts a process that joins @cgroup before it execs."""
+        procs = cgroup / "cgroup.procs"
+
+        def join():
+            procs.write_text(str(os.getpid()))
+
+        p = subprocess.Popen([str(a) for a in args], preexec_fn=join,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+        self.procs.append(p)
+        return p
+
+    def workload(self, cgroup, *steps):
+        return self.spawn(cgroup, WORKLOAD, *steps)
+
+    def cleanup(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        for path in reversed(self.made):
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+@pytest.fixture
+def cgroups():
+    cs = CgroupSet()
+    yield cs
+    cs.cleanup()
+
+
+def finish(p, timeout=60):
+    out, err = p.communicate(timeout=timeout)
+    assert p.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+class Daemon:
+    def __init__(self, tmp_path, extra_conf="", env=None):
+        self.dir = tmp_path
+        self.socket = str(tmp_path / "taod.sock")
+        self.conf = tmp_path / "taod.conf"
+        self.conf.write_text(
+            "[daemon]\ntick = 200ms\nlog_level = debug\n"
+            f"[control]\nsocket = {self.socket}\n" + extra_conf)
+        self.log = open(tmp_path / "taod.log", "w+")
+        self.proc = subprocess.Popen([str(TAOD), "-c", str(self.conf)], stdout=self.log,
+                                     stderr=subprocess.STDOUT, env=env)
+        self.wait_ready()
+
+    def wait_ready(self, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("taod exited early:\n" + self.logtext())
+            if os.path.exists(self.socket) and self.ctl_rc("status")[0] == 0:
+                return
+            time.sleep(0.1)
+        raise AssertionError("taod did not come up:\n" + self.logtext())
+
+    def logtext(self):
+        self.log.flush()
+        return Path(self.log.name).read_text()
+
+    def ctl_rc(self, *args, user=None):
+        kw = {}
+        if user is not None:
+            kw["user"] = user
+        p = subprocess.run([str(TAOCTL), "--socket", self.socket, *args], capture_output=True,
+                           text=True, timeout=30, **kw)
+        return p.returncode, p.stdout, p.stderr
+
+    def ctl(self, *args):
+        rc, out, err = self.ctl_rc("--json", *args)
+        assert rc == 0, err
+        return json.loads(out)
+
+    def request(self, raw: bytes, timeout=10):
+        """Sends raw bytes on the control socket and returns the raw reply."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(self.socket)
+            s.sendall(raw)
+            s.shutdown(socket.SHUT_WR)
+            chunks = []
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                chunks.append(b)
+        return b"".join(chunks)
+
+    def wait_ticks(self, n=3):
+        start = self.ctl("status")["ticks"]
+        deadline = time.time() + 30
+        while self.ctl("status")["ticks"] < start + n:
+            assert time.time() < deadline, "daemon stopped ticking"
+            time.sleep(0.1)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=20)
+        text = self.logtext()
+        assert "ERROR: AddressSanitizer" not in text, text
+        assert "runtime error:" not in text, text
+        assert self.proc.returncode == 0, text
+        return text
+
+
+@pytest.fixture
+def daemon_factory(tmp_path):
+    started = []
+
+    def start(extra_conf="", **kw):
+        d = Daemon(tmp_path, extra_conf, **kw)
+        started.append(d)
+        return d
+
+    yield start
+    for d in started:
+        d.stop()
+
+
+@pytest.fixture
+def daemon(daemon_factory):
+    return daemon_factory()
+
+
+def cgroup_row(d, rel):
+    for row in d.ctl("cgroups"):
+        if row["path"] == rel:
+            return row
+    return None
+
+
+def wait_for(pred, timeout=20, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,103 @@
+"""End to end on the real kernel: BPF counts per cgroup and per task."""
+from conftest import cgroup_row, finish, wait_for
+
+N_FAULT = 12
+M_PARTIAL = 5
+THP_KIB = 2048
+
+
+def test_splits_told_from_whole_unmaps(daemon, cgroups):
+    a, b = cgroups.make("A"), cgroups.make("B")
+    pa = cgroups.workload(a, "fault", N_FAULT, "partial", M_PARTIAL, "hold", 30)
+    pb = cgroups.workload(b, "fault", 6, "unmap-whole", "fault", 6, "dontneed-whole",
+                          "hold", 30)
+    rel_a, rel_b = cgroups.rel(a), cgroups.rel(b)
+
+    def settled():
+        ra, rb = cgroup_row(daemon, rel_a), cgroup_row(daemon, rel_b)
+        if ra and rb and ra["pmd_split"] >= M_PARTIAL and rb["thp_alloc"] >= 12 \
+                and rb["pmd_unmap_whole"] >= 12:
+            return ra, rb
+        return None
+
+    ra, rb = wait_for(settled, what="both cgroups' counts")
+    daemon.wait_ticks(3)  # nothing more should arrive
+    ra, rb = cgroup_row(daemon, rel_a), cgroup_row(daemon, rel_b)
+
+    assert ra["thp_alloc"] == N_FAULT
+    assert ra["thp_fault_alloc"] == N_FAULT
+    assert ra["pmd_split"] == M_PARTIAL
+    assert ra["pmd_split_pages"] == M_PARTIAL * 512
+    assert ra["pmd_unmap_whole"] == 0
+    assert ra["split_ratio"] == M_PARTIAL / N_FAULT
+    # memory.stat: the intact THPs are still there, coverage is known.
+    assert ra["thp_bytes"] == (N_FAULT - M_PARTIAL) * THP_KIB * 1024
+    assert 0 < ra["coverage_pct"] <= 100
+
+    assert rb["thp_alloc"] == 12
+    assert rb["pmd_split"] == 0
+    assert rb["pmd_unmap_whole"] == 12
+
+    tasks = daemon.ctl("top-tasks", "--limit", "50")
+    top = tasks[0]
+    assert top["pid"] == pa.pid
+    assert top["cgroup"] == rel_a
+    assert top["comm"] == "thp_workload"
+    assert top["pmd_split"] == M_PARTIAL
+    assert top["alive"] is True
+    mine = {t["pid"]: t for t in tasks}
+    assert mine[pb.pid]["pmd_split"] == 0
+    assert mine[pb.pid]["pmd_unmap_whole"] == 12
+
+    for p in (pa, pb):
+        p.kill()
+        p.wait()
+
+
+def test_mprotect_split_is_counted(daemon, cgroups):
+    c = cgroups.make("C")
+    p = cgroups.workload(c, "fault", 4, "mprotect", 3)
+    result = finish(p)
+    assert result["thp_kib_after_fault"] == 4 * THP_KIB
+    row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["pmd_split"] >= 3
+                   and r, what="mprotect splits")
+    daemon.wait_ticks(2)
+    assert cgroup_row(daemon, cgroups.rel(c))["pmd_split"] == 3
+    assert row["thp_alloc"] == 4
+
+
+def test_cgroups_come_and_go_without_restart(daemon, cgroups):
+    before = {r["path"] for r in daemon.ctl("cgroups")}
+    d = cgroups.make("D")
+    rel = cgroups.rel(d)
+    assert rel not in before
+    wait_for(lambda: cgroup_row(daemon, rel), what="new cgroup to appear")
+    d.rmdir()
+    cgroups.made.remove(d)
+    wait_for(lambda: cgroup_row(daemon, rel) is None, what="removed cgroup to vanish")
+
+
+def test_filter_and_sort(daemon, cgroups):
+    e, f = cgroups.make("E"), cgroups.make("F")
+    finish(cgroups.workload(e, "fault", 2, "partial", 2))
+    finish(cgroups.workload(f, "fault", 3, "partial", 1))
+    wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(f))) and r["pmd_split"] == 1,
+             what="F's split")
+    wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(e))) and r["pmd_split"] == 2,
+             what="E's splits")
+    rows = daemon.ctl("cgroups", "--sort", "splits", "*taodtest-*-[EF]")
+    assert [r["path"] for r in rows] == [cgroups.rel(e), cgroups.rel(f)]
+    rows = daemon.ctl("cgroups", "--sort", "allocs", "--glob", "*taodtest-*-[EF]")
+    assert [r["path"] for r in rows] == [cgroups.rel(f), cgroups.rel(e)]
+    rc, out, err = daemon.ctl_rc("cgroups", "--sort", "colour")
+    assert rc == 1 and "unknown key" in err
+
+
+def test_status_names_mode_and_kernel(daemon):
+    st = daemon.ctl("status")
+    assert st["kernel"]["kind"] == "stock"
+    assert st["observation_mode"] in ("tracepoint", "fentry+tracepoint")
+    assert st["observation_reason"]
+    assert st["cgroups_tracked"] >= 1
+    rc, out, _ = daemon.ctl_rc("status")
+    assert rc == 0 and "observation:" in out and st["observation_mode"] in out

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <criterion/criterion.h>
+#include <errno.h>
+
+#include "taod/cgroup_state.h"
+
+static struct taod_cg_counters counts(uint64_t allocs, uint64_t splits)
+{
+	struct taod_cg_counters c = { .thp_fault_alloc = allocs, .pmd_split = splits };
+
+	return c;
+}
+
+static void tick(struct cgroup_table *t, uint64_t now, uint64_t id, const char *path,
+		 uint64_t allocs, uint64_t splits, uint64_t anon, uint64_t thp)
+{
+	struct taod_cg_counters c = counts(allocs, splits);
+	struct memstat m = { .anon_bytes = anon, .thp_bytes = thp, .has_anon = true };
+	struct cgroup_entry *e;
+
+	cgroup_table_begin_tick(t);
+	cgroup_table_set_counters(t, id, &c, now);
+	e = cgroup_table_touch(t, id, path, now);
+	cgroup_entry_set_memstat(e, &m, true);
+	cgroup_table_sample(t, now, 10000);
+}
+
+Test(arith, rates_and_ratios)
+{
+	cr_assert_float_eq(rate_per_s(100, 160, 2000), 30.0, 1e-9);
+	cr_assert_float_eq(rate_per_s(100, 160, 0), 0.0, 1e-9);
+	cr_assert_float_eq(rate_per_s(160, 100, 1000), 0.0, 1e-9, "counter reset is no rate");
+	cr_assert_float_eq(cg_split_ratio(3, 4), 0.75, 1e-9);
+	cr_assert_float_eq(cg_split_ratio(3, 0), 0.0, 1e-9);
+}
+
+Test(cgroup_state, rate_over_window)
+{
+	struct cgroup_table t;
+	struct cgroup_entry *e;
+
+	cgroup_table_init(&t, 64);
+	/* 10 allocations a second for 20 s, then silence for 5 s. */
+	for (uint64_t s = 0; s <= 20; s++)
+		tick(&t, s * 1000, 7, "/a", s * 10, s, 100, 50);
+	e = cgroup_table_find(&t, 7);
+	cr_assert_float_eq(e->alloc_rate, 10.0, 1e-9);
+	cr_assert_float_eq(e->split_rate, 1.0, 1e-9);
+	for (uint64_t s = 21; s <= 25; s++)
+		tick(&t, s * 1000, 7, "/a", 200, 20, 100, 50);
+	cr_assert_float_eq(e->alloc_rate, 5.0, 1e-9, "half the 10 s window was silent");
+	cgroup_table_free(&t);
+}
+
+Test(cgroup_state, window_deltas_and_coverage)
+{
+	struct cgroup_table t;
+	struct cg_window w;
+	struct cgroup_entry *e;
+
+	cgroup_table_init(&t, 8); /* ring smaller than the run: wraps */
+	for (uint64_t s = 0; s < 12; s++)
+		tick(&t, s * 1000, 1, "/a", s * 4, s * 2, 1000, s < 10 ? 500 : 1000);
+	e = cgroup_table_find(&t, 1);
+	cr_assert_eq(cgroup_entry_window(e, 3000, &w), 0);
+	cr_assert_eq(w.span_ms, 3000);
+	cr_assert_eq(w.thp_alloc, 12);
+	cr_assert_eq(w.pmd_split, 6);
+	cr_assert_eq(w.samples, 4);
+	cr_assert_float_eq(w.coverage_min, 50.0, 1e-9);
+	cr_assert_float_eq(w.coverage_max, 100.0, 1e-9);
+	cr_assert_float_eq(w.coverage_mean, 75.0, 1e-9);
+	/* A window longer than the ring holds covers what the ring has. */
+	cr_assert_eq(cgroup_entry_window(e, 60000, &w), 0);
+	cr_assert_eq(w.samples, 8);
+	cr_assert_eq(w.span_ms, 7000);
+	cgroup_table_free(&t);
+}
+
+static int gone_count;
+static uint64_t gone_id;
+
+static void on_gone(void *ctx, const struct cgroup_entry *e)
+{
+	(void)ctx;
+	gone_count++;
+	gone_id = e->id;
+}
+
+Test(cgroup_state, vanished_cgroups_are_swept_with_one_tick_grace)
+{
+	struct cgroup_table t;
+	struct taod_cg_counters c = counts(1, 0);
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_begin_tick(&t);
+	cgroup_table_touch(&t, 5, "/kept", 0);
+	cgroup_table_touch(&t, 9, "/goes", 0);
+	cgroup_table_set_counters(&t, 77, &c, 0); /* BPF saw it, the walk not yet */
+	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL), 0);
+	cr_assert_eq(t.n, 3);
+	cr_assert_null(cgroup_table_find(&t, 77)->path);
+
+	gone_count = 0;
+	cgroup_table_begin_tick(&t);
+	cgroup_table_touch(&t, 5, "/kept", 1000);
+	cgroup_table_set_counters(&t, 77, &c, 1000);
+	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL), 2);
+	cr_assert_eq(gone_count, 2);
+	cr_assert_eq(t.n, 1);
+	cr_assert_not_null(cgroup_table_find(&t, 5));
+	cr_assert_null(cgroup_table_find(&t, 9));
+	cgroup_table_free(&t);
+}
+
+Test(cgroup_state, rename_and_sorted_lookup)
+{
+	struct cgroup_table t;
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_begin_tick(&t);
+	for (uint64_t id = 2; id <= 200; id += 3)
+		cgroup_table_touch(&t, id, "/x", 0);
+	for (size_t i = 1; i < t.n; i++)
+		cr_assert_lt(t.v[i - 1]->id, t.v[i]->id);
+	cgroup_table_touch(&t, 200, "/renamed", 0);
+	cr_assert_str_eq(cgroup_table_find(&t, 200)->path, "/renamed");
+	cr_assert_null(cgroup_table_find(&t, 201));
+	cgroup_table_free(&t);
+}
+
+Test(cgroup_state, empty_window)
+{
+	struct cgroup_entry e = { 0 };
+	struct cg_window w;
+
+	cr_assert_eq(cgroup_entry_window(&e, 1000, &w), -ENODATA);
+	cr_assert_lt(w.coverage_mean, 0);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "taod/cgroup_tree.h"
+#include "taod/kernel_probe.h"
+#include "taod/rootfs.h"
+
+Test(cgroup_tree, proc_cgroup_v1_and_v2)
+{
+	const char *text = "12:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/user.slice/u\n";
+	char out[256];
+
+	cr_assert_eq(cgroup_of_proc_text(text, 1, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/process_api/abc");
+	cr_assert_eq(cgroup_of_proc_text(text, 2, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/user.slice/u");
+	cr_assert_neq(cgroup_of_proc_text("3:cpu:/\n", 1, out, sizeof(out)), 0);
+	/* "memory" must be a whole controller name. */
+	cr_assert_neq(cgroup_of_proc_text("3:memoryx:/y\n", 1, out, sizeof(out)), 0);
+}
+
+struct seen {
+	char paths[16][64];
+	uint64_t ids[16];
+	int n;
+};
+
+static int collect(void *ctx, uint64_t id, const char *rel)
+{
+	struct seen *s = ctx;
+
+	snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", rel);
+	s->ids[s->n++] = id;
+	return 0;
+}
+
+static int find(const struct seen *s, const char *p)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->paths[i], p))
+			return i;
+	return -1;
+}
+
+Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
+{
+	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
+	struct taod_config cfg;
+	struct cgroup_tree t;
+	struct seen s = { 0 };
+	struct stat st;
+	char why[256] = "";
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/proc/self %s/sys/fs/cgroup/memory/a/b %s/sys/fs/cgroup/memory/c "
+		 "%s/sys/fs/cgroup/unified",
+		 root, root, root, root);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc/self/mounts", root);
+	f = fopen(path, "w");
+	fputs("cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid 0 0\n"
+	      "cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,memory 0 0\n",
+	      f);
+	fclose(f);
+	config_defaults(&cfg);
+	rootfs_set(root);
+	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(t.version, 1);
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/memory", root);
+	cr_assert_str_eq(t.mount, path);
+
+	cfg.cgroup_version = 2;
+	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(t.version, 2);
+	cfg.cgroup_version = 0;
+	cgroup_tree_detect(&t, &cfg, why, sizeof(why));
+
+	cr_assert_eq(cgroup_tree_walk(&t, collect, &s), 0);
+	cr_assert_eq(s.n, 4);
+	cr_assert_geq(find(&s, "/"), 0);
+	cr_assert_geq(find(&s, "/a"), 0);
+	cr_assert_geq(find(&s, "/c"), 0);
+	cr_assert_geq(find(&s, "/a/b"), 0);
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/memory/a/b", root);
+	stat(path, &st);
+	cr_assert_eq(s.ids[find(&s, "/a/b")], st.st_ino, "id is the directory inode");
+	cgroup_file_path(&t, "/a/b", "memory.stat", path, sizeof(path));
+	cr_assert(strstr(path, "/sys/fs/cgroup/memory/a/b/memory.stat"));
+	cgroup_file_path(&t, "/", "memory.stat", path, sizeof(path));
+	cr_assert(strstr(path, "/sys/fs/cgroup/memory/memory.stat"));
+
+	rootfs_set("/");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(cgroup_tree, no_memory_mount_is_explained)
+{
+	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
+	struct taod_config cfg;
+	struct cgroup_tree t;
+	char why[256] = "";
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self", root);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc/self/mounts", root);
+	f = fopen(path, "w");
+	fputs("proc /proc proc rw 0 0\n", f);
+	fclose(f);
+	config_defaults(&cfg);
+	rootfs_set(root);
+	cr_assert_neq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0);
+	cr_assert(strstr(why, "no v1 or v2 memory cgroup mount"), "%s", why);
+	rootfs_set("/");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(kernel_probe, zoneinfo_zone_names)
+{
+	const char *zi = "Node 0, zone      DMA\n  pages free 3\nNode 0, zone  Movable\n"
+			 "Node 0, zone  NoSplit\n  order 9\n";
+
+	cr_assert(zoneinfo_has_zone(zi, "NoSplit"));
+	cr_assert(zoneinfo_has_zone(zi, "Movable"));
+	cr_assert_not(zoneinfo_has_zone(zi, "NoMerge"));
+	cr_assert_not(zoneinfo_has_zone(zi, "NoSpl"));
+}

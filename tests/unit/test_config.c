@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "taod/config.h"
+
+static char dir[] = "/tmp/taod-config-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/taod-config-XXXXXX");
+}
+
+static const char *write_conf(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+TestSuite(config, .init = setup, .fini = teardown);
+
+Test(config, shipped_file_parses_cleanly)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+
+	cr_assert_eq(config_load(&cfg, "../config/taod.conf", NULL, &errs), 0,
+		     "first error: %s:%d: %s", errs.items[0].file, errs.items[0].line,
+		     errs.items[0].msg);
+	cr_assert_eq(cfg.tick_ms, 1000);
+	cr_assert_str_eq(cfg.socket_path, "/run/taod/taod.sock");
+}
+
+Test(config, values_are_applied)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("a.conf", "[daemon]\ntick = 250ms\nlog_level = debug\n"
+					     "[control]\nsocket_mode = 0600\nreaders = root\n"
+					     "[kernel]\ntao = yes\nzoneinfo = /fixture/zoneinfo\n"
+					     "memstat_v1_thp = rss_huge\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0);
+	cr_assert_eq(cfg.tick_ms, 250);
+	cr_assert_eq(cfg.log_level, LOG_DEBUG);
+	cr_assert_eq(cfg.socket_mode, 0600);
+	cr_assert_eq(cfg.readers, READERS_ROOT);
+	cr_assert_eq(cfg.tao, TAO_YES);
+	cr_assert_str_eq(cfg.k.zoneinfo, "/fixture/zoneinfo");
+	cr_assert_str_eq(cfg.k.memstat_v1_thp, "rss_huge");
+	cr_assert_str_eq(cfg.k.vmstat, "/proc/vmstat"); /* default kept */
+}
+
+Test(config, every_error_has_file_line_and_key)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("bad.conf", "# comment\n"
+					       "[daemon]\n"
+					       "tick = soon\n"
+					       "colour = blue\n"
+					       "[nonsense]\n"
+					       "x = 1\n"
+					       "[kernel]\n"
+					       "tao = perhaps\n"
+					       "this line has no equals sign\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 5);
+	cr_assert_eq(errs.items[0].line, 3);
+	cr_assert(strstr(errs.items[0].msg, "[daemon] tick = \"soon\""), "%s", errs.items[0].msg);
+	cr_assert_eq(errs.items[1].line, 4);
+	cr_assert(strstr(errs.items[1].msg, "unknown key \"colour\""));
+	cr_assert_eq(errs.items[2].line, 6);
+	cr_assert(strstr(errs.items[2].msg, "unknown section [nonsense]"));
+	cr_assert_eq(errs.items[3].line, 8);
+	cr_assert(strstr(errs.items[3].msg, "auto, yes, no"), "%s", errs.items[3].msg);
+	cr_assert_eq(errs.items[4].line, 9);
+	cr_assert(strstr(errs.items[4].msg, "syntax error"));
+	cr_assert_str_eq(errs.items[0].file, p);
+}
+
+Test(config, zero_tick_and_relative_paths_rejected)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("z.conf", "[daemon]\ntick = 0s\n[kernel]\nvmstat = proc/vmstat\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 2);
+	cr_assert_eq(errs.items[0].line, 2);
+	cr_assert_eq(errs.items[1].line, 4);
+	cr_assert(strstr(errs.items[1].msg, "absolute path"));
+}
+
+Test(config, dropins_override_in_name_order)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	char dropins[256];
+	const char *p;
+
+	snprintf(dropins, sizeof(dropins), "%s/taod.conf.d", dir);
+	mkdir(dropins, 0755);
+	write_conf("taod.conf.d/20-late.conf", "[daemon]\ntick = 3s\n");
+	write_conf("taod.conf.d/10-early.conf", "[daemon]\ntick = 2s\nlog_level = err\n");
+	write_conf("taod.conf.d/ignored.txt", "[daemon]\ntick = 9s\n");
+	p = write_conf("taod.conf", "[daemon]\ntick = 1s\n");
+	cr_assert_eq(config_load(&cfg, p, dropins, &errs), 0);
+	cr_assert_eq(cfg.tick_ms, 3000);
+	cr_assert_eq(cfg.log_level, LOG_ERR);
+}
+
+Test(config, dropin_errors_name_the_dropin)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	char dropins[256];
+	const char *p;
+
+	snprintf(dropins, sizeof(dropins), "%s/d", dir);
+	mkdir(dropins, 0755);
+	write_conf("d/50-x.conf", "\n\n[control]\nreaders = everyone\n");
+	p = write_conf("main.conf", "[daemon]\n");
+	cr_assert_eq(config_load(&cfg, p, dropins, &errs), 1);
+	cr_assert(strstr(errs.items[0].file, "d/50-x.conf"));
+	cr_assert_eq(errs.items[0].line, 4);
+}
+
+Test(config, missing_file_is_an_error)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+
+	cr_assert_eq(config_load(&cfg, "/nonexistent/taod.conf", NULL, &errs), 1);
+	cr_assert(strstr(errs.items[0].msg, "cannot open"));
+}
