@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The contract between decide (daemon/decide/) and act (daemon/act/).
+ * decide judges cgroups and asks for actions; act passes every request
+ * through the safety gate (mode/dry-run, allowlist, rate limits, vanished
+ * cgroups, back-off) and then a kernel backend, and records each request,
+ * carried out or suppressed, in the audit log.
+ */
+#ifndef TAOD_ACTION_H
+#define TAOD_ACTION_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum action_kind {
+	ACTION_WARN,	     /* log and audit only */
+	ACTION_RESTRICT,     /* TAO: take policy zones away (memory.thp_zones) */
+	ACTION_GRANT,	     /* TAO: give policy zones back / reward */
+	ACTION_SHATTER,	     /* TAO: memory.thp_shatter; stock: split_huge_pages of a task */
+	ACTION_COLLAPSE,     /* stock: process_madvise(MADV_COLLAPSE) for a guaranteed cgroup */
+	ACTION_RESIZE_ZONES, /* TAO: move memory blocks between Movable/NoSplit/NoMerge */
+	ACTION_KIND_MAX,
+};
+
+enum action_result {
+	RESULT_DONE,
+	RESULT_FAILED,		/* backend error: errno recorded, retried with back-off */
+	RESULT_DRY_RUN,		/* policy or global mode says observe only */
+	RESULT_RATE_LIMITED,	/* actions/min or bytes/min budget spent */
+	RESULT_ALLOWLISTED,	/* cgroup (or root, or taod's own) is never acted on */
+	RESULT_VANISHED,	/* cgroup or task gone */
+	RESULT_BACKING_OFF,	/* an earlier failure's back-off has not expired */
+	RESULT_UNSUPPORTED,	/* the backend has no such lever */
+	RESULT_MAX,
+};
+
+struct action_request {
+	enum action_kind kind;
+	uint64_t cgroup_id;
+	char cgroup[PATH_MAX]; /* relative to the hierarchy root */
+	pid_t pid;	       /* the offending task, 0 for cgroup-wide actions */
+	uint64_t bytes;	       /* shatter/collapse budget, or zone target size */
+	bool dry_run;	       /* the matching policy's dry_run */
+	char policy[64];       /* name of the policy that asked */
+	char evidence[256];    /* numbers over the window that led here */
+};
+
+/* One audit record, as `taoctl actions` shows it. */
+struct action_record {
+	uint64_t id;
+	uint64_t time_ms; /* realtime */
+	struct action_request req;
+	enum action_result result;
+	int err; /* errno of a failed write, 0 otherwise */
+	char detail[256]; /* what was written where, or why not */
+};
+
+const char *action_kind_name(enum action_kind k);
+const char *action_result_name(enum action_result r);
+
+#endif
