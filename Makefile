@@ -49,6 +49,9 @@ TAOCTL_OBJS := $(TAOCTL_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 
+# Keep BPF objects: they are what the skeleton embeds, and handy to inspect.
+.SECONDARY:
+
 .PHONY: all clean check unit-test integration-test deps install format
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload

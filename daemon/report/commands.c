@@ -60,6 +60,24 @@ static struct json_object *events_json(const struct taod *d)
 	return o;
 }
 
+/* Per program run counts and time (kernel.bpf_stats_enabled = 1). */
+static struct json_object *programs_json(const struct taod *d)
+{
+	struct bpf_prog_cost costs[16];
+	struct json_object *list = json_object_new_array();
+	int n = bpf_observer_costs(d->obs, costs, 16);
+
+	for (int i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		add_str(o, "name", costs[i].name);
+		add_u64(o, "run_cnt", costs[i].run_cnt);
+		add_u64(o, "run_time_ns", costs[i].run_time_ns);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 {
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
@@ -79,6 +97,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	add_str(o, "cgroup_root", d->tree.mount);
 	add_u64(o, "cgroups_tracked", d->cgroups.n);
 	json_object_object_add(o, "events", events_json(d));
+	json_object_object_add(o, "programs", programs_json(d));
 	add_u64(o, "ticks", d->ticks);
 	add_u64(o, "tick_ms", d->cfg->tick_ms);
 	add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);

@@ -2,9 +2,11 @@
 cgroup, and a running taod with its own socket and config."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -94,9 +96,9 @@ def finish(p, timeout=60):
 
 
 class Daemon:
-    def __init__(self, tmp_path, extra_conf="", env=None):
+    def __init__(self, tmp_path, extra_conf="", env=None, socket_dir=None):
         self.dir = tmp_path
-        self.socket = str(tmp_path / "taod.sock")
+        self.socket = str(Path(socket_dir or tmp_path) / "taod.sock")
         self.conf = tmp_path / "taod.conf"
         self.conf.write_text(
             "[daemon]\ntick = 200ms\nlog_level = debug\n"
@@ -164,6 +166,15 @@ class Daemon:
         assert "runtime error:" not in text, text
         assert self.proc.returncode == 0, text
         return text
+
+
+@pytest.fixture
+def public_dir():
+    """A directory other users can traverse (pytest's tmp_path is 0700)."""
+    d = Path(tempfile.mkdtemp(prefix="taodtest-"))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,0 +1,47 @@
+"""taod's handling of its configuration file."""
+import subprocess
+
+from conftest import REPO, TAOD
+
+
+def run_taod(*args):
+    return subprocess.run([str(TAOD), *args], capture_output=True, text=True, timeout=30)
+
+
+def test_shipped_config_checks_ok():
+    p = run_taod("--check-config", "-c", str(REPO / "config/taod.conf"))
+    assert p.returncode == 0, p.stderr
+    assert "configuration OK" in p.stdout
+
+
+def test_bad_config_fails_with_file_and_line(tmp_path):
+    conf = tmp_path / "bad.conf"
+    conf.write_text("[daemon]\ntick = 1s\n\n[control]\nsocket_mode = rw-rw-rw-\n"
+                    "[kernel]\nattach = kprobe\n")
+    p = run_taod("-c", str(conf))
+    assert p.returncode == 1
+    lines = p.stderr.strip().splitlines()
+    assert f"{conf}:5: [control] socket_mode = \"rw-rw-rw-\"" in lines[0]
+    assert f"{conf}:7: [kernel] attach = \"kprobe\": expected auto, fentry, tracepoint" \
+        in lines[1]
+
+
+def test_bad_dropin_named(tmp_path):
+    conf = tmp_path / "taod.conf"
+    conf.write_text("[daemon]\n")
+    (tmp_path / "taod.conf.d").mkdir()
+    (tmp_path / "taod.conf.d" / "10-x.conf").write_text("[daemon]\ntick = never\n")
+    p = run_taod("--check-config", "-c", str(conf))
+    assert p.returncode == 1
+    assert f"{tmp_path}/taod.conf.d/10-x.conf:2:" in p.stderr
+
+
+def test_missing_config(tmp_path):
+    p = run_taod("-c", str(tmp_path / "absent.conf"))
+    assert p.returncode == 1
+    assert "absent.conf: cannot open" in p.stderr
+
+
+def test_unknown_option():
+    p = run_taod("--frobnicate")
+    assert p.returncode == 2

@@ -1,0 +1,85 @@
+"""systemd integration: readiness and watchdog notifications, socket
+activation, and the unit files as installed."""
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import BUILD, REPO, TAOCTL, TAOD, wait_for
+
+
+def write_conf(tmp_path, sock):
+    conf = tmp_path / "taod.conf"
+    conf.write_text(f"[daemon]\ntick = 200ms\n[control]\nsocket = {sock}\n")
+    return conf
+
+
+def test_notify_ready_status_and_watchdog(tmp_path):
+    notify = tmp_path / "notify.sock"
+    ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    ns.bind(str(notify))
+    ns.settimeout(1)
+    env = dict(os.environ, NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="1000000")
+    sock = tmp_path / "t.sock"
+    p = subprocess.Popen([str(TAOD), "-c", str(write_conf(tmp_path, sock))], env=env,
+                         stderr=subprocess.PIPE, text=True)
+    msgs = []
+    deadline = time.time() + 15
+    try:
+        while time.time() < deadline:
+            try:
+                msgs.append(ns.recv(4096).decode())
+            except socket.timeout:
+                pass
+            joined = "\n".join(msgs)
+            if "READY=1" in joined and "WATCHDOG=1" in joined and "STATUS=" in joined:
+                break
+    finally:
+        p.terminate()
+        p.wait(timeout=15)
+    joined = "\n".join(msgs)
+    assert "READY=1" in joined
+    assert "STATUS=" in joined and "cgroups" in joined
+    assert "WATCHDOG=1" in joined
+    assert p.returncode == 0
+
+
+def test_socket_activation(tmp_path):
+    sock = tmp_path / "activated.sock"
+    conf = write_conf(tmp_path, tmp_path / "unused.sock")
+    p = subprocess.Popen(["systemd-socket-activate", "-l", str(sock), str(TAOD), "-c",
+                          str(conf)], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: sock.exists(), what="activation socket")
+        # The first connection starts taod, which takes the listening fd.
+        out = subprocess.run([str(TAOCTL), "--socket", str(sock), "--json", "status"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        assert not (tmp_path / "unused.sock").exists(), "bound its own socket instead"
+    finally:
+        p.terminate()
+        p.wait(timeout=15)
+    assert "socket activated" in p.stderr.read()
+
+
+def test_install_and_verify_units(tmp_path):
+    dest = tmp_path / "root"
+    subprocess.run(["make", "-C", str(REPO), f"BUILD={BUILD}", "install", f"DESTDIR={dest}",
+                    "PREFIX=/usr"], check=True, capture_output=True)
+    for f in ["usr/sbin/taod", "usr/bin/taoctl", "etc/taod.conf",
+              "usr/lib/systemd/system/taod.service", "usr/lib/systemd/system/taod.socket"]:
+        assert (dest / f).exists(), f
+    unit = (dest / "usr/lib/systemd/system/taod.service").read_text()
+    assert "ExecStart=/usr/sbin/taod -c /etc/taod.conf" in unit
+    assert "Type=notify" in unit and "WatchdogSec=" in unit
+    # The installed config is the shipped one and checks clean.
+    chk = subprocess.run([str(dest / "usr/sbin/taod"), "--check-config", "-c",
+                          str(dest / "etc/taod.conf")], capture_output=True, text=True)
+    assert chk.returncode == 0, chk.stderr
+    units = dest / "usr/lib/systemd/system"
+    v = subprocess.run(["systemd-analyze", "verify", "--man=no", str(units / "taod.service"),
+                        str(units / "taod.socket")], capture_output=True, text=True)
+    problems = [line for line in (v.stdout + v.stderr).splitlines()
+                if line.strip() and "not executable" not in line]
+    assert not problems, problems
