@@ -52,7 +52,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 # Keep BPF objects: they are what the skeleton embeds, and handy to inspect.
 .SECONDARY:
 
-.PHONY: all clean check unit-test integration-test deps install format
+.PHONY: all clean check unit-test integration-test deps install format bench
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -101,6 +101,11 @@ check:
 	$(MAKE) unit-test
 	$(MAKE) SANITIZE=address,undefined unit-test all
 	$(MAKE) SANITIZE=address,undefined integration-test
+
+# Per-event BPF cost and daemon CPU time under a THP churn workload.
+BENCH_SECONDS ?= 60
+bench: all
+	$(PYTHON) tests/bench/bench_observe.py $(BENCH_SECONDS)
 
 # Debian packages needed to build, test and run.
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \

@@ -17,6 +17,7 @@
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
  *   abuse SECONDS  fault and partially unmap a region every 50 ms
+ *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  */
 #include <errno.h>
 #include <signal.h>
@@ -178,6 +179,20 @@ static void abuse(long seconds)
 	}
 }
 
+static void churn(long seconds)
+{
+	time_t end = time(NULL) + seconds;
+
+	while (time(NULL) < end) {
+		if (add_regions(16, MADV_HUGEPAGE, false))
+			break;
+		counts[C_FAULTED] += 16;
+		counts[C_PARTIAL] += for_intact(8, punch_page, R_SPLIT);
+		unmap_all();
+		nregions = 0; /* every region is gone: reuse the table */
+	}
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -204,6 +219,8 @@ static int run_step(const char *step, long arg)
 	}
 	if (!strcmp(step, "abuse"))
 		return abuse(arg), 0;
+	if (!strcmp(step, "churn"))
+		return churn(arg), 0;
 	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
 	return -2;
 }
