@@ -34,6 +34,9 @@ def test_splits_told_from_whole_unmaps(daemon, cgroups):
     assert ra["thp_bytes"] == (N_FAULT - M_PARTIAL) * THP_KIB * 1024
     assert 0 < ra["coverage_pct"] <= 100
 
+    # mm_page_alloc attributes each THP's order-9 allocation to the faulting task's memcg.
+    assert ra["folio_alloc_by_order"].get("9", 0) >= N_FAULT
+
     assert rb["thp_alloc"] == 12
     assert rb["pmd_split"] == 0
     assert rb["pmd_unmap_whole"] == 12
@@ -101,3 +104,14 @@ def test_status_names_mode_and_kernel(daemon):
     assert st["cgroups_tracked"] >= 1
     rc, out, _ = daemon.ctl_rc("status")
     assert rc == 0 and "observation:" in out and st["observation_mode"] in out
+
+
+def test_collapse_allocations_counted(daemon, cgroups):
+    g = cgroups.make("G")
+    result = finish(cgroups.workload(g, "smallfault", 3, "collapse", "hold-ms", 300))
+    assert result["collapsed"] == 3, result
+    row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(g))) and
+                   r["thp_collapse_alloc"] >= 3 and r, what="collapse allocations")
+    assert row["thp_collapse_alloc"] == 3
+    assert row["thp_fault_alloc"] == 0
+    assert row["thp_alloc"] == 3

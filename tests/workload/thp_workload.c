@@ -17,6 +17,7 @@
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
  *   abuse SECONDS  fault and partially unmap a region every 50 ms
+ *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  */
 #include <errno.h>
@@ -40,7 +41,7 @@ static char *regions[MAX_REGIONS];
 static enum region_state state[MAX_REGIONS];
 static size_t nregions;
 static long counts[16];
-enum { C_FAULTED, C_PARTIAL, C_MPROTECT, C_DONTNEED, C_UNMAPPED, C_SMALL, C_ABUSE };
+enum { C_FAULTED, C_PARTIAL, C_MPROTECT, C_DONTNEED, C_UNMAPPED, C_SMALL, C_ABUSE, C_COLLAPSED };
 
 static volatile sig_atomic_t got_usr1;
 
@@ -179,6 +180,20 @@ static void abuse(long seconds)
 	}
 }
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+static long collapse_all(void)
+{
+	long done = 0;
+
+	for (size_t i = 0; i < nregions; i++)
+		if (state[i] == R_INTACT && !madvise(regions[i], REGION, MADV_COLLAPSE))
+			done++;
+	return done;
+}
+
 static void churn(long seconds)
 {
 	time_t end = time(NULL) + seconds;
@@ -219,6 +234,8 @@ static int run_step(const char *step, long arg)
 	}
 	if (!strcmp(step, "abuse"))
 		return abuse(arg), 0;
+	if (!strcmp(step, "collapse"))
+		return (counts[C_COLLAPSED] += collapse_all()), 0;
 	if (!strcmp(step, "churn"))
 		return churn(arg), 0;
 	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
@@ -228,7 +245,7 @@ static int run_step(const char *step, long arg)
 static bool takes_arg(const char *step)
 {
 	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
-	       strcmp(step, "wait-signal");
+	       strcmp(step, "wait-signal") && strcmp(step, "collapse");
 }
 
 int main(int argc, char **argv)
@@ -258,9 +275,9 @@ int main(int argc, char **argv)
 	}
 	printf("{\"pid\": %d, \"faulted\": %ld, \"thp_kib_after_fault\": %ld, \"partial\": %ld, "
 	       "\"mprotect\": %ld, \"dontneed\": %ld, \"unmapped\": %ld, \"small\": %ld, "
-	       "\"abuse_splits\": %ld, \"thp_kib_end\": %ld}\n",
+	       "\"abuse_splits\": %ld, \"collapsed\": %ld, \"thp_kib_end\": %ld}\n",
 	       getpid(), counts[C_FAULTED], thp_kib_after_fault, counts[C_PARTIAL],
 	       counts[C_MPROTECT], counts[C_DONTNEED], counts[C_UNMAPPED], counts[C_SMALL],
-	       counts[C_ABUSE], anon_huge_kib());
+	       counts[C_ABUSE], counts[C_COLLAPSED], anon_huge_kib());
 	return 0;
 }
