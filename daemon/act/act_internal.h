@@ -25,7 +25,7 @@ void rate_limit_take(struct rate_limit *r, uint64_t bytes);
 
 /* --- backoff.c: exponential back-off per key after failures --- */
 #define BACKOFF_BASE_MS 10000ULL
-#define BACKOFF_MAX_MS 600000ULL
+#define BACKOFF_MAX_MS	600000ULL
 
 struct backoff_entry {
 	char key[320];
@@ -65,8 +65,8 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max);
 
 /* --- thp_collapse.c: process_madvise(MADV_COLLAPSE), both kernels --- */
-void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req,
-			 uint64_t budget, struct act_outcome *o);
+void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			 struct act_outcome *o);
 
 /* --- zone_sizing.c --- */
 #define ZONE_KEEP UINT64_MAX
@@ -82,7 +82,7 @@ void zone_resize(const struct act_ctx *c, const struct zone_targets *t, struct a
 /* Bytes of online memory blocks in @zone. */
 int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out);
 
-#define THP_BYTES (2ULL << 20)
+#define THP_BYTES	  (2ULL << 20)
 #define HVO_SAVED_PER_THP (28ULL << 10)
 
 #endif

@@ -48,11 +48,11 @@ int actor_open(struct actor **out, const struct act_settings *s, const struct ke
 		free(a);
 		return -ENOMEM;
 	}
-	a->ctx = (struct act_ctx){ .k = &a->k,
-				   .tree = tree,
-				   .s = &a->s,
-				   .busy_blocks = &a->busy_blocks,
-				   .now_ms = monotonic_ms };
+	a->ctx = (struct act_ctx){.k = &a->k,
+				  .tree = tree,
+				  .s = &a->s,
+				  .busy_blocks = &a->busy_blocks,
+				  .now_ms = monotonic_ms};
 	*out = a;
 	return 0;
 }
@@ -67,8 +67,7 @@ void actor_close(struct actor *a)
 	free(a);
 }
 
-void actor_set_settings(struct actor *a, const struct act_settings *s,
-			const struct kernel_paths *k)
+void actor_set_settings(struct actor *a, const struct act_settings *s, const struct kernel_paths *k)
 {
 	a->s = *s;
 	a->k = *k;
@@ -106,8 +105,7 @@ static bool moves_bytes(const struct action_request *req)
 }
 
 /* Gone, or not a path inside the hierarchy at all. */
-static bool vanished(const struct actor *a, const struct action_request *req,
-		     struct act_outcome *o)
+static bool vanished(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	char dir[PATH_MAX];
 	struct stat st;
@@ -168,8 +166,8 @@ static bool protected(const struct actor *a, const struct action_request *req,
 		return true;
 	}
 	if (is_ancestor_or_self(req->cgroup, a->tree->self)) {
-		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "%s holds taod itself (%s)",
-				req->cgroup, a->tree->self);
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "%s holds taod itself (%s)", req->cgroup,
+				a->tree->self);
 		return true;
 	}
 	if (allowlist_match(a->s.allowlist, req->cgroup, glob, sizeof(glob))) {
@@ -179,12 +177,11 @@ static bool protected(const struct actor *a, const struct action_request *req,
 	return false;
 }
 
-static bool dry_run(const struct actor *a, const struct action_request *req,
-		    struct act_outcome *o)
+static bool dry_run(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
-	const char *why = a->s.mode == ACT_MODE_OBSERVE ? "observe mode" :
-			  req->dry_run			  ? "policy dry-run" :
-							    NULL;
+	const char *why = a->s.mode == ACT_MODE_OBSERVE ? "observe mode"
+			  : req->dry_run		? "policy dry-run"
+							: NULL;
 
 	if (why)
 		act_outcome_set(o, RESULT_DRY_RUN, 0, "%s: would %s %s", why,
@@ -193,8 +190,7 @@ static bool dry_run(const struct actor *a, const struct action_request *req,
 	return why != NULL;
 }
 
-static bool rate_limited(struct actor *a, const struct action_request *req,
-			 struct act_outcome *o)
+static bool rate_limited(struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	rate_limit_refill(&a->rl, &a->s, a->ctx.now_ms());
 	if (!rate_limit_action_left(&a->rl)) {
@@ -224,7 +220,8 @@ static bool backing_off(const struct actor *a, const struct action_request *req,
 	backoff_key(req, key, sizeof(key));
 	wait = backoff_wait_ms(&a->failures, key, a->ctx.now_ms());
 	if (wait)
-		act_outcome_set(o, RESULT_BACKING_OFF, 0, "an earlier failure backs off for %llu ms",
+		act_outcome_set(o, RESULT_BACKING_OFF, 0,
+				"an earlier failure backs off for %llu ms",
 				(unsigned long long)wait);
 	return wait != 0;
 }
@@ -290,8 +287,8 @@ static void gate(struct actor *a, const struct action_request *req, struct act_o
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec)
 {
-	struct action_record local = { 0 };
-	struct act_outcome o = { 0 };
+	struct action_record local = {0};
+	struct act_outcome o = {0};
 
 	if (!rec)
 		rec = &local;

@@ -4,6 +4,7 @@
  * of recent records for `taoctl actions`, and an append-only JSON-lines
  * file that outlives the daemon.
  */
+#define _GNU_SOURCE
 #include "taod/audit.h"
 
 #include <errno.h>
@@ -79,6 +80,21 @@ static void make_parent_dirs(const char *path)
 	}
 }
 
+/* One write per line: O_APPEND keeps concurrent lines whole. */
+static int write_line(int fd, const char *text, size_t n)
+{
+	char *line = malloc(n + 1);
+	ssize_t w;
+
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, text, n);
+	line[n] = '\n';
+	w = write(fd, line, n + 1);
+	free(line);
+	return w == (ssize_t)(n + 1) ? 0 : -EIO;
+}
+
 static void append_line(struct audit_log *a, const struct action_record *r)
 {
 	struct json_object *o;
@@ -97,20 +113,10 @@ static void append_line(struct audit_log *a, const struct action_record *r)
 		}
 	}
 	o = action_record_json(r);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	n = strlen(text);
-	/* One write per line: O_APPEND keeps lines whole. */
-	{
-		char *line = malloc(n + 2);
-
-		if (line) {
-			memcpy(line, text, n);
-			line[n] = '\n';
-			if (write(a->fd, line, n + 1) != (ssize_t)(n + 1))
-				a->file_errors++;
-			free(line);
-		}
-	}
+	if (write_line(a->fd, text, n))
+		a->file_errors++;
 	json_object_put(o);
 }
 
@@ -169,6 +175,7 @@ struct json_object *action_record_json(const struct action_record *r)
 	add_str(o, "evidence", r->req.evidence);
 	add_str(o, "result", action_result_name(r->result));
 	json_object_object_add(o, "errno", json_object_new_int(r->err));
+	add_str(o, "errno_name", r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
 	add_str(o, "error", r->err ? strerror(r->err) : "");
 	add_str(o, "detail", r->detail);
 	return o;

@@ -21,11 +21,11 @@ static int no_stats(const struct act_ctx *c, struct act_stats *out)
 }
 
 const struct act_backend_ops backend_dry_run_ops = {
-	.name = "dry-run",
-	.restrict_zones = would,
-	.grant = would,
-	.shatter = would,
-	.collapse = would,
-	.resize_zones = would,
-	.read_stats = no_stats,
+    .name = "dry-run",
+    .restrict_zones = would,
+    .grant = would,
+    .shatter = would,
+    .collapse = would,
+    .resize_zones = would,
+    .read_stats = no_stats,
 };

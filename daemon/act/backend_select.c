@@ -23,7 +23,7 @@ const struct act_backend_ops *act_backend_pick(enum act_backend_choice choice,
 
 const char *act_backend_choice_name(enum act_backend_choice c)
 {
-	static const char *const names[] = { "auto", "tao", "stock", "dry-run" };
+	static const char *const names[] = {"auto", "tao", "stock", "dry-run"};
 
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
 }

@@ -76,7 +76,7 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 {
 	static pid_t pids[MAX_TASKS];
 	char path[PATH_MAX];
-	struct split_run s = { .path = path, .budget = budget };
+	struct split_run s = {.path = path, .budget = budget};
 	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
 
 	if (req->pid)
@@ -118,11 +118,11 @@ static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
 }
 
 const struct act_backend_ops backend_stock_ops = {
-	.name = "stock",
-	.restrict_zones = stock_unsupported,
-	.grant = stock_unsupported,
-	.shatter = stock_shatter,
-	.collapse = thp_collapse_cgroup,
-	.resize_zones = stock_unsupported,
-	.read_stats = stock_read_stats,
+    .name = "stock",
+    .restrict_zones = stock_unsupported,
+    .grant = stock_unsupported,
+    .shatter = stock_shatter,
+    .collapse = thp_collapse_cgroup,
+    .resize_zones = stock_unsupported,
+    .read_stats = stock_read_stats,
 };

@@ -53,8 +53,8 @@ static void write_thp_zones(const struct act_ctx *c, const struct action_request
 				c->k->memcg_thp_zones);
 }
 
-static void tao_restrict(const struct act_ctx *c, const struct action_request *req,
-			 uint64_t budget, struct act_outcome *o)
+static void tao_restrict(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			 struct act_outcome *o)
 {
 	(void)budget;
 	write_thp_zones(c, req, "", o);
@@ -73,8 +73,8 @@ static void tao_grant(const struct act_ctx *c, const struct action_request *req,
 }
 
 /* Modelled on memory.reclaim: EAGAIN means fewer bytes than asked. */
-static void tao_shatter(const struct act_ctx *c, const struct action_request *req,
-			uint64_t budget, struct act_outcome *o)
+static void tao_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			struct act_outcome *o)
 {
 	char path[PATH_MAX], value[32];
 	int r;
@@ -98,8 +98,8 @@ static void tao_shatter(const struct act_ctx *c, const struct action_request *re
 				c->k->memcg_thp_shatter);
 }
 
-static void tao_resize(const struct act_ctx *c, const struct action_request *req,
-		       uint64_t budget, struct act_outcome *o)
+static void tao_resize(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct act_outcome *o)
 {
 	struct zone_targets t;
 
@@ -147,11 +147,11 @@ int act_cgroup_stats_parse(const char *text, struct act_cgroup_stats *out)
 }
 
 const struct act_backend_ops backend_tao_ops = {
-	.name = "tao",
-	.restrict_zones = tao_restrict,
-	.grant = tao_grant,
-	.shatter = tao_shatter,
-	.collapse = thp_collapse_cgroup,
-	.resize_zones = tao_resize,
-	.read_stats = tao_read_stats,
+    .name = "tao",
+    .restrict_zones = tao_restrict,
+    .grant = tao_grant,
+    .shatter = tao_shatter,
+    .collapse = thp_collapse_cgroup,
+    .resize_zones = tao_resize,
+    .read_stats = tao_read_stats,
 };

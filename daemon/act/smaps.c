@@ -20,14 +20,15 @@ static bool parse_header(const char *line, struct vma_info *v)
 	int n = 0;
 
 	if (sscanf(line, "%llx-%llx %7s %31s %31s %llu %n", &start, &end, perms, offset, dev,
-		   &inode, &n) < 6 || end <= start)
+		   &inode, &n) < 6 ||
+	    end <= start)
 		return false;
 	memset(v, 0, sizeof(*v));
 	v->start = start;
 	v->end = end;
-	v->anon_mapping = inode == 0 && (line[n] == '\0' || line[n] == '\n' ||
-					 !strncmp(line + n, "[heap]", 6) ||
-					 !strncmp(line + n, "[stack]", 7));
+	v->anon_mapping =
+	    inode == 0 && (line[n] == '\0' || line[n] == '\n' || !strncmp(line + n, "[heap]", 6) ||
+			   !strncmp(line + n, "[stack]", 7));
 	return true;
 }
 

@@ -20,7 +20,7 @@
 #define MADV_COLLAPSE 25
 #endif
 #define COLLAPSE_IOV_MAX 64
-#define MAX_TASKS 4096
+#define MAX_TASKS	 4096
 
 struct collapse_plan {
 	struct iovec iov[COLLAPSE_IOV_MAX];
@@ -65,8 +65,8 @@ static long collapse_task(pid_t pid, struct collapse_plan *p)
 	return r < 0 ? -e : r;
 }
 
-void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req,
-			 uint64_t budget, struct act_outcome *o)
+void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			 struct act_outcome *o)
 {
 	static pid_t pids[MAX_TASKS];
 	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
@@ -81,7 +81,7 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 		return;
 	}
 	for (int i = 0; i < n && planned < budget; i++) {
-		struct collapse_plan p = { .budget = budget - planned };
+		struct collapse_plan p = {.budget = budget - planned};
 		char rel[64], path[PATH_MAX];
 		long r;
 
@@ -100,8 +100,9 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 	if (!ranges)
 		act_outcome_set(o, RESULT_DONE, 0, "nothing to collapse in %d tasks", n);
 	else
-		act_outcome_set(o, err ? RESULT_FAILED : RESULT_DONE, err,
-				"MADV_COLLAPSE over %d ranges of %d tasks, %llu bytes of base pages%s%s",
-				ranges, tasks, (unsigned long long)planned, err ? ": " : "",
-				err ? strerror(err) : "");
+		act_outcome_set(
+		    o, err ? RESULT_FAILED : RESULT_DONE, err,
+		    "MADV_COLLAPSE over %d ranges of %d tasks, %llu bytes of base pages%s%s",
+		    ranges, tasks, (unsigned long long)planned, err ? ": " : "",
+		    err ? strerror(err) : "");
 }

@@ -158,8 +158,8 @@ static int64_t general_free_bytes(const struct act_ctx *c)
 		long long v;
 
 		if (sscanf(l, "Node %*d, zone %63s", zone) == 1)
-			policy = !strcmp(zone, c->k->zone_nosplit) ||
-				 !strcmp(zone, c->k->zone_nomerge);
+			policy =
+			    !strcmp(zone, c->k->zone_nosplit) || !strcmp(zone, c->k->zone_nomerge);
 		else if (!policy && sscanf(l, " pages free %lld", &v) == 1)
 			pages += v;
 	}
@@ -233,8 +233,7 @@ static bool block_resting(const struct act_ctx *c, const struct mem_block *b)
 }
 
 /* Room under the floor for one more block taken from general use. */
-static bool above_floor(const struct act_ctx *c, const struct block_list *bl,
-			struct move_tally *t)
+static bool above_floor(const struct act_ctx *c, const struct block_list *bl, struct move_tally *t)
 {
 	if (t->general_free < 0 ||
 	    t->general_free - (int64_t)bl->block_size < (int64_t)c->s->free_floor) {
@@ -300,8 +299,8 @@ static bool resize_one(const struct act_ctx *c, struct block_list *bl, const cha
 	size_t off = strlen(detail);
 
 	if (target == ZONE_KEEP) {
-		snprintf(detail + off, len - off, "%s%s kept at %llu blocks", off ? "; " : "",
-			 zone, (unsigned long long)have);
+		snprintf(detail + off, len - off, "%s%s kept at %llu blocks", off ? "; " : "", zone,
+			 (unsigned long long)have);
 		return true;
 	}
 	want = (target + bl->block_size - 1) / bl->block_size;
@@ -309,9 +308,9 @@ static bool resize_one(const struct act_ctx *c, struct block_list *bl, const cha
 		done = grow(c, bl, zone, want - have, t);
 	else if (want < have)
 		done = shrink(c, bl, zone, have - want, t);
-	snprintf(detail + off, len - off, "%s%s %llu -> %llu blocks (target %llu)",
-		 off ? "; " : "", zone, (unsigned long long)have,
-		 (unsigned long long)zone_blocks(bl, zone), (unsigned long long)want);
+	snprintf(detail + off, len - off, "%s%s %llu -> %llu blocks (target %llu)", off ? "; " : "",
+		 zone, (unsigned long long)have, (unsigned long long)zone_blocks(bl, zone),
+		 (unsigned long long)want);
 	return done == (want > have ? want - have : have - want);
 }
 
@@ -334,7 +333,7 @@ static void resize_outcome(struct act_outcome *o, bool reached, const struct mov
 
 void zone_resize(const struct act_ctx *c, const struct zone_targets *tg, struct act_outcome *o)
 {
-	struct move_tally t = { 0 };
+	struct move_tally t = {0};
 	struct block_list bl;
 	char detail[224] = "";
 	bool reached;
@@ -348,8 +347,7 @@ void zone_resize(const struct act_ctx *c, const struct zone_targets *tg, struct 
 	}
 	t.general_free = general_free_bytes(c);
 	reached = resize_one(c, &bl, c->k->zone_nosplit, tg->nosplit, &t, detail, sizeof(detail));
-	reached &= resize_one(c, &bl, c->k->zone_nomerge, tg->nomerge, &t, detail,
-			      sizeof(detail));
+	reached &= resize_one(c, &bl, c->k->zone_nomerge, tg->nomerge, &t, detail, sizeof(detail));
 	o->bytes = (uint64_t)t.moved * bl.block_size;
 	resize_outcome(o, reached, &t, detail);
 	free(bl.v);

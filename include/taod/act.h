@@ -30,9 +30,9 @@ struct act_ctx {
 /* What one backend call did. */
 struct act_outcome {
 	enum action_result result;
-	int err;	    /* errno of the failed (or partial) write */
-	uint64_t bytes;	    /* bytes acted on, charged to the byte budget */
-	char detail[256];   /* what was written where, or why not */
+	int err;	  /* errno of the failed (or partial) write */
+	uint64_t bytes;	  /* bytes acted on, charged to the byte budget */
+	char detail[256]; /* what was written where, or why not */
 };
 
 /*
@@ -49,7 +49,7 @@ struct act_stats {
 	uint64_t pgalloc_nosplit, pgalloc_nomerge;
 	uint64_t thp_shatter_page, thp_shatter_page_failed, thp_shatter_page_discarded;
 	uint64_t thp_hvo_page;
-	uint64_t hvo_saved_bytes; /* 28 KiB per HVO'd THP */
+	uint64_t hvo_saved_bytes;	       /* 28 KiB per HVO'd THP */
 	uint64_t nosplit_bytes, nomerge_bytes; /* present pages of the zones */
 };
 
@@ -77,7 +77,7 @@ const struct act_backend_ops *act_backend_pick(enum act_backend_choice choice,
 					       enum kernel_kind kind);
 const char *act_backend_choice_name(enum act_backend_choice c);
 void act_outcome_set(struct act_outcome *o, enum action_result r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* TAO per-cgroup counters from memory.stat text. */
 int act_cgroup_stats_parse(const char *memstat_text, struct act_cgroup_stats *out);

@@ -14,16 +14,16 @@ enum act_mode { ACT_MODE_OBSERVE, ACT_MODE_ENFORCE };
 enum act_backend_choice { BACKEND_AUTO, BACKEND_TAO, BACKEND_STOCK, BACKEND_DRY_RUN };
 
 struct act_settings {
-	enum act_mode mode;		  /* observe: every request ends as dry-run */
-	enum act_backend_choice backend;  /* auto: TAO when the kernel is TAO */
-	uint64_t actions_per_minute;	  /* token bucket over all kinds but warn */
+	enum act_mode mode;		   /* observe: every request ends as dry-run */
+	enum act_backend_choice backend;   /* auto: TAO when the kernel is TAO */
+	uint64_t actions_per_minute;	   /* token bucket over all kinds but warn */
 	uint64_t shatter_bytes_per_minute; /* shatter + collapse bytes */
-	char allowlist[1024];		  /* cgroup globs, space separated */
-	uint64_t zone_min;		  /* bounds of each policy zone, bytes */
+	char allowlist[1024];		   /* cgroup globs, space separated */
+	uint64_t zone_min;		   /* bounds of each policy zone, bytes */
 	uint64_t zone_max;
-	uint64_t zone_headroom;		  /* bytes on top of the guaranteed demand */
-	uint64_t free_floor;		  /* never take free memory below this */
-	char audit_log[PATH_MAX];	  /* JSON lines; "" for none */
+	uint64_t zone_headroom;	  /* bytes on top of the guaranteed demand */
+	uint64_t free_floor;	  /* never take free memory below this */
+	char audit_log[PATH_MAX]; /* JSON lines; "" for none */
 };
 
 void act_settings_defaults(struct act_settings *s);
