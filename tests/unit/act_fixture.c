@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "taod/log.h"
 #include "taod/rootfs.h"
 
 struct act_fixture fx;
@@ -54,9 +55,9 @@ static void put(const char *path, const char *s)
 /* The kernel's side of memoryN/state: the zone follows the online value. */
 static void play_block_state(const char *path, const char *value)
 {
-	static const char *const zones[][2] = { { "online_nosplit", "NoSplit" },
-						{ "online_nomerge", "NoMerge" },
-						{ "online_movable", "Movable" } };
+	static const char *const zones[][2] = {{"online_nosplit", "NoSplit"},
+					       {"online_nomerge", "NoMerge"},
+					       {"online_movable", "Movable"}};
 	char vz[PATH_MAX];
 
 	put(path, strncmp(value, "online", 6) ? "offline\n" : "online\n");
@@ -157,6 +158,7 @@ static void make_tree(void)
 void fx_setup(void)
 {
 	memset(&fx, 0, sizeof(fx));
+	log_set_max_level(LOG_WARNING); /* the audit notices would flood the output */
 	snprintf(fx.root, sizeof(fx.root), "/tmp/taod-act-XXXXXX");
 	cr_assert_not_null(mkdtemp(fx.root));
 	make_tree();
@@ -236,10 +238,9 @@ char *fx_snapshot(void)
 	return snap;
 }
 
-struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid,
-			     uint64_t bytes)
+struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes)
 {
-	struct action_request r = { .kind = kind, .pid = pid, .bytes = bytes };
+	struct action_request r = {.kind = kind, .pid = pid, .bytes = bytes};
 
 	snprintf(r.cgroup, sizeof(r.cgroup), "%s", cgroup);
 	snprintf(r.policy, sizeof(r.policy), "test");

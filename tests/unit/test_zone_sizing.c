@@ -21,7 +21,7 @@ static enum action_result resize(uint64_t demand, struct action_record *rec)
 
 static uint64_t nosplit_blocks(void)
 {
-	struct act_ctx c = { .k = &fx.cfg.k, .s = &fx.cfg.enforce };
+	struct act_ctx c = {.k = &fx.cfg.k, .s = &fx.cfg.enforce};
 	uint64_t b = 0;
 
 	cr_assert_eq(zone_online_bytes(&c, "NoSplit", &b), 0);
@@ -35,9 +35,9 @@ Test(zone_sizing, grows_nosplit_offline_block_first_then_movable)
 	fx_open(&backend_tao_ops);
 	cr_assert_eq(nosplit_blocks(), 2);
 	cr_assert_eq(resize(4 * FIX_BLOCK, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory8/state=online_nosplit\n" MEM
-					"memory5/state=offline\n" MEM
-					"memory5/state=online_nosplit\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory8/state=online_nosplit\n" MEM "memory5/state=offline\n" MEM
+			     "memory5/state=online_nosplit\n");
 	cr_assert_eq(nosplit_blocks(), 4);
 	cr_assert(strstr(rec.detail, "NoSplit 2 -> 4 blocks"), "%s", rec.detail);
 }
@@ -65,21 +65,21 @@ Test(zone_sizing, busy_block_is_skipped_and_rests)
 	fx_open(&backend_tao_ops);
 	fx_fail("/sys/devices/system/memory/memory5/state", EBUSY);
 	cr_assert_eq(resize(4 * FIX_BLOCK, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory8/state=online_nosplit\n" MEM
-					"memory5/state=offline\n" MEM "memory4/state=offline\n" MEM
-					"memory4/state=online_nosplit\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory8/state=online_nosplit\n" MEM "memory5/state=offline\n" MEM
+			     "memory4/state=offline\n" MEM "memory4/state=online_nosplit\n");
 	/* memory5 backs off: the next block is taken instead. */
 	fx.writes[0] = '\0';
 	fx.fail_path[0] = '\0';
 	cr_assert_eq(resize(5 * FIX_BLOCK, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory3/state=offline\n" MEM
-					"memory3/state=online_nosplit\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory3/state=offline\n" MEM "memory3/state=online_nosplit\n");
 	/* After its back-off memory5 is tried again. */
 	fx_now += 11000;
 	fx.writes[0] = '\0';
 	cr_assert_eq(resize(6 * FIX_BLOCK, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory5/state=offline\n" MEM
-					"memory5/state=online_nosplit\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory5/state=offline\n" MEM "memory5/state=online_nosplit\n");
 }
 
 Test(zone_sizing, all_busy_fails_with_ebusy_and_backs_off)
@@ -107,9 +107,9 @@ Test(zone_sizing, shrinks_back_into_movable)
 
 	fx_open(&backend_tao_ops);
 	cr_assert_eq(resize(0, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory7/state=offline\n" MEM
-					"memory7/state=online_movable\n" MEM
-					"memory6/state=offline\n" MEM "memory6/state=online_movable\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory7/state=offline\n" MEM "memory7/state=online_movable\n" MEM
+			     "memory6/state=offline\n" MEM "memory6/state=online_movable\n");
 	cr_assert_eq(nosplit_blocks(), 0);
 }
 
@@ -137,9 +137,9 @@ Test(zone_sizing, stops_at_the_free_floor)
 	fx_open(&backend_tao_ops);
 	cr_assert_eq(resize(10 * FIX_BLOCK, &rec), RESULT_FAILED);
 	cr_assert_eq(rec.err, ENOMEM, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, MEM "memory8/state=online_nosplit\n" MEM
-					"memory5/state=offline\n" MEM
-					"memory5/state=online_nosplit\n");
+	cr_assert_str_eq(fx.writes,
+			 MEM "memory8/state=online_nosplit\n" MEM "memory5/state=offline\n" MEM
+			     "memory5/state=online_nosplit\n");
 }
 
 Test(zone_sizing, stock_backend_does_not_size)
