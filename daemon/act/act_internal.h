@@ -68,6 +68,11 @@ int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, 
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o);
 
+/* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */
+/* Splits the THPs in [start, end) of @pid; returns 0 or -errno. */
+long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budget,
+			  uint64_t *split_bytes);
+
 /* --- zone_sizing.c --- */
 #define ZONE_KEEP UINT64_MAX
 

@@ -25,7 +25,29 @@ struct split_run {
 	const char *path; /* split_huge_pages, root prefix included */
 	uint64_t budget, bytes;
 	int ranges, failed, err;
+	bool pageout; /* debugfs refused: split through MADV_PAGEOUT */
 };
+
+/* debugfs closed (lockdown: EPERM) or absent: the other way is open. */
+static bool debugfs_refused(int r)
+{
+	return r == -EPERM || r == -EACCES || r == -ENOENT;
+}
+
+static int split_range_pageout(struct split_run *s, const struct vma_info *v)
+{
+	uint64_t done = 0;
+	long r = thp_split_by_pageout(s->pid, v->start, v->end, s->budget - s->bytes, &done);
+
+	if (r) {
+		s->failed++;
+		s->err = (int)-r;
+		return 0;
+	}
+	s->ranges++;
+	s->bytes += done;
+	return 0;
+}
 
 static int split_range(void *ctx, const struct vma_info *v)
 {
@@ -37,13 +59,21 @@ static int split_range(void *ctx, const struct vma_info *v)
 		return 0;
 	if (s->bytes >= s->budget)
 		return 1;
+	if (s->pageout)
+		return split_range_pageout(s, v);
 	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)v->start,
 		 (unsigned long long)v->end);
 	r = write_file(s->path, cmd);
+	if (r && debugfs_refused(r)) {
+		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path,
+			 strerror(-r));
+		s->pageout = true;
+		return split_range_pageout(s, v);
+	}
 	if (r) {
 		s->failed++;
 		s->err = -r;
-		return r == -ENOENT ? 1 : 0;
+		return 0;
 	}
 	s->ranges++;
 	s->bytes += v->anon_huge;
@@ -87,7 +117,7 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 		return;
 	}
 	ensure_debugfs(c, path);
-	for (int i = 0; i < n && s.bytes < budget && s.err != ENOENT; i++)
+	for (int i = 0; i < n && s.bytes < budget; i++)
 		split_task(&s, pids[i]);
 	o->bytes = s.bytes;
 	if (s.failed && !s.ranges)
@@ -96,7 +126,8 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	else
 		act_outcome_set(o, RESULT_DONE, s.failed ? s.err : 0,
 				"split %d THP ranges (%llu bytes) of %d task(s) via %s%s", s.ranges,
-				(unsigned long long)s.bytes, n, c->k->split_huge_pages,
+				(unsigned long long)s.bytes, n,
+				s.pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages,
 				s.failed ? ", some writes failed" : "");
 }
 
