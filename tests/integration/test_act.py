@@ -1,6 +1,7 @@
 """The act stage on the real (stock) kernel: split and collapse a test
 workload's THPs through the safety gate, and refuse protected cgroups."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,24 @@ def test_observe_mode_touches_nothing(daemon_factory, cgroups, tmp_path):
     assert rec["result"] == "dry-run"
     assert "observe mode" in rec["detail"]
     assert anon_huge_kib(p.pid) == N * THP_KIB
+
+
+@pytest.fixture
+def socket_reachable(tmp_path):
+    """Lets other users reach the socket in pytest's private tmp dirs
+    (group bits too: ctl_rc(user=) keeps gid 0)."""
+    dirs = [p for p in [tmp_path, *tmp_path.parents] if str(p).startswith("/tmp/")]
+    modes = {p: p.stat().st_mode for p in dirs}
+    for p in dirs:
+        os.chmod(p, modes[p] | 0o055)
+    yield
+    for p, m in modes.items():
+        os.chmod(p, m)
+
+
+def test_act_needs_root(socket_reachable, enforcing):
+    rc, out, err = enforcing.ctl_rc("act", "warn", "--cgroup", "/x", user="nobody")
+    assert rc == 1, err
+    assert "needs root" in err
+    rc, out, err = enforcing.ctl_rc("actions", user="nobody")
+    assert rc == 0, err
