@@ -113,6 +113,8 @@ static void apply_reload(struct taod *d)
 	}
 	if (strcmp(cfg->root, d->cfg->root) || strcmp(cfg->socket_path, d->cfg->socket_path))
 		log_warn("root and socket changes take effect at the next restart");
+	if (cfg->enforce.backend != d->cfg->enforce.backend)
+		log_warn("[enforce] backend changes take effect at the next restart");
 	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
 	free(d->cfg);

@@ -59,6 +59,11 @@ int smaps_scan(const char *path, vma_visit_fn fn, void *ctx);
 
 /* --- proc_tasks.c: tasks of a cgroup --- */
 bool proc_task_exists(pid_t pid);
+/*
+ * Pids read under a fixture root are not this machine's processes: system
+ * calls on them (pidfd_open, process_madvise) are made only on the real root.
+ */
+bool pids_are_real(void);
 /* True when @pid's memory cgroup is @rel. */
 bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel);
 /* The pids in @rel's cgroup.procs; returns how many, or -errno. */

@@ -17,6 +17,11 @@ bool proc_task_exists(pid_t pid)
 	return pid > 0 && !rootfs_path(path, sizeof(path), rel) && !access(path, F_OK);
 }
 
+bool pids_are_real(void)
+{
+	return !strcmp(rootfs_get(), "/");
+}
+
 bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel)
 {
 	char file[64], text[8192], cg[PATH_MAX];

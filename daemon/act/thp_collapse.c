@@ -55,8 +55,11 @@ static int plan_range(void *ctx, const struct vma_info *v)
 static long collapse_task(pid_t pid, struct collapse_plan *p)
 {
 	long r;
-	int e, pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int e, pidfd;
 
+	if (!pids_are_real())
+		return -EXDEV;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -errno;
 	r = syscall(SYS_process_madvise, pidfd, p->iov, (size_t)p->n, MADV_COLLAPSE, 0);

@@ -76,6 +76,8 @@ long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budg
 	long err = 0;
 
 	*split_bytes = 0;
+	if (!pids_are_real())
+		return -EXDEV;
 	r = open_pagemaps(pid, &pagemap, &kpageflags);
 	if (r)
 		return r;

@@ -146,23 +146,26 @@ int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out)
 /* Free bytes in zones other than the policy zones, from zoneinfo. */
 static int64_t general_free_bytes(const struct act_ctx *c)
 {
-	static char text[1 << 20];
+	char path[PATH_MAX], *line = NULL;
 	bool policy = false;
 	int64_t pages = 0;
-	char *save = NULL;
+	size_t cap = 0;
+	FILE *f;
 
-	if (rootfs_read(c->k->zoneinfo, text, sizeof(text)) <= 0)
-		return -1;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	if (rootfs_path(path, sizeof(path), c->k->zoneinfo) || !(f = fopen(path, "re")))
+		return -1; /* unknown: no block leaves general use */
+	while (getline(&line, &cap, f) > 0) {
 		char zone[64];
 		long long v;
 
-		if (sscanf(l, "Node %*d, zone %63s", zone) == 1)
-			policy =
-			    !strcmp(zone, c->k->zone_nosplit) || !strcmp(zone, c->k->zone_nomerge);
-		else if (!policy && sscanf(l, " pages free %lld", &v) == 1)
+		if (sscanf(line, "Node %*d, zone %63s", zone) == 1)
+			policy = !strcmp(zone, c->k->zone_nosplit) ||
+				 !strcmp(zone, c->k->zone_nomerge);
+		else if (!policy && sscanf(line, " pages free %lld", &v) == 1)
 			pages += v;
 	}
+	free(line);
+	fclose(f);
 	return pages * sysconf(_SC_PAGESIZE);
 }
 

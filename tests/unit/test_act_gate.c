@@ -344,3 +344,31 @@ Test(act_gate, tao_counters_and_hvo_savings)
 	cr_assert_eq(cs.nomerge_thp, 20971520);
 	cr_assert_eq(cs.hvo_saved_bytes, 10 * 28 * 1024);
 }
+
+Test(act_gate, collapse_plans_eligible_base_pages_only)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	/* Fixture pids are not real processes: planned, never advised. */
+	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(rec.err, EXDEV);
+	cr_assert(strstr(rec.detail, "over 1 ranges of 1 tasks, 6291456 bytes"), "%s",
+		  rec.detail);
+	fx_now += 11000;
+	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_FAILED);
+	cr_assert(strstr(rec.detail, "1048576 bytes"), "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+}
+
+Test(act_gate, stock_shatter_falls_back_when_debugfs_refuses)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	fx_fail(SPLIT, EPERM); /* kernel lockdown */
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	/* One refused write, then the MADV_PAGEOUT path (not taken on a fixture). */
+	cr_assert_eq(fx.fail_count, 1);
+	cr_assert_eq(rec.err, EXDEV, "%s", rec.detail);
+}
