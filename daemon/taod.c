@@ -13,6 +13,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "taod/act.h"
 #include "taod/commands.h"
 #include "taod/control_server.h"
 #include "taod/daemon.h"
@@ -112,11 +113,14 @@ static void apply_reload(struct taod *d)
 	}
 	if (strcmp(cfg->root, d->cfg->root) || strcmp(cfg->socket_path, d->cfg->socket_path))
 		log_warn("root and socket changes take effect at the next restart");
+	if (cfg->enforce.backend != d->cfg->enforce.backend)
+		log_warn("[enforce] backend changes take effect at the next restart");
 	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
 	free(d->cfg);
 	d->cfg = cfg;
 	log_set_max_level(cfg->log_level);
+	actor_set_settings(d->actor, &cfg->enforce, &cfg->k);
 	log_info("configuration reloaded from %s", d->config_path);
 }
 
@@ -171,6 +175,20 @@ static int setup_event_loop(struct taod *d)
 	return sd_event_source_set_enabled(d->tick_source, SD_EVENT_ON);
 }
 
+static int start_actor(struct taod *d)
+{
+	const struct act_backend_ops *be =
+		act_backend_pick(d->cfg->enforce.backend, d->kernel.kind);
+	int r = actor_open(&d->actor, &d->cfg->enforce, &d->cfg->k, &d->tree, be);
+
+	if (r) {
+		log_err("act stage: %s", strerror(-r));
+		return r;
+	}
+	log_info("act: %s backend, %s mode", be->name, act_mode_name(d->cfg->enforce.mode));
+	return 0;
+}
+
 static int start(struct taod *d)
 {
 	char why[256] = "";
@@ -190,6 +208,9 @@ static int start(struct taod *d)
 	if (r)
 		return r;
 	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
+	r = start_actor(d);
+	if (r)
+		return r;
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -212,6 +233,7 @@ static void stop(struct taod *d)
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);
 	bpf_observer_close(d->obs);
+	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);
 	free(d->cfg);
 }

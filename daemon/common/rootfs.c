@@ -76,12 +76,24 @@ ssize_t rootfs_read(const char *abs_path, char *buf, size_t len)
 	return r ? r : read_file(path, buf, len);
 }
 
+static write_hook_fn write_hook;
+static void *write_hook_ctx;
+
+void rootfs_set_write_hook(write_hook_fn fn, void *ctx)
+{
+	write_hook = fn;
+	write_hook_ctx = ctx;
+}
+
 int write_file(const char *path, const char *s)
 {
 	size_t n = strlen(s);
 	ssize_t w;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd, r = write_hook ? write_hook(path, s, write_hook_ctx) : 0;
 
+	if (r)
+		return r < 0 ? r : 0;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, s, n);

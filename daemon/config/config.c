@@ -19,7 +19,7 @@
 #include "config_internal.h"
 #include "taod/parse.h"
 
-enum setting_type { T_DURATION, T_PATH, T_NAME, T_MODE, T_U64, T_ENUM };
+enum setting_type { T_DURATION, T_PATH, T_NAME, T_MODE, T_U64, T_SIZE, T_ENUM };
 
 struct enum_value {
 	const char *name;
@@ -47,6 +47,13 @@ static const struct enum_value readers_values[] = {
 };
 static const struct enum_value cgroup_version_values[] = {
 	{ "auto", 0 }, { "1", 1 }, { "2", 2 }, { NULL, 0 }
+};
+static const struct enum_value act_mode_values[] = { { "observe", ACT_MODE_OBSERVE },
+						     { "enforce", ACT_MODE_ENFORCE },
+						     { NULL, 0 } };
+static const struct enum_value backend_values[] = {
+	{ "auto", BACKEND_AUTO },	{ "tao", BACKEND_TAO },	    { "stock", BACKEND_STOCK },
+	{ "dry-run", BACKEND_DRY_RUN }, { NULL, 0 }
 };
 static const struct enum_value log_level_values[] = {
 	{ "err", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
@@ -92,6 +99,17 @@ static const struct setting settings[] = {
 	KNAME("state_online_movable", state_online_movable),
 	KNAME("state_offline", state_offline),
 	{ "history", "sample_keep", T_U64, FIELD(sample_keep), NULL },
+	{ "enforce", "mode", T_ENUM, FIELD(enforce.mode), act_mode_values },
+	{ "enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values },
+	{ "enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL },
+	{ "enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute),
+	  NULL },
+	{ "enforce", "allowlist", T_NAME, FIELD(enforce.allowlist), NULL },
+	{ "enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL },
+	{ "enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL },
+	{ "enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL },
+	{ "enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL },
+	{ "enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL },
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
@@ -110,6 +128,7 @@ void config_defaults(struct taod_config *c)
 	c->tao = TAO_AUTO;
 	c->attach = ATTACH_AUTO;
 	c->sample_keep = 3600;
+	act_settings_defaults(&c->enforce);
 	COPY(k->btf, "/sys/kernel/btf/vmlinux");
 	COPY(k->cgroup_root, "auto");
 	COPY(k->mounts, "/proc/self/mounts");
@@ -185,6 +204,8 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 	}
 	case T_U64:
 		return parse_u64(v, dst);
+	case T_SIZE:
+		return parse_size_bytes(v, dst);
 	case T_MODE:
 		if (parse_mode(v, &mode))
 			return -EINVAL;
@@ -212,6 +233,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "a duration above zero such as 500ms, 1s, 5m";
 	case T_U64:
 		return "a whole number";
+	case T_SIZE:
+		return "a size such as 4096, 64M, 2G";
 	case T_MODE:
 		return "an octal mode such as 0660";
 	case T_PATH:

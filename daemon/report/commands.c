@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "taod/act.h"
 #include "taod/protocol.h"
 #include "taod/rootfs.h"
 
@@ -103,6 +104,8 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
 	add_str(o, "config", d->config_path);
 	add_str(o, "root", rootfs_get());
+	add_str(o, "backend", actor_backend_name(d->actor));
+	json_object_object_add(o, "act", act_status_json(d));
 	return o;
 }
 
@@ -306,6 +309,8 @@ static const struct command commands[] = {
 	{ "status", false, cmd_status },
 	{ "cgroups", false, cmd_cgroups },
 	{ "top-tasks", false, cmd_top_tasks },
+	{ "actions", false, cmd_actions },
+	{ "act", true, cmd_act },
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

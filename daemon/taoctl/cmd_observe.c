@@ -42,6 +42,9 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(ev, "lruvec_events"),
 	       (unsigned long long)jget_u64(ev, "page_alloc_events"),
 	       (unsigned long long)jget_u64(ev, "split_events"));
+	printf("act:         %s backend, %s mode, %llu actions audited\n",
+	       jget_str(r, "backend"), jget_str(jget(r, "act"), "mode"),
+	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
 	printf("ticks:       %llu every %llu ms, last took %llu us\n",
 	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));

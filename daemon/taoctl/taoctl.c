@@ -17,6 +17,10 @@ static const struct taoctl_command commands[] = {
 	{ "cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups },
 	{ "top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
 	  taoctl_top_tasks },
+	{ "actions", "[--limit N] [--cgroup GLOB]", "the audit log: actions done or suppressed",
+	  taoctl_actions },
+	{ "act", "ACTION --cgroup P [--pid N] [--dry-run]",
+	  "(root) one action through the safety gate", taoctl_act },
 };
 
 static void usage(FILE *f)

@@ -17,4 +17,10 @@ struct task_row {
 /* Fills up to @max rows; returns how many. */
 size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max);
 
+/* The act stage's commands (commands_act.c). */
+struct json_object *cmd_actions(struct taod *d, struct json_object *req);
+struct json_object *cmd_act(struct taod *d, struct json_object *req);
+/* Backend, mode and (TAO) kernel counters, for status. */
+struct json_object *act_status_json(struct taod *d);
+
 #endif

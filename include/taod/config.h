@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "taod/act_settings.h"
+
 #define TAOD_DEFAULT_CONFIG "/etc/taod.conf"
 #define TAOD_NAME_MAX 64
 
@@ -61,6 +63,8 @@ struct taod_config {
 	struct kernel_paths k;
 	/* [history] */
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */
+	/* [enforce] */
+	struct act_settings enforce;
 };
 
 /* One diagnostic: file:line: message. */

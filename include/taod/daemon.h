@@ -14,6 +14,7 @@
 #include "taod/kernel_probe.h"
 
 struct control_server;
+struct actor;
 
 struct taod {
 	struct taod_config *cfg;
@@ -33,6 +34,7 @@ struct taod {
 	sd_event *event;
 	sd_event_source *tick_source;
 	struct control_server *ctl;
+	struct actor *actor; /* the act stage: gate, backend, audit */
 };
 
 /* One pass of observe -> account (-> decide -> act). */

@@ -19,5 +19,11 @@ ssize_t read_file(const char *path, char *buf, size_t len);
 ssize_t rootfs_read(const char *abs_path, char *buf, size_t len);
 /* Write a string to an existing file in one write(). Returns 0 or -errno. */
 int write_file(const char *path, const char *s);
+/*
+ * Tests see (and may fail) every write_file(): the hook returns 0 to let the
+ * write happen, 1 when it did the write itself, or -errno to fail it.
+ */
+typedef int (*write_hook_fn)(const char *path, const char *s, void *ctx);
+void rootfs_set_write_hook(write_hook_fn fn, void *ctx);
 
 #endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Pieces shared by the act stage's files (and its unit tests). */
+#ifndef TAOD_ACT_INTERNAL_H
+#define TAOD_ACT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "taod/act.h"
+
+/* --- rate_limit.c: actions per minute and bytes per minute --- */
+struct rate_limit {
+	double actions; /* tokens left */
+	double bytes;
+	uint64_t last_ms;
+	bool primed;
+};
+
+void rate_limit_refill(struct rate_limit *r, const struct act_settings *s, uint64_t now_ms);
+bool rate_limit_action_left(const struct rate_limit *r);
+uint64_t rate_limit_bytes_left(const struct rate_limit *r);
+void rate_limit_take(struct rate_limit *r, uint64_t bytes);
+
+/* --- backoff.c: exponential back-off per key after failures --- */
+#define BACKOFF_BASE_MS 10000ULL
+#define BACKOFF_MAX_MS	600000ULL
+
+struct backoff_entry {
+	char key[320];
+	uint64_t retry_ms;
+	unsigned failures;
+};
+
+struct backoff_table {
+	struct backoff_entry *v;
+	size_t n, cap;
+};
+
+void backoff_free(struct backoff_table *t);
+/* Records a failure; returns the delay until the next try. */
+uint64_t backoff_fail(struct backoff_table *t, const char *key, uint64_t now_ms);
+void backoff_clear(struct backoff_table *t, const char *key);
+/* Milliseconds still to wait, 0 when the key may be tried. */
+uint64_t backoff_wait_ms(const struct backoff_table *t, const char *key, uint64_t now_ms);
+
+/* --- smaps.c: the mappings of a task --- */
+struct vma_info {
+	uint64_t start, end;
+	uint64_t rss, anon, anon_huge; /* bytes */
+	bool thp_eligible;
+	bool anon_mapping; /* no backing file */
+};
+
+typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);
+/* Calls @fn for each mapping of an smaps file; non-zero from @fn stops. */
+int smaps_scan(const char *path, vma_visit_fn fn, void *ctx);
+
+/* --- proc_tasks.c: tasks of a cgroup --- */
+bool proc_task_exists(pid_t pid);
+/*
+ * Pids read under a fixture root are not this machine's processes: system
+ * calls on them (pidfd_open, process_madvise) are made only on the real root.
+ */
+bool pids_are_real(void);
+/* True when @pid's memory cgroup is @rel. */
+bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel);
+/* The pids in @rel's cgroup.procs; returns how many, or -errno. */
+int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max);
+
+/* --- thp_collapse.c: process_madvise(MADV_COLLAPSE), both kernels --- */
+void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			 struct act_outcome *o);
+
+/* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */
+/* Splits the THPs in [start, end) of @pid; returns 0 or -errno. */
+long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budget,
+			  uint64_t *split_bytes);
+
+/* --- zone_sizing.c --- */
+#define ZONE_KEEP UINT64_MAX
+
+struct zone_targets {
+	uint64_t nosplit, nomerge; /* bytes, or ZONE_KEEP */
+};
+
+/* Targets from the THP demand of guaranteed cgroups, within bounds. */
+void zone_plan(const struct act_settings *s, uint64_t demand, struct zone_targets *t);
+/* Moves memory blocks until the zones reach @t (or busy blocks/floor stop it). */
+void zone_resize(const struct act_ctx *c, const struct zone_targets *t, struct act_outcome *o);
+/* Bytes of online memory blocks in @zone. */
+int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out);
+
+#define THP_BYTES	  (2ULL << 20)
+#define HVO_SAVED_PER_THP (28ULL << 10)
+
+#endif

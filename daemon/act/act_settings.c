@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Defaults of the act stage's safety settings: observe, modest budgets. */
+#include <stdio.h>
+#include <string.h>
+
+#include "taod/act_settings.h"
+
+void act_settings_defaults(struct act_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mode = ACT_MODE_OBSERVE;
+	s->backend = BACKEND_AUTO;
+	s->actions_per_minute = 6;
+	s->shatter_bytes_per_minute = 256ULL << 20;
+	s->zone_min = 0;
+	s->zone_max = 0; /* no bound but the memory there is */
+	s->zone_headroom = 256ULL << 20;
+	s->free_floor = 1ULL << 30;
+	snprintf(s->audit_log, sizeof(s->audit_log), "%s", "/var/lib/taod/audit.jsonl");
+}
+
+const char *act_mode_name(enum act_mode m)
+{
+	return m == ACT_MODE_ENFORCE ? "enforce" : "observe";
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The safety gate. Each request passes, in order: is the target still
+ * there; is it protected (root, taod's own cgroup and its ancestors, the
+ * allowlist); does the mode or the policy say dry-run; is there budget
+ * left (actions and bytes per minute); is an earlier failure still backing
+ * off. Only then does the backend act. Every request ends in the audit log.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "act_internal.h"
+#include "taod/audit.h"
+#include "taod/clock.h"
+
+#define AUDIT_RING 1024
+
+struct actor {
+	struct act_settings s; /* copies: a reload frees the config */
+	struct kernel_paths k;
+	const struct cgroup_tree *tree;
+	const struct act_backend_ops *be;
+	struct act_ctx ctx;
+	struct rate_limit rl;
+	struct backoff_table failures; /* per "kind cgroup" */
+	struct backoff_table busy_blocks;
+	struct audit_log *audit;
+};
+
+int actor_open(struct actor **out, const struct act_settings *s, const struct kernel_paths *k,
+	       const struct cgroup_tree *tree, const struct act_backend_ops *backend)
+{
+	struct actor *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->s = *s;
+	a->k = *k;
+	a->tree = tree;
+	a->be = backend;
+	a->audit = audit_open(s->audit_log, AUDIT_RING);
+	if (!a->audit) {
+		free(a);
+		return -ENOMEM;
+	}
+	a->ctx = (struct act_ctx){.k = &a->k,
+				  .tree = tree,
+				  .s = &a->s,
+				  .busy_blocks = &a->busy_blocks,
+				  .now_ms = monotonic_ms};
+	*out = a;
+	return 0;
+}
+
+void actor_close(struct actor *a)
+{
+	if (!a)
+		return;
+	audit_close(a->audit);
+	backoff_free(&a->failures);
+	backoff_free(&a->busy_blocks);
+	free(a);
+}
+
+void actor_set_settings(struct actor *a, const struct act_settings *s, const struct kernel_paths *k)
+{
+	a->s = *s;
+	a->k = *k;
+	audit_set_path(a->audit, s->audit_log);
+}
+
+void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void))
+{
+	a->ctx.now_ms = now_ms;
+}
+
+const char *actor_backend_name(const struct actor *a)
+{
+	return a->be->name;
+}
+
+int actor_read_stats(struct actor *a, struct act_stats *out)
+{
+	return a->be->read_stats(&a->ctx, out);
+}
+
+struct audit_log *actor_audit(struct actor *a)
+{
+	return a->audit;
+}
+
+static bool machine_wide(const struct action_request *req)
+{
+	return req->kind == ACTION_RESIZE_ZONES;
+}
+
+static bool moves_bytes(const struct action_request *req)
+{
+	return req->kind == ACTION_SHATTER || req->kind == ACTION_COLLAPSE;
+}
+
+/* Gone, or not a path inside the hierarchy at all. */
+static bool vanished(const struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (req->cgroup[0] != '/' || strstr(req->cgroup, "/..")) {
+		act_outcome_set(o, RESULT_VANISHED, EINVAL, "\"%s\" is not a cgroup path",
+				req->cgroup);
+		return true;
+	}
+	if (cgroup_file_path(a->tree, req->cgroup, NULL, dir, sizeof(dir)) || stat(dir, &st) ||
+	    !S_ISDIR(st.st_mode)) {
+		act_outcome_set(o, RESULT_VANISHED, ENOENT, "cgroup %s is gone", req->cgroup);
+		return true;
+	}
+	if (req->pid && !proc_task_exists(req->pid)) {
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is gone", (int)req->pid);
+		return true;
+	}
+	if (req->pid && !proc_task_in_cgroup(a->tree, req->pid, req->cgroup)) {
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is no longer in %s",
+				(int)req->pid, req->cgroup);
+		return true;
+	}
+	return false;
+}
+
+/* @anc is @path or one of its ancestors. */
+static bool is_ancestor_or_self(const char *anc, const char *path)
+{
+	size_t n = strlen(anc);
+
+	if (!strcmp(anc, "/"))
+		return true;
+	return !strncmp(anc, path, n) && (path[n] == '/' || !path[n]);
+}
+
+static bool allowlist_match(const char *list, const char *cgroup, char *which, size_t len)
+{
+	char copy[sizeof(((struct act_settings *)0)->allowlist)], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *g = strtok_r(copy, " \t,", &save); g; g = strtok_r(NULL, " \t,", &save)) {
+		if (!fnmatch(g, cgroup, 0)) {
+			snprintf(which, len, "%s", g);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool protected(const struct actor *a, const struct action_request *req,
+		      struct act_outcome *o)
+{
+	char glob[256];
+
+	if (!strcmp(req->cgroup, "/")) {
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "the root cgroup is never acted on");
+		return true;
+	}
+	if (is_ancestor_or_self(req->cgroup, a->tree->self)) {
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "%s holds taod itself (%s)", req->cgroup,
+				a->tree->self);
+		return true;
+	}
+	if (allowlist_match(a->s.allowlist, req->cgroup, glob, sizeof(glob))) {
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "allowlisted by \"%s\"", glob);
+		return true;
+	}
+	return false;
+}
+
+static bool dry_run(const struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	const char *why = a->s.mode == ACT_MODE_OBSERVE ? "observe mode"
+			  : req->dry_run		? "policy dry-run"
+							: NULL;
+
+	if (why)
+		act_outcome_set(o, RESULT_DRY_RUN, 0, "%s: would %s %s", why,
+				action_kind_name(req->kind),
+				machine_wide(req) ? "the policy zones" : req->cgroup);
+	return why != NULL;
+}
+
+static bool rate_limited(struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	rate_limit_refill(&a->rl, &a->s, a->ctx.now_ms());
+	if (!rate_limit_action_left(&a->rl)) {
+		act_outcome_set(o, RESULT_RATE_LIMITED, 0, "%llu actions per minute spent",
+				(unsigned long long)a->s.actions_per_minute);
+		return true;
+	}
+	if (moves_bytes(req) && !rate_limit_bytes_left(&a->rl)) {
+		act_outcome_set(o, RESULT_RATE_LIMITED, 0, "%llu bytes per minute spent",
+				(unsigned long long)a->s.shatter_bytes_per_minute);
+		return true;
+	}
+	return false;
+}
+
+static void backoff_key(const struct action_request *req, char *key, size_t len)
+{
+	snprintf(key, len, "%s %.300s", action_kind_name(req->kind), req->cgroup);
+}
+
+static bool backing_off(const struct actor *a, const struct action_request *req,
+			struct act_outcome *o)
+{
+	char key[320];
+	uint64_t wait;
+
+	backoff_key(req, key, sizeof(key));
+	wait = backoff_wait_ms(&a->failures, key, a->ctx.now_ms());
+	if (wait)
+		act_outcome_set(o, RESULT_BACKING_OFF, 0,
+				"an earlier failure backs off for %llu ms",
+				(unsigned long long)wait);
+	return wait != 0;
+}
+
+static act_op_fn backend_op(const struct act_backend_ops *be, enum action_kind k)
+{
+	switch (k) {
+	case ACTION_RESTRICT:
+		return be->restrict_zones;
+	case ACTION_GRANT:
+		return be->grant;
+	case ACTION_SHATTER:
+		return be->shatter;
+	case ACTION_COLLAPSE:
+		return be->collapse;
+	case ACTION_RESIZE_ZONES:
+		return be->resize_zones;
+	default:
+		return NULL;
+	}
+}
+
+/* Past the gate: act, charge the budgets, and back off on failure. */
+static void carry_out(struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	uint64_t left = rate_limit_bytes_left(&a->rl);
+	uint64_t budget = req->bytes && req->bytes < left ? req->bytes : left;
+	act_op_fn op = backend_op(a->be, req->kind);
+	char key[320];
+	size_t n;
+
+	if (req->kind == ACTION_WARN) {
+		act_outcome_set(o, RESULT_DONE, 0, "warned");
+		return;
+	}
+	if (!op) {
+		act_outcome_set(o, RESULT_UNSUPPORTED, EINVAL, "unknown action kind %d", req->kind);
+		return;
+	}
+	op(&a->ctx, req, budget, o);
+	rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
+	backoff_key(req, key, sizeof(key));
+	if (o->result != RESULT_FAILED) {
+		backoff_clear(&a->failures, key);
+		return;
+	}
+	n = strlen(o->detail);
+	snprintf(o->detail + n, sizeof(o->detail) - n, "; retry in %llu s",
+		 (unsigned long long)backoff_fail(&a->failures, key, a->ctx.now_ms()) / 1000);
+}
+
+static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	if (!machine_wide(req) && (vanished(a, req, o) || protected(a, req, o)))
+		return;
+	if (dry_run(a, req, o))
+		return;
+	if (req->kind != ACTION_WARN && (rate_limited(a, req, o) || backing_off(a, req, o)))
+		return;
+	carry_out(a, req, o);
+}
+
+enum action_result actor_submit(struct actor *a, const struct action_request *req,
+				struct action_record *rec)
+{
+	struct action_record local = {0};
+	struct act_outcome o = {0};
+
+	if (!rec)
+		rec = &local;
+	memset(rec, 0, sizeof(*rec));
+	rec->req = *req;
+	gate(a, req, &o);
+	rec->result = o.result;
+	rec->err = o.err;
+	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
+	audit_record(a->audit, rec);
+	return o.result;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The audit trail: the journal (one structured notice per request), a ring
+ * of recent records for `taoctl actions`, and an append-only JSON-lines
+ * file that outlives the daemon.
+ */
+#define _GNU_SOURCE
+#include "taod/audit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "taod/clock.h"
+#include "taod/log.h"
+
+struct audit_log {
+	struct action_record *ring;
+	size_t cap, count, head; /* head: where the next record goes */
+	uint64_t next_id;
+	char path[PATH_MAX];
+	int fd;
+	unsigned long file_errors;
+};
+
+struct audit_log *audit_open(const char *path, size_t ring_cap)
+{
+	struct audit_log *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->ring = calloc(ring_cap ? ring_cap : 1, sizeof(*a->ring));
+	if (!a->ring) {
+		free(a);
+		return NULL;
+	}
+	a->cap = ring_cap ? ring_cap : 1;
+	a->fd = -1;
+	audit_set_path(a, path);
+	return a;
+}
+
+void audit_close(struct audit_log *a)
+{
+	if (!a)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a->ring);
+	free(a);
+}
+
+void audit_set_path(struct audit_log *a, const char *path)
+{
+	if (!strcmp(a->path, path ? path : ""))
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	snprintf(a->path, sizeof(a->path), "%s", path ? path : "");
+}
+
+/* mkdir -p of the file's directory. */
+static void make_parent_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0750);
+		*p = '/';
+	}
+}
+
+/* One write per line: O_APPEND keeps concurrent lines whole. */
+static int write_line(int fd, const char *text, size_t n)
+{
+	char *line = malloc(n + 1);
+	ssize_t w;
+
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, text, n);
+	line[n] = '\n';
+	w = write(fd, line, n + 1);
+	free(line);
+	return w == (ssize_t)(n + 1) ? 0 : -EIO;
+}
+
+static void append_line(struct audit_log *a, const struct action_record *r)
+{
+	struct json_object *o;
+	const char *text;
+	size_t n;
+
+	if (!a->path[0])
+		return;
+	if (a->fd < 0) {
+		make_parent_dirs(a->path);
+		a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		if (a->fd < 0) {
+			if (!a->file_errors++)
+				log_warn("audit log %s: %s", a->path, strerror(errno));
+			return;
+		}
+	}
+	o = action_record_json(r);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = strlen(text);
+	if (write_line(a->fd, text, n))
+		a->file_errors++;
+	json_object_put(o);
+}
+
+void audit_record(struct audit_log *a, struct action_record *r)
+{
+	r->id = ++a->next_id;
+	r->time_ms = realtime_ms();
+	log_notice("action id=%llu kind=%s cgroup=%s pid=%d bytes=%llu policy=%s result=%s "
+		   "errno=%d evidence=\"%s\" detail=\"%s\"",
+		   (unsigned long long)r->id, action_kind_name(r->req.kind),
+		   r->req.cgroup[0] ? r->req.cgroup : "-", (int)r->req.pid,
+		   (unsigned long long)r->req.bytes, r->req.policy[0] ? r->req.policy : "-",
+		   action_result_name(r->result), r->err, r->req.evidence, r->detail);
+	a->ring[a->head] = *r;
+	a->head = (a->head + 1) % a->cap;
+	if (a->count < a->cap)
+		a->count++;
+	append_line(a, r);
+}
+
+size_t audit_count(const struct audit_log *a)
+{
+	return a->count;
+}
+
+const struct action_record *audit_get(const struct audit_log *a, size_t i)
+{
+	if (i >= a->count)
+		return NULL;
+	return &a->ring[(a->head + a->cap - 1 - i) % a->cap];
+}
+
+unsigned long audit_file_errors(const struct audit_log *a)
+{
+	return a->file_errors;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+struct json_object *action_record_json(const struct action_record *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_uint64(r->id));
+	json_object_object_add(o, "time_ms", json_object_new_uint64(r->time_ms));
+	add_str(o, "cgroup", r->req.cgroup);
+	json_object_object_add(o, "cgroup_id", json_object_new_uint64(r->req.cgroup_id));
+	json_object_object_add(o, "pid", json_object_new_int(r->req.pid));
+	add_str(o, "action", action_kind_name(r->req.kind));
+	json_object_object_add(o, "bytes", json_object_new_uint64(r->req.bytes));
+	json_object_object_add(o, "dry_run", json_object_new_boolean(r->req.dry_run));
+	add_str(o, "policy", r->req.policy);
+	add_str(o, "evidence", r->req.evidence);
+	add_str(o, "result", action_result_name(r->result));
+	json_object_object_add(o, "errno", json_object_new_int(r->err));
+	add_str(o, "errno_name", r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
+	add_str(o, "error", r->err ? strerror(r->err) : "");
+	add_str(o, "detail", r->detail);
+	return o;
+}

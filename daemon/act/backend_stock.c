@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stock-kernel backend. Shatter stands in as splitting an offending
+ * task's THPs through debugfs split_huge_pages, over the ranges smaps says
+ * hold THPs, so the subpages it no longer maps go back. Collapse is
+ * process_madvise(MADV_COLLAPSE). There are no policy zones to restrict,
+ * grant or size (ZONE_MOVABLE sizing is left out on stock).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "act_internal.h"
+#include "taod/log.h"
+#include "taod/rootfs.h"
+
+#define MAX_TASKS 4096
+
+struct split_run {
+	pid_t pid;
+	const char *path; /* split_huge_pages, root prefix included */
+	uint64_t budget, bytes;
+	int ranges, failed, err;
+	bool pageout; /* debugfs refused: split through MADV_PAGEOUT */
+};
+
+/* debugfs closed (lockdown: EPERM) or absent: the other way is open. */
+static bool debugfs_refused(int r)
+{
+	return r == -EPERM || r == -EACCES || r == -ENOENT;
+}
+
+static int split_range_pageout(struct split_run *s, const struct vma_info *v)
+{
+	uint64_t done = 0;
+	long r = thp_split_by_pageout(s->pid, v->start, v->end, s->budget - s->bytes, &done);
+
+	if (r) {
+		s->failed++;
+		s->err = (int)-r;
+		return 0;
+	}
+	s->ranges++;
+	s->bytes += done;
+	return 0;
+}
+
+static int split_range(void *ctx, const struct vma_info *v)
+{
+	struct split_run *s = ctx;
+	char cmd[96];
+	int r;
+
+	if (!v->anon_huge)
+		return 0;
+	if (s->bytes >= s->budget)
+		return 1;
+	if (s->pageout)
+		return split_range_pageout(s, v);
+	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	r = write_file(s->path, cmd);
+	if (r && debugfs_refused(r)) {
+		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path,
+			 strerror(-r));
+		s->pageout = true;
+		return split_range_pageout(s, v);
+	}
+	if (r) {
+		s->failed++;
+		s->err = -r;
+		return 0;
+	}
+	s->ranges++;
+	s->bytes += v->anon_huge;
+	return 0;
+}
+
+/* debugfs may be unmounted; mount it, but only on the real root. */
+static void ensure_debugfs(const struct act_ctx *c, const char *path)
+{
+	if (!access(path, F_OK) || strcmp(rootfs_get(), "/"))
+		return;
+	if (mount("debugfs", c->k->debugfs, "debugfs", 0, NULL))
+		log_warn("mounting debugfs at %s: %s", c->k->debugfs, strerror(errno));
+	else
+		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
+}
+
+static void split_task(struct split_run *s, pid_t pid)
+{
+	char rel[64], path[PATH_MAX];
+
+	s->pid = pid;
+	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)pid);
+	if (!rootfs_path(path, sizeof(path), rel))
+		smaps_scan(path, split_range, s);
+}
+
+static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
+			  uint64_t budget, struct act_outcome *o)
+{
+	static pid_t pids[MAX_TASKS];
+	char path[PATH_MAX];
+	struct split_run s = {.path = path, .budget = budget};
+	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
+
+	if (req->pid)
+		pids[0] = req->pid;
+	if (n < 0 || rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
+		act_outcome_set(o, RESULT_FAILED, n < 0 ? -n : ENAMETOOLONG,
+				"cannot list tasks of %s", req->cgroup);
+		return;
+	}
+	ensure_debugfs(c, path);
+	for (int i = 0; i < n && s.bytes < budget; i++)
+		split_task(&s, pids[i]);
+	o->bytes = s.bytes;
+	if (s.failed && !s.ranges)
+		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,
+				strerror(s.err));
+	else
+		act_outcome_set(o, RESULT_DONE, s.failed ? s.err : 0,
+				"split %d THP ranges (%llu bytes) of %d task(s) via %s%s", s.ranges,
+				(unsigned long long)s.bytes, n,
+				s.pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages,
+				s.failed ? ", some writes failed" : "");
+}
+
+static void stock_unsupported(const struct act_ctx *c, const struct action_request *req,
+			      uint64_t budget, struct act_outcome *o)
+{
+	(void)c;
+	(void)budget;
+	act_outcome_set(o, RESULT_UNSUPPORTED, 0,
+			"%s needs the TAO kernel's policy zones; the stock backend has none",
+			action_kind_name(req->kind));
+}
+
+static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
+{
+	(void)c;
+	memset(out, 0, sizeof(*out));
+	return 0;
+}
+
+const struct act_backend_ops backend_stock_ops = {
+    .name = "stock",
+    .restrict_zones = stock_unsupported,
+    .grant = stock_unsupported,
+    .shatter = stock_shatter,
+    .collapse = thp_collapse_cgroup,
+    .resize_zones = stock_unsupported,
+    .read_stats = stock_read_stats,
+};

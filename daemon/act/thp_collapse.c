@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reward for a cgroup below its coverage guarantee, on any kernel since
+ * 6.1: process_madvise(MADV_COLLAPSE) over its tasks' THP-eligible
+ * anonymous ranges that are not THP-backed yet, within a byte budget.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "act_internal.h"
+#include "taod/rootfs.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define COLLAPSE_IOV_MAX 64
+#define MAX_TASKS	 4096
+
+struct collapse_plan {
+	struct iovec iov[COLLAPSE_IOV_MAX];
+	int n;
+	uint64_t budget, planned; /* bytes of base pages to collapse */
+};
+
+/* Keeps the 2 MiB-aligned part of each eligible range that has base pages. */
+static int plan_range(void *ctx, const struct vma_info *v)
+{
+	struct collapse_plan *p = ctx;
+	uint64_t start = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1);
+	uint64_t end = v->end & ~(THP_BYTES - 1);
+	uint64_t base = v->anon > v->anon_huge ? v->anon - v->anon_huge : 0;
+	uint64_t left = p->budget - p->planned;
+
+	if (!v->thp_eligible || !v->anon_mapping || !base || end <= start)
+		return 0;
+	if (base > left) { /* the part of the range the budget pays for */
+		base = left;
+		if (end - start > ((left + THP_BYTES - 1) & ~(THP_BYTES - 1)))
+			end = start + ((left + THP_BYTES - 1) & ~(THP_BYTES - 1));
+	}
+	p->iov[p->n].iov_base = (void *)(uintptr_t)start;
+	p->iov[p->n].iov_len = end - start;
+	p->n++;
+	p->planned += base;
+	return p->n == COLLAPSE_IOV_MAX || p->planned >= p->budget;
+}
+
+/* Returns bytes advised, or -errno. */
+static long collapse_task(pid_t pid, struct collapse_plan *p)
+{
+	long r;
+	int e, pidfd;
+
+	if (!pids_are_real())
+		return -EXDEV;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	r = syscall(SYS_process_madvise, pidfd, p->iov, (size_t)p->n, MADV_COLLAPSE, 0);
+	e = errno;
+	close(pidfd);
+	return r < 0 ? -e : r;
+}
+
+void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			 struct act_outcome *o)
+{
+	static pid_t pids[MAX_TASKS];
+	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
+	int ranges = 0, err = 0, tasks = 0;
+	uint64_t planned = 0;
+
+	if (req->pid)
+		pids[0] = req->pid;
+	if (n < 0) {
+		act_outcome_set(o, RESULT_FAILED, -n, "cannot read %s/cgroup.procs: %s",
+				req->cgroup, strerror(-n));
+		return;
+	}
+	for (int i = 0; i < n && planned < budget; i++) {
+		struct collapse_plan p = {.budget = budget - planned};
+		char rel[64], path[PATH_MAX];
+		long r;
+
+		snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)pids[i]);
+		if (rootfs_path(path, sizeof(path), rel) || smaps_scan(path, plan_range, &p) < 0 ||
+		    !p.n)
+			continue;
+		r = collapse_task(pids[i], &p);
+		if (r < 0)
+			err = (int)-r;
+		tasks++;
+		ranges += p.n;
+		planned += p.planned;
+	}
+	o->bytes = planned;
+	if (!ranges)
+		act_outcome_set(o, RESULT_DONE, 0, "nothing to collapse in %d tasks", n);
+	else
+		act_outcome_set(
+		    o, err ? RESULT_FAILED : RESULT_DONE, err,
+		    "MADV_COLLAPSE over %d ranges of %d tasks, %llu bytes of base pages%s%s",
+		    ranges, tasks, (unsigned long long)planned, err ? ": " : "",
+		    err ? strerror(err) : "");
+}

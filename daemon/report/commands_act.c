@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Control commands of the act stage: `actions` reads the audit ring,
+ * `act` (root) submits one request through the same safety gate decide
+ * uses, for operators and tests.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "taod/act.h"
+#include "taod/audit.h"
+#include "taod/commands.h"
+#include "taod/protocol.h"
+
+#define ACTIONS_LIMIT_MAX 1024
+
+struct json_object *cmd_actions(struct taod *d, struct json_object *req)
+{
+	struct audit_log *log = actor_audit(d->actor);
+	struct json_object *o, *list;
+	const char *glob = NULL;
+	int64_t limit = 50;
+	int r = protocol_arg_int(req, "limit", 1, ACTIONS_LIMIT_MAX, &limit);
+
+	if (r == -EINVAL || r == -ERANGE)
+		return protocol_errorf("args.limit must be an integer from 1 to %d",
+				       ACTIONS_LIMIT_MAX);
+	if (protocol_arg_string(req, "glob", &glob) == -EINVAL)
+		return protocol_error("args.glob must be a string");
+	list = json_object_new_array();
+	for (size_t i = 0; i < audit_count(log) && (int64_t)json_object_array_length(list) < limit;
+	     i++) {
+		const struct action_record *rec = audit_get(log, i);
+
+		if (glob && fnmatch(glob, rec->req.cgroup, 0))
+			continue;
+		json_object_array_add(list, action_record_json(rec));
+	}
+	o = protocol_ok();
+	json_object_object_add(o, "actions", list);
+	return o;
+}
+
+static int kind_from_name(const char *name, enum action_kind *out)
+{
+	for (int k = 0; k < ACTION_KIND_MAX; k++) {
+		if (!strcmp(name, action_kind_name((enum action_kind)k))) {
+			*out = (enum action_kind)k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Fills the numeric and boolean arguments; NULL or an error reply. */
+static struct json_object *act_numbers(struct json_object *req, struct action_request *ar)
+{
+	struct json_object *dry = protocol_arg(req, "dry_run");
+	int64_t pid = 0, bytes = 0;
+	int r;
+
+	r = protocol_arg_int(req, "pid", 0, INT32_MAX, &pid);
+	if (r == -EINVAL || r == -ERANGE)
+		return protocol_error("args.pid must be a pid");
+	r = protocol_arg_int(req, "bytes", 0, INT64_MAX, &bytes);
+	if (r == -EINVAL || r == -ERANGE)
+		return protocol_error("args.bytes must be a byte count");
+	if (dry && !json_object_is_type(dry, json_type_boolean))
+		return protocol_error("args.dry_run must be true or false");
+	ar->pid = (pid_t)pid;
+	ar->bytes = (uint64_t)bytes;
+	ar->dry_run = dry && json_object_get_boolean(dry);
+	return NULL;
+}
+
+struct json_object *cmd_act(struct taod *d, struct json_object *req)
+{
+	struct action_request ar = {0};
+	struct action_record rec;
+	const char *kind = NULL, *cgroup = "";
+	struct json_object *o, *err;
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (protocol_arg_string(req, "action", &kind) || kind_from_name(kind, &ar.kind))
+		return protocol_error("args.action must be one of warn, restrict, grant, shatter, "
+				      "collapse, resize-zones");
+	if (protocol_arg_string(req, "cgroup", &cgroup) == -EINVAL ||
+	    (ar.kind != ACTION_RESIZE_ZONES && !cgroup[0]))
+		return protocol_error("args.cgroup must name a cgroup, e.g. \"/app.slice/x\"");
+	err = act_numbers(req, &ar);
+	if (err)
+		return err;
+	snprintf(ar.cgroup, sizeof(ar.cgroup), "%s", cgroup);
+	snprintf(ar.policy, sizeof(ar.policy), "operator");
+	snprintf(ar.evidence, sizeof(ar.evidence), "requested through the control socket");
+	if (cgroup[0] && !cgroup_file_path(&d->tree, cgroup, NULL, dir, sizeof(dir)) &&
+	    !stat(dir, &st))
+		ar.cgroup_id = (uint64_t)st.st_ino;
+	actor_submit(d->actor, &ar, &rec);
+	o = protocol_ok();
+	json_object_object_add(o, "record", action_record_json(&rec));
+	return o;
+}
+
+struct json_object *act_status_json(struct taod *d)
+{
+	struct json_object *o = json_object_new_object();
+	struct act_stats s;
+
+	json_object_object_add(o, "backend", json_object_new_string(actor_backend_name(d->actor)));
+	json_object_object_add(o, "mode",
+			       json_object_new_string(act_mode_name(d->cfg->enforce.mode)));
+	json_object_object_add(o, "audited",
+			       json_object_new_uint64(audit_count(actor_audit(d->actor))));
+	if (actor_read_stats(d->actor, &s) || !s.tao)
+		return o;
+	json_object_object_add(o, "pgalloc_nosplit", json_object_new_uint64(s.pgalloc_nosplit));
+	json_object_object_add(o, "pgalloc_nomerge", json_object_new_uint64(s.pgalloc_nomerge));
+	json_object_object_add(o, "thp_shatter_page", json_object_new_uint64(s.thp_shatter_page));
+	json_object_object_add(o, "thp_shatter_page_failed",
+			       json_object_new_uint64(s.thp_shatter_page_failed));
+	json_object_object_add(o, "thp_hvo_page", json_object_new_uint64(s.thp_hvo_page));
+	json_object_object_add(o, "hvo_saved_bytes", json_object_new_uint64(s.hvo_saved_bytes));
+	json_object_object_add(o, "nosplit_bytes", json_object_new_uint64(s.nosplit_bytes));
+	json_object_object_add(o, "nomerge_bytes", json_object_new_uint64(s.nomerge_bytes));
+	return o;
+}

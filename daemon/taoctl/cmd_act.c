@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* taoctl actions, act: the audit log and operator-requested actions. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client.h"
+#include "commands.h"
+#include "format.h"
+
+static const char *fmt_when(char *buf, size_t len, uint64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "%llu", (unsigned long long)ms);
+	return buf;
+}
+
+static void print_record(struct json_object *a)
+{
+	char when[32];
+	int err = (int)jget_u64(a, "errno");
+
+	printf("%-19s %-32s %7llu %-12s %-12s %-6s %s | %s\n",
+	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")), jget_str(a, "cgroup"),
+	       (unsigned long long)jget_u64(a, "pid"), jget_str(a, "action"), jget_str(a, "result"),
+	       err ? jget_str(a, "errno_name") : "-", jget_str(a, "evidence"), jget_str(a, "detail"));
+}
+
+static int parse_positive(const char *s, long *out)
+{
+	char *end;
+
+	*out = strtol(s, &end, 10);
+	return *end || *out < 1 ? -1 : 0;
+}
+
+int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
+					     {"cgroup", required_argument, NULL, 'g'},
+					     {NULL, 0, NULL, 0}};
+	struct json_object *args = json_object_new_object(), *r, *list;
+	long n;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
+		if (c == 'g') {
+			json_object_object_add(args, "glob", json_object_new_string(optarg));
+		} else if (c == 'n' && !parse_positive(optarg, &n)) {
+			json_object_object_add(args, "limit", json_object_new_int64(n));
+		} else {
+			fprintf(stderr, "taoctl: actions [--limit N] [--cgroup GLOB]\n");
+			json_object_put(args);
+			return EXIT_USAGE;
+		}
+	}
+	rc = taoctl_request(ctl, "actions", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	list = jget(r, "actions");
+	if (ctl->json) {
+		print_json(list);
+	} else {
+		printf("%-19s %-32s %7s %-12s %-12s %-6s %s\n", "WHEN", "CGROUP", "TASK", "ACTION",
+		       "RESULT", "ERRNO", "EVIDENCE | DETAIL");
+		for (size_t i = 0; i < json_object_array_length(list); i++)
+			print_record(json_object_array_get_idx(list, i));
+	}
+	json_object_put(r);
+	return 0;
+}
+
+static int act_usage(void)
+{
+	fprintf(stderr, "taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes N] [--dry-run]\n"
+			"  ACTION: warn, restrict, grant, shatter, collapse, resize-zones\n");
+	return EXIT_USAGE;
+}
+
+static int act_options(int argc, char **argv, struct json_object *args)
+{
+	static const struct option opts[] = {{"cgroup", required_argument, NULL, 'g'},
+					     {"pid", required_argument, NULL, 'p'},
+					     {"bytes", required_argument, NULL, 'b'},
+					     {"dry-run", no_argument, NULL, 'd'},
+					     {NULL, 0, NULL, 0}};
+	long n;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "g:p:b:d", opts, NULL)) != -1) {
+		if (c == 'g')
+			json_object_object_add(args, "cgroup", json_object_new_string(optarg));
+		else if (c == 'd')
+			json_object_object_add(args, "dry_run", json_object_new_boolean(1));
+		else if ((c == 'p' || c == 'b') && !parse_positive(optarg, &n))
+			json_object_object_add(args, c == 'p' ? "pid" : "bytes",
+					       json_object_new_int64(n));
+		else
+			return -1;
+	}
+	return 0;
+}
+
+int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *args, *r, *rec;
+	int rc;
+
+	if (argc < 2 || argv[1][0] == '-')
+		return act_usage();
+	args = json_object_new_object();
+	json_object_object_add(args, "action", json_object_new_string(argv[1]));
+	if (act_options(argc - 1, argv + 1, args)) {
+		json_object_put(args);
+		return act_usage();
+	}
+	rc = taoctl_request(ctl, "act", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	rec = jget(r, "record");
+	if (ctl->json)
+		print_json(rec);
+	else
+		printf("%s %s: %s (%s)\n", jget_str(rec, "action"), jget_str(rec, "cgroup"),
+		       jget_str(rec, "result"), jget_str(rec, "detail"));
+	json_object_put(r);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The global safety settings of the act stage ([enforce] in taod.conf).
+ * Kept apart from act.h so that config.h can embed them without pulling in
+ * the act stage.
+ */
+#ifndef TAOD_ACT_SETTINGS_H
+#define TAOD_ACT_SETTINGS_H
+
+#include <limits.h>
+#include <stdint.h>
+
+enum act_mode { ACT_MODE_OBSERVE, ACT_MODE_ENFORCE };
+enum act_backend_choice { BACKEND_AUTO, BACKEND_TAO, BACKEND_STOCK, BACKEND_DRY_RUN };
+
+struct act_settings {
+	enum act_mode mode;		   /* observe: every request ends as dry-run */
+	enum act_backend_choice backend;   /* auto: TAO when the kernel is TAO */
+	uint64_t actions_per_minute;	   /* token bucket over all kinds but warn */
+	uint64_t shatter_bytes_per_minute; /* shatter + collapse bytes */
+	char allowlist[1024];		   /* cgroup globs, space separated */
+	uint64_t zone_min;		   /* bounds of each policy zone, bytes */
+	uint64_t zone_max;
+	uint64_t zone_headroom;	  /* bytes on top of the guaranteed demand */
+	uint64_t free_floor;	  /* never take free memory below this */
+	char audit_log[PATH_MAX]; /* JSON lines; "" for none */
+};
+
+void act_settings_defaults(struct act_settings *s);
+const char *act_mode_name(enum act_mode m);
+
+#endif

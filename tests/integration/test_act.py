@@ -1,0 +1,152 @@
+"""The act stage on the real (stock) kernel: split and collapse a test
+workload's THPs through the safety gate, and refuse protected cgroups."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import wait_for
+
+N = 8
+THP_KIB = 2048
+
+
+def anon_huge_kib(pid):
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1])
+    raise AssertionError("no AnonHugePages in smaps_rollup")
+
+
+@pytest.fixture
+def enforcing(daemon_factory, tmp_path):
+    audit = tmp_path / "audit" / "audit.jsonl"
+    d = daemon_factory(f"[enforce]\nmode = enforce\nbackend = stock\n"
+                       f"actions_per_minute = 60\nshatter_bytes_per_minute = 1G\n"
+                       f"allowlist = /*-keep\naudit_log = {audit}\n")
+    d.audit = audit
+    return d
+
+
+def act(d, *args):
+    return d.ctl("act", *args)
+
+
+def holding_thps(cgroups, name):
+    cg = cgroups.make(name)
+    p = cgroups.workload(cg, "fault", N, "hold", 60)
+    wait_for(lambda: anon_huge_kib(p.pid) >= N * THP_KIB, what="THPs faulted")
+    return cg, p
+
+
+def test_status_shows_backend(enforcing):
+    st = enforcing.ctl("status")
+    assert st["backend"] == "stock"
+    assert st["act"]["mode"] == "enforce"
+
+
+def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
+    cg, p = holding_thps(cgroups, "shatter")
+    sib, ps = holding_thps(cgroups, "sibling")
+    rel = cgroups.rel(cg)
+
+    rec = act(enforcing, "shatter", "--cgroup", rel, "--pid", str(p.pid), "--dry-run")
+    assert rec["result"] == "dry-run"
+    assert anon_huge_kib(p.pid) == N * THP_KIB
+
+    rec = act(enforcing, "shatter", "--cgroup", rel, "--pid", str(p.pid))
+    assert rec["result"] == "done", rec
+    assert anon_huge_kib(p.pid) == 0
+    # debugfs split_huge_pages, or MADV_PAGEOUT where lockdown closes debugfs
+    assert "split_huge_pages" in rec["detail"] or "MADV_PAGEOUT" in rec["detail"]
+
+    assert anon_huge_kib(ps.pid) == N * THP_KIB  # the sibling is untouched
+
+    acts = enforcing.ctl("actions", "--cgroup", rel)
+    assert [a["result"] for a in acts] == ["done", "dry-run"]
+    assert acts[0]["pid"] == p.pid and acts[0]["action"] == "shatter"
+    lines = [json.loads(x) for x in enforcing.audit.read_text().splitlines()]
+    assert [x["result"] for x in lines if x["cgroup"] == rel] == ["dry-run", "done"]
+
+
+def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
+    cg = cgroups.make("whole")
+    ps = [cgroups.workload(cg, "fault", N // 2, "hold", 60) for _ in range(2)]
+    for p in ps:
+        wait_for(lambda: anon_huge_kib(p.pid) >= N // 2 * THP_KIB, what="THPs faulted")
+    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg))
+    assert rec["result"] == "done", rec
+    assert [anon_huge_kib(p.pid) for p in ps] == [0, 0]
+
+
+def test_collapse_raises_coverage(enforcing, cgroups):
+    cg = cgroups.make("collapse")
+    p = cgroups.workload(cg, "smallfault", N, "hold", 60)
+    rss = lambda: int(next(l.split()[1] for l in
+                           Path(f"/proc/{p.pid}/smaps_rollup").read_text().splitlines()
+                           if l.startswith("Anonymous:")))
+    wait_for(lambda: rss() >= N * THP_KIB, what="base pages faulted")
+    before = anon_huge_kib(p.pid)
+    assert before < N * THP_KIB
+
+    rec = act(enforcing, "collapse", "--cgroup", cgroups.rel(cg))
+    assert rec["result"] == "done", rec
+    assert "MADV_COLLAPSE" in rec["detail"]
+    after = anon_huge_kib(p.pid)
+    print(f"AnonHugePages before {before} kB, after MADV_COLLAPSE {after} kB")
+    assert after >= before + (N // 2) * THP_KIB
+
+
+def test_protected_cgroups_are_refused(enforcing, cgroups):
+    keep, pk = holding_thps(cgroups, "keep")
+    rel_keep = cgroups.rel(keep)
+    # Our own cgroup holds taod (it was started from here) and the test cgroups.
+    own = cgroups.rel(cgroups.base)
+
+    assert act(enforcing, "shatter", "--cgroup", "/")["result"] == "allowlisted"
+    assert act(enforcing, "shatter", "--cgroup", own)["result"] == "allowlisted"
+    rec = act(enforcing, "shatter", "--cgroup", rel_keep, "--pid", str(pk.pid))
+    assert rec["result"] == "allowlisted"
+    assert "/*-keep" in rec["detail"]
+    assert anon_huge_kib(pk.pid) == N * THP_KIB
+
+
+def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
+    a, pa = holding_thps(cgroups, "a")
+    b = cgroups.make("b")
+    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(b), "--pid", str(pa.pid))
+    assert rec["result"] == "vanished"  # pa is not in b: never acted on through b
+    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(a) + "-gone")
+    assert rec["result"] == "vanished"
+    assert anon_huge_kib(pa.pid) == N * THP_KIB
+
+
+def test_observe_mode_touches_nothing(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {tmp_path}/a.jsonl\n")
+    cg, p = holding_thps(cgroups, "observe")
+    rec = d.ctl("act", "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
+    assert rec["result"] == "dry-run"
+    assert "observe mode" in rec["detail"]
+    assert anon_huge_kib(p.pid) == N * THP_KIB
+
+
+@pytest.fixture
+def socket_reachable(tmp_path):
+    """Lets other users reach the socket in pytest's private tmp dirs
+    (group bits too: ctl_rc(user=) keeps gid 0)."""
+    dirs = [p for p in [tmp_path, *tmp_path.parents] if str(p).startswith("/tmp/")]
+    modes = {p: p.stat().st_mode for p in dirs}
+    for p in dirs:
+        os.chmod(p, modes[p] | 0o055)
+    yield
+    for p, m in modes.items():
+        os.chmod(p, m)
+
+
+def test_act_needs_root(socket_reachable, enforcing):
+    rc, out, err = enforcing.ctl_rc("act", "warn", "--cgroup", "/x", user="nobody")
+    assert rc == 1, err
+    assert "needs root" in err
+    rc, out, err = enforcing.ctl_rc("actions", user="nobody")
+    assert rc == 0, err

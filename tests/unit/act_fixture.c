@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "act_fixture.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "taod/log.h"
+#include "taod/rootfs.h"
+
+struct act_fixture fx;
+uint64_t fx_now = 1000000;
+
+static uint64_t fake_now(void)
+{
+	return fx_now;
+}
+
+void fx_file(const char *rel, const char *text)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
+	snprintf(cmd, sizeof(cmd), "%s", path);
+	*strrchr(cmd, '/') = '\0';
+	for (char *p = cmd + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(cmd, 0755);
+			*p = '/';
+		}
+	mkdir(cmd, 0755);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(s, f);
+	fclose(f);
+}
+
+/* The kernel's side of memoryN/state: the zone follows the online value. */
+static void play_block_state(const char *path, const char *value)
+{
+	static const char *const zones[][2] = {{"online_nosplit", "NoSplit"},
+					       {"online_nomerge", "NoMerge"},
+					       {"online_movable", "Movable"}};
+	char vz[PATH_MAX];
+
+	put(path, strncmp(value, "online", 6) ? "offline\n" : "online\n");
+	snprintf(vz, sizeof(vz), "%s", path);
+	strcpy(strrchr(vz, '/'), "/valid_zones");
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(value, zones[i][0]))
+			put(vz, zones[i][1]);
+	if (!strcmp(value, "offline"))
+		put(vz, "Movable NoSplit NoMerge");
+}
+
+static int record_write(const char *path, const char *s, void *ctx)
+{
+	const char *rel = path + strlen(fx.root);
+	size_t off = strlen(fx.writes);
+
+	(void)ctx;
+	cr_assert(!strncmp(path, fx.root, strlen(fx.root)), "write outside the root: %s", path);
+	snprintf(fx.writes + off, sizeof(fx.writes) - off, "%s=%s\n", rel, s);
+	if (fx.fail_path[0] && !strcmp(rel, fx.fail_path)) {
+		fx.fail_count++;
+		return -fx.fail_err;
+	}
+	if (strstr(rel, "/sys/devices/system/memory/memory"))
+		play_block_state(path, s);
+	else
+		put(path, s);
+	return 1;
+}
+
+static void make_block(int id, bool online, const char *zones)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "/sys/devices/system/memory/memory%d/state", id);
+	fx_file(rel, online ? "online\n" : "offline\n");
+	snprintf(rel, sizeof(rel), "/sys/devices/system/memory/memory%d/valid_zones", id);
+	fx_file(rel, zones);
+}
+
+static const char zoneinfo[] = "Node 0, zone      DMA\n  pages free     3840\n"
+			       "        present  4095\n"
+			       "Node 0, zone    DMA32\n  pages free     200000\n"
+			       "Node 0, zone   Normal\n  pages free     2000000\n"
+			       "        present  4000000\n"
+			       "Node 0, zone  Movable\n  pages free     100000\n"
+			       "Node 0, zone  NoSplit\n  pages free     60000\n"
+			       "        order    9\n"
+			       "Node 0, zone  NoMerge\n  pages free     30000\n"
+			       "        order    9\n";
+
+static void make_tree(void)
+{
+	fx_file("/proc/zoneinfo", zoneinfo);
+	fx_file("/proc/vmstat", "nr_free_pages 2393840\npgalloc_nosplit 5120\n"
+				"pgalloc_nomerge 2048\nthp_shatter_page 7\n"
+				"thp_shatter_page_failed 1\nthp_shatter_page_discarded 0\n"
+				"thp_hvo_page 10\n");
+	fx_file("/proc/meminfo", "MemTotal:       24000000 kB\nMemFree:         9575360 kB\n");
+	fx_file("/sys/devices/system/memory/block_size_bytes", "8000000\n");
+	make_block(0, true, "DMA32");
+	make_block(1, true, "Normal");
+	for (int i = 2; i <= 5; i++)
+		make_block(i, true, "Movable");
+	make_block(6, true, "NoSplit");
+	make_block(7, true, "NoSplit");
+	make_block(8, false, "Normal Movable NoSplit NoMerge");
+	make_block(9, true, "NoMerge");
+	make_block(10, false, "Normal");
+	fx_file("/sys/fs/cgroup/cgroup.procs", "1\n");
+	fx_file("/sys/fs/cgroup/taod.service/cgroup.procs", "77\n");
+	fx_file("/sys/fs/cgroup/app/a/memory.thp_shatter", "");
+	fx_file("/sys/fs/cgroup/app/a/memory.thp_zones", "nosplit nomerge\n");
+	fx_file("/sys/fs/cgroup/app/a/memory.stat",
+		"anon 104857600\nanon_thp 62914560\nthp_split_page 3\nthp_shatter_page 2\n"
+		"nosplit_thp 41943040\nnomerge_thp 20971520\n");
+	fx_file("/sys/fs/cgroup/app/a/cgroup.procs", "4242\n");
+	fx_file("/sys/fs/cgroup/app/b/memory.thp_zones", "nosplit nomerge\n");
+	fx_file("/sys/fs/cgroup/app/b/memory.thp_shatter", "");
+	fx_file("/proc/4242/cgroup", "0::/app/a\n");
+	fx_file("/proc/4242/smaps",
+		"55d0c0000000-55d0c0021000 rw-p 00000000 00:00 0    [heap]\n"
+		"Rss:                 132 kB\nAnonymous:           132 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
+		"7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
+		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
+		"AnonHugePages:      4096 kB\nTHPeligible:    1\n"
+		"7f1000000000-7f1000800000 rw-p 00000000 00:00 0 \n"
+		"Rss:                8192 kB\nAnonymous:          8192 kB\n"
+		"AnonHugePages:      2048 kB\nTHPeligible:    1\n"
+		"7f2000000000-7f2000200000 r-xp 00000000 08:01 1234 /usr/lib/libc.so.6\n"
+		"Rss:                 900 kB\nAnonymous:             0 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n");
+	fx_file("/sys/kernel/debug/split_huge_pages", "");
+}
+
+void fx_setup(void)
+{
+	memset(&fx, 0, sizeof(fx));
+	log_set_max_level(LOG_WARNING); /* the audit notices would flood the output */
+	snprintf(fx.root, sizeof(fx.root), "/tmp/taod-act-XXXXXX");
+	cr_assert_not_null(mkdtemp(fx.root));
+	make_tree();
+	rootfs_set(fx.root);
+	rootfs_set_write_hook(record_write, NULL);
+	config_defaults(&fx.cfg);
+	fx.cfg.enforce.mode = ACT_MODE_ENFORCE;
+	fx.cfg.enforce.actions_per_minute = 100;
+	fx.cfg.enforce.shatter_bytes_per_minute = 1ULL << 30;
+	fx.cfg.enforce.allowlist[0] = '\0';
+	fx.cfg.enforce.zone_headroom = 0;
+	snprintf(fx.cfg.enforce.audit_log, sizeof(fx.cfg.enforce.audit_log), "%s/audit/a.jsonl",
+		 fx.root);
+	fx.tree.version = 2;
+	snprintf(fx.tree.mount, sizeof(fx.tree.mount), "%s/sys/fs/cgroup", fx.root);
+	snprintf(fx.tree.self, sizeof(fx.tree.self), "/taod.service");
+}
+
+void fx_open(const struct act_backend_ops *be)
+{
+	cr_assert_eq(actor_open(&fx.actor, &fx.cfg.enforce, &fx.cfg.k, &fx.tree, be), 0);
+	actor_set_clock(fx.actor, fake_now);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void fx_teardown(void)
+{
+	actor_close(fx.actor);
+	fx.actor = NULL;
+	rootfs_set_write_hook(NULL, NULL);
+	rootfs_set("/");
+	nftw(fx.root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void fx_fail(const char *rel, int err)
+{
+	snprintf(fx.fail_path, sizeof(fx.fail_path), "%s", rel);
+	fx.fail_err = err;
+}
+
+static char *snap;
+static size_t snap_len;
+
+static int snap_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char text[16384] = "";
+	FILE *f;
+
+	(void)st;
+	(void)ftw;
+	if (strstr(path, "/audit"))
+		return 0; /* the audit log is ours, not the kernel's */
+	if (flag == FTW_F) {
+		f = fopen(path, "r");
+		if (f) {
+			text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+			fclose(f);
+		}
+	}
+	snap = realloc(snap, snap_len + strlen(path) + strlen(text) + 4);
+	snap_len += (size_t)sprintf(snap + snap_len, "%s\n%s\n", path, text);
+	return 0;
+}
+
+char *fx_snapshot(void)
+{
+	snap = NULL;
+	snap_len = 0;
+	nftw(fx.root, snap_entry, 16, FTW_PHYS);
+	return snap;
+}
+
+struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes)
+{
+	struct action_request r = {.kind = kind, .pid = pid, .bytes = bytes};
+
+	snprintf(r.cgroup, sizeof(r.cgroup), "%s", cgroup);
+	snprintf(r.policy, sizeof(r.policy), "test");
+	snprintf(r.evidence, sizeof(r.evidence), "split_ratio=0.9 over 60s");
+	return r;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* [enforce] in taod.conf fills struct act_settings; bad values name file:line. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "taod/config.h"
+
+static const char *write_tmp(const char *text)
+{
+	static char path[] = "/tmp/taod-enforce-XXXXXX";
+	int fd;
+
+	strcpy(path, "/tmp/taod-enforce-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+Test(act_config, enforce_section)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_tmp("[enforce]\nmode = enforce\nbackend = dry-run\n"
+				  "actions_per_minute = 12\nshatter_bytes_per_minute = 64M\n"
+				  "allowlist = /system.slice/* /init.scope\nzone_min = 1G\n"
+				  "zone_max = 8G\nzone_headroom = 512M\nfree_floor = 2G\n"
+				  "audit_log = /tmp/x/audit.jsonl\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s", errs.items[0].msg);
+	unlink(p);
+	cr_assert_eq(cfg.enforce.mode, ACT_MODE_ENFORCE);
+	cr_assert_eq(cfg.enforce.backend, BACKEND_DRY_RUN);
+	cr_assert_eq(cfg.enforce.actions_per_minute, 12);
+	cr_assert_eq(cfg.enforce.shatter_bytes_per_minute, 64ULL << 20);
+	cr_assert_str_eq(cfg.enforce.allowlist, "/system.slice/* /init.scope");
+	cr_assert_eq(cfg.enforce.zone_min, 1ULL << 30);
+	cr_assert_eq(cfg.enforce.zone_max, 8ULL << 30);
+	cr_assert_eq(cfg.enforce.zone_headroom, 512ULL << 20);
+	cr_assert_eq(cfg.enforce.free_floor, 2ULL << 30);
+	cr_assert_str_eq(cfg.enforce.audit_log, "/tmp/x/audit.jsonl");
+}
+
+Test(act_config, defaults_observe)
+{
+	struct taod_config cfg;
+
+	config_defaults(&cfg);
+	cr_assert_eq(cfg.enforce.mode, ACT_MODE_OBSERVE);
+	cr_assert_eq(cfg.enforce.backend, BACKEND_AUTO);
+}
+
+Test(act_config, bad_values_name_the_line)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_tmp("[enforce]\nmode = yes\nfree_floor = lots\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 2);
+	unlink(p);
+	cr_assert_eq(errs.items[0].line, 2);
+	cr_assert(strstr(errs.items[0].msg, "observe, enforce"), "%s", errs.items[0].msg);
+	cr_assert_eq(errs.items[1].line, 3);
+	cr_assert(strstr(errs.items[1].msg, "a size"), "%s", errs.items[1].msg);
+}

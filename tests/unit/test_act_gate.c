@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The safety gate and the backends' exact writes, on a fixture TAO kernel. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../daemon/act/act_internal.h"
+#include "act_fixture.h"
+#include "taod/audit.h"
+#include "taod/rootfs.h"
+
+#define CG    "/sys/fs/cgroup/app/a/"
+#define SPLIT "/sys/kernel/debug/split_huge_pages"
+
+TestSuite(act_gate, .init = fx_setup, .fini = fx_teardown);
+
+static enum action_result submit(enum action_kind k, const char *cg, pid_t pid, uint64_t bytes,
+				 struct action_record *rec)
+{
+	struct action_request r = fx_req(k, cg, pid, bytes);
+
+	return actor_submit(fx.actor, &r, rec);
+}
+
+Test(act_gate, tao_shatter_writes_the_budget)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, CG "memory.thp_shatter=1048576\n");
+	cr_assert_eq(rec.err, 0);
+}
+
+Test(act_gate, tao_shatter_eagain_is_partial_not_failure)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	fx_fail(CG "memory.thp_shatter", EAGAIN);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(rec.err, EAGAIN);
+	cr_assert(strstr(rec.detail, "partial"), "%s", rec.detail);
+	/* Not a failure, so no back-off: the next one goes through. */
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx.fail_count, 2);
+}
+
+Test(act_gate, restrict_then_grant_through_thp_zones)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, ""); /* already both zones */
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes,
+			 CG "memory.thp_zones=\n\n" CG "memory.thp_zones=nosplit nomerge\n");
+}
+
+Test(act_gate, failed_write_is_recorded_and_backs_off_exponentially)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	fx_fail(CG "memory.thp_zones", EINVAL);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(rec.err, EINVAL);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
+	/* Other kinds and cgroups are not held back by it. */
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_DONE);
+	fx_now += 10001;
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
+	fx_now += 10001; /* the second failure waits 20 s */
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
+	fx_now += 10001;
+	fx.fail_path[0] = '\0';
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx.fail_count, 2);
+}
+
+Test(act_gate, actions_per_minute_limit)
+{
+	struct action_record rec;
+
+	fx.cfg.enforce.actions_per_minute = 3;
+	fx_open(&backend_tao_ops);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
+	cr_assert_str_eq(fx.writes, CG "memory.thp_shatter=4096\n" CG "memory.thp_shatter=4096\n" CG
+				       "memory.thp_shatter=4096\n");
+	fx_now += 20000; /* a third of a minute: one token back */
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
+}
+
+Test(act_gate, shatter_bytes_per_minute_budget)
+{
+	struct action_record rec;
+
+	fx.cfg.enforce.shatter_bytes_per_minute = 3 << 20;
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_RATE_LIMITED);
+	/* The second one only got what was left of the minute's bytes. */
+	cr_assert_str_eq(fx.writes,
+			 CG "memory.thp_shatter=2097152\n" CG "memory.thp_shatter=1048576\n");
+	/* Restrict moves no bytes: still allowed. */
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+}
+
+static void dry_run_writes_nothing(const struct act_backend_ops *be)
+{
+	struct action_record rec;
+	char *before = fx_snapshot(), *after;
+	enum action_kind kinds[] = {ACTION_WARN,    ACTION_RESTRICT, ACTION_GRANT,
+				    ACTION_SHATTER, ACTION_COLLAPSE, ACTION_RESIZE_ZONES};
+
+	fx_open(be);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		enum action_result r = submit(kinds[i], "/app/a", FIX_PID, 8 << 20, &rec);
+
+		/* A warning only logs, which the dry-run backend does too. */
+		if (kinds[i] == ACTION_WARN && be == &backend_dry_run_ops) {
+			cr_assert_eq(r, RESULT_DONE);
+			continue;
+		}
+		cr_assert_eq(r, RESULT_DRY_RUN, "%s: %s", action_kind_name(kinds[i]), rec.detail);
+		cr_assert(strstr(rec.detail, "would"), "%s", rec.detail);
+	}
+	after = fx_snapshot();
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+}
+
+Test(act_gate, observe_mode_writes_nothing)
+{
+	fx.cfg.enforce.mode = ACT_MODE_OBSERVE;
+	dry_run_writes_nothing(&backend_tao_ops);
+}
+
+Test(act_gate, dry_run_backend_writes_nothing)
+{
+	dry_run_writes_nothing(&backend_dry_run_ops);
+}
+
+Test(act_gate, policy_dry_run_writes_nothing)
+{
+	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", 0, 1 << 20);
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	r.dry_run = true;
+	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_DRY_RUN);
+	cr_assert(strstr(rec.detail, "policy dry-run"), "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+}
+
+Test(act_gate, root_self_and_allowlist_are_refused)
+{
+	struct action_record rec;
+
+	snprintf(fx.cfg.enforce.allowlist, sizeof(fx.cfg.enforce.allowlist),
+		 "/system.slice/* /app/b");
+	fx_file("/sys/fs/cgroup/system.slice/sshd.service/memory.thp_zones", "nosplit nomerge\n");
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(submit(ACTION_SHATTER, "/taod.service", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_ALLOWLISTED);
+	cr_assert(strstr(rec.detail, "\"/app/b\""), "%s", rec.detail);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/system.slice/sshd.service", 0, 0, &rec),
+		     RESULT_ALLOWLISTED);
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+}
+
+Test(act_gate, ancestors_of_taod_are_refused)
+{
+	struct action_record rec;
+
+	snprintf(fx.tree.self, sizeof(fx.tree.self), "/app/a/taod");
+	fx_file("/sys/fs/cgroup/app/a/taod/cgroup.procs", "77\n");
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", 0, 4096, &rec), RESULT_DONE);
+}
+
+Test(act_gate, vanished_cgroup_and_task)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec), RESULT_VANISHED);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 999999, 4096, &rec), RESULT_VANISHED);
+	/* A task that moved to another cgroup is not acted on in this one. */
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", FIX_PID, 4096, &rec), RESULT_VANISHED);
+	cr_assert(strstr(rec.detail, "no longer in /app/b"), "%s", rec.detail);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/../etc", 0, 4096, &rec), RESULT_VANISHED);
+	cr_assert_str_eq(fx.writes, "");
+}
+
+Test(act_gate, stock_shatter_splits_the_ranges_holding_thps)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000800000\n");
+}
+
+Test(act_gate, stock_shatter_stops_at_the_byte_budget)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n");
+}
+
+Test(act_gate, stock_shatter_of_a_cgroup_reads_its_tasks)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert(strstr(fx.writes, "=4242,0x7f0000000000"), "%s", fx.writes);
+}
+
+Test(act_gate, stock_has_no_zone_levers)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_str_eq(fx.writes, "");
+}
+
+static int collect_vma(void *ctx, const struct vma_info *v)
+{
+	struct vma_info *out = ctx;
+	int i = 0;
+
+	while (out[i].end)
+		i++;
+	out[i] = *v;
+	return 0;
+}
+
+Test(act_gate, smaps_fields)
+{
+	struct vma_info v[8] = {0};
+	char path[PATH_MAX];
+
+	rootfs_path(path, sizeof(path), "/proc/4242/smaps");
+	cr_assert_eq(smaps_scan(path, collect_vma, v), 0);
+	cr_assert_eq(v[0].start, 0x55d0c0000000ULL);
+	cr_assert(v[0].anon_mapping && !v[0].thp_eligible);
+	cr_assert_eq(v[1].anon_huge, 4ULL << 20);
+	cr_assert(v[1].thp_eligible && v[1].anon_mapping);
+	cr_assert_eq(v[2].anon, 8ULL << 20);
+	cr_assert_eq(v[2].anon_huge, 2ULL << 20);
+	cr_assert(!v[3].anon_mapping);
+	cr_assert_eq(v[4].end, 0);
+}
+
+static int count_lines(const char *path)
+{
+	char text[65536];
+	int n = 0;
+
+	cr_assert_gt(read_file(path, text, sizeof(text)), 0);
+	for (char *p = text; (p = strchr(p, '\n')); p++)
+		n++;
+	return n;
+}
+
+Test(act_gate, every_request_is_audited)
+{
+	struct action_record rec;
+	struct audit_log *log;
+	struct json_object *o;
+	char first[4096];
+	FILE *f;
+
+	fx.cfg.enforce.actions_per_minute = 1;
+	fx_open(&backend_tao_ops);
+	submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* done */
+	submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* rate-limited */
+	submit(ACTION_SHATTER, "/", 0, 4096, &rec);	       /* allowlisted */
+	submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec);    /* vanished */
+	log = actor_audit(fx.actor);
+	cr_assert_eq(audit_count(log), 4);
+	cr_assert_eq(audit_get(log, 0)->result, RESULT_VANISHED);
+	cr_assert_eq(audit_get(log, 1)->result, RESULT_ALLOWLISTED);
+	cr_assert_eq(audit_get(log, 2)->result, RESULT_RATE_LIMITED);
+	cr_assert_eq(audit_get(log, 3)->result, RESULT_DONE);
+	cr_assert_eq(audit_get(log, 3)->id, 1);
+	cr_assert_eq(count_lines(fx.cfg.enforce.audit_log), 4);
+	f = fopen(fx.cfg.enforce.audit_log, "r");
+	cr_assert(fgets(first, sizeof(first), f));
+	fclose(f);
+	o = json_tokener_parse(first);
+	cr_assert_not_null(o);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "cgroup")), "/app/a");
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "action")), "shatter");
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "result")), "done");
+	cr_assert_eq(json_object_get_int(json_object_object_get(o, "pid")), FIX_PID);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "evidence")),
+			 "split_ratio=0.9 over 60s");
+	json_object_put(o);
+}
+
+Test(act_gate, tao_counters_and_hvo_savings)
+{
+	struct act_cgroup_stats cs;
+	struct act_stats s;
+	char text[4096];
+
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(actor_read_stats(fx.actor, &s), 0);
+	cr_assert(s.tao);
+	cr_assert_eq(s.pgalloc_nosplit, 5120);
+	cr_assert_eq(s.thp_shatter_page, 7);
+	cr_assert_eq(s.thp_shatter_page_failed, 1);
+	cr_assert_eq(s.thp_hvo_page, 10);
+	cr_assert_eq(s.hvo_saved_bytes, 10 * 28 * 1024);
+	cr_assert_eq(s.nosplit_bytes, 2 * FIX_BLOCK);
+	cr_assert_eq(s.nomerge_bytes, 1 * FIX_BLOCK);
+	cr_assert_gt(rootfs_read("/sys/fs/cgroup/app/a/memory.stat", text, sizeof(text)), 0);
+	act_cgroup_stats_parse(text, &cs);
+	cr_assert_eq(cs.thp_split_page, 3);
+	cr_assert_eq(cs.nomerge_thp, 20971520);
+	cr_assert_eq(cs.hvo_saved_bytes, 10 * 28 * 1024);
+}
+
+Test(act_gate, collapse_plans_eligible_base_pages_only)
+{
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	/* Fixture pids are not real processes: planned, never advised. */
+	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(rec.err, EXDEV);
+	cr_assert(strstr(rec.detail, "over 1 ranges of 1 tasks, 6291456 bytes"), "%s",
+		  rec.detail);
+	fx_now += 11000;
+	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_FAILED);
+	cr_assert(strstr(rec.detail, "1048576 bytes"), "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+}
+
+Test(act_gate, stock_shatter_falls_back_when_debugfs_refuses)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	fx_fail(SPLIT, EPERM); /* kernel lockdown */
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	/* One refused write, then the MADV_PAGEOUT path (not taken on a fixture). */
+	cr_assert_eq(fx.fail_count, 1);
+	cr_assert_eq(rec.err, EXDEV, "%s", rec.detail);
+}
