@@ -101,23 +101,19 @@ static struct taod_config *load_config(const struct taod *d)
 	return cfg;
 }
 
+/* SIGHUP: errors go to the log; `taoctl reload` gets them in its reply. */
 static void apply_reload(struct taod *d)
 {
-	struct taod_config *cfg = load_config(d);
+	struct config_errors *errs = calloc(1, sizeof(*errs));
 
-	if (!cfg) {
+	if (!errs)
+		return;
+	if (config_reload(&d->cfg, d->config_path, d->dropin_dir, errs)) {
+		config_errors_print(errs);
 		log_err("reload rejected: %s has errors; the running configuration stays",
 			d->config_path);
-		return;
 	}
-	if (strcmp(cfg->root, d->cfg->root) || strcmp(cfg->socket_path, d->cfg->socket_path))
-		log_warn("root and socket changes take effect at the next restart");
-	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
-	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
-	free(d->cfg);
-	d->cfg = cfg;
-	log_set_max_level(cfg->log_level);
-	log_info("configuration reloaded from %s", d->config_path);
+	free(errs);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *user)
