@@ -101,18 +101,23 @@ static struct taod_config *load_config(const struct taod *d)
 	return cfg;
 }
 
-/* SIGHUP: errors go to the log; `taoctl reload` gets them in its reply. */
+/* SIGHUP and `taoctl reload` both come here; errors leave all as it was. */
+static int reload_config(struct taod *d, struct config_errors *errs)
+{
+	int n = config_reload(&d->cfg, d->config_path, d->dropin_dir, errs);
+
+	if (n)
+		log_err("reload rejected: %s has %d errors; the running configuration stays",
+			d->config_path, n);
+	return n;
+}
+
 static void apply_reload(struct taod *d)
 {
 	struct config_errors *errs = calloc(1, sizeof(*errs));
 
-	if (!errs)
-		return;
-	if (config_reload(&d->cfg, d->config_path, d->dropin_dir, errs)) {
+	if (errs && reload_config(d, errs))
 		config_errors_print(errs);
-		log_err("reload rejected: %s has errors; the running configuration stays",
-			d->config_path);
-	}
 	free(errs);
 }
 
@@ -186,6 +191,9 @@ static int start(struct taod *d)
 	if (r)
 		return r;
 	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
+	decide_init(&d->decide);
+	d->action_sink = action_sink_log; /* until act is connected */
+	d->reload = reload_config;
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -209,6 +217,7 @@ static void stop(struct taod *d)
 	sd_event_unref(d->event);
 	bpf_observer_close(d->obs);
 	cgroup_table_free(&d->cgroups);
+	decide_free(&d->decide);
 	free(d->cfg);
 }
 

@@ -19,18 +19,7 @@
 #include "config_internal.h"
 #include "taod/parse.h"
 
-enum setting_type {
-	T_DURATION,
-	T_PATH,
-	T_OPTPATH, /* an absolute path, or "none" for "" */
-	T_NAME,
-	T_MODE,
-	T_U64,
-	T_ENUM,
-	T_SIZE,
-	T_PERCENT,
-	T_GLOBS, /* space-separated cgroup path globs, may be empty */
-};
+enum setting_type { T_DURATION, T_PATH, T_NAME, T_MODE, T_U64, T_ENUM };
 
 struct enum_value {
 	const char *name;
@@ -59,14 +48,6 @@ static const struct enum_value readers_values[] = {
 static const struct enum_value cgroup_version_values[] = {
 	{ "auto", 0 }, { "1", 1 }, { "2", 2 }, { NULL, 0 }
 };
-static const struct enum_value enforce_mode_values[] = {
-	{ "observe", ENFORCE_OBSERVE }, { "enforce", ENFORCE_ENFORCE }, { NULL, 0 }
-};
-static const struct enum_value backend_values[] = { { "auto", ENFORCE_BACKEND_AUTO },
-						    { "tao", ENFORCE_BACKEND_TAO },
-						    { "stock", ENFORCE_BACKEND_STOCK },
-						    { "dry-run", ENFORCE_BACKEND_DRY_RUN },
-						    { NULL, 0 } };
 static const struct enum_value log_level_values[] = {
 	{ "err", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
 	{ "info", LOG_INFO }, { "debug", LOG_DEBUG },	  { NULL, 0 }
@@ -111,33 +92,9 @@ static const struct setting settings[] = {
 	KNAME("state_online_movable", state_online_movable),
 	KNAME("state_offline", state_offline),
 	{ "history", "sample_keep", T_U64, FIELD(sample_keep), NULL },
-	{ "enforce", "mode", T_ENUM, FIELD(enforce.mode), enforce_mode_values },
-	{ "enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values },
-	{ "enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL },
-	{ "enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute),
-	  NULL },
-	{ "enforce", "allowlist", T_GLOBS, FIELD(enforce.allowlist), NULL },
-	{ "enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL },
-	{ "enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL },
-	{ "enforce", "zone_headroom", T_PERCENT, FIELD(enforce.zone_headroom_pct), NULL },
-	{ "enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL },
-	{ "enforce", "audit_log", T_OPTPATH, FIELD(enforce.audit_log), NULL },
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
-
-static void enforce_defaults(struct enforce_config *e)
-{
-	e->mode = ENFORCE_OBSERVE;
-	e->backend = ENFORCE_BACKEND_AUTO;
-	e->actions_per_minute = 30;
-	e->shatter_bytes_per_minute = 1ULL << 30;
-	e->zone_min = 0;
-	e->zone_max = 0;
-	e->zone_headroom_pct = 10;
-	e->free_floor = 1ULL << 30;
-	COPY(e->audit_log, "/var/lib/taod/audit.log");
-}
 
 void config_defaults(struct taod_config *c)
 {
@@ -153,7 +110,6 @@ void config_defaults(struct taod_config *c)
 	c->tao = TAO_AUTO;
 	c->attach = ATTACH_AUTO;
 	c->sample_keep = 3600;
-	enforce_defaults(&c->enforce);
 	policy_builtin_default(&c->policies.v[0]);
 	c->policies.n = 1;
 	COPY(k->btf, "/sys/kernel/btf/vmlinux");
@@ -219,21 +175,6 @@ static void enum_choices(const struct enum_value *e, char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name);
 }
 
-/* Space-separated globs, each a cgroup path glob; empty is fine. */
-static int set_globs(const struct setting *s, char *dst, const char *v)
-{
-	char words[ENFORCE_ALLOWLIST_MAX], *save = NULL;
-
-	if (strlen(v) >= s->size)
-		return -ENAMETOOLONG;
-	strcpy(words, v);
-	for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		if (!config_glob_valid(w))
-			return -EINVAL;
-	strcpy(dst, v);
-	return 0;
-}
-
 static int set_value(const struct setting *s, void *dst, const char *v)
 {
 	unsigned mode;
@@ -246,20 +187,6 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 	}
 	case T_U64:
 		return parse_u64(v, dst);
-	case T_SIZE:
-		return parse_size_bytes(v, dst);
-	case T_PERCENT:
-		return parse_percent(v, dst);
-	case T_GLOBS:
-		return set_globs(s, dst, v);
-	case T_OPTPATH:
-		if (!strcmp(v, "none")) {
-			*(char *)dst = '\0';
-			return 0;
-		}
-		if (v[0] != '/')
-			return -EINVAL;
-		goto name;
 	case T_MODE:
 		if (parse_mode(v, &mode))
 			return -EINVAL;
@@ -270,7 +197,6 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		/* fallthrough */
 	case T_NAME:
-name:
 		if (!*v || strlen(v) >= s->size)
 			return -ENAMETOOLONG;
 		memcpy(dst, v, strlen(v) + 1);
@@ -288,14 +214,6 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "a duration above zero such as 500ms, 1s, 5m";
 	case T_U64:
 		return "a whole number";
-	case T_SIZE:
-		return "a size such as 4096, 64K, 2M, 1G";
-	case T_PERCENT:
-		return "a percentage from 0 to 100";
-	case T_GLOBS:
-		return "space-separated cgroup path globs, each starting with / or *";
-	case T_OPTPATH:
-		return "an absolute path, or none";
 	case T_MODE:
 		return "an octal mode such as 0660";
 	case T_PATH:
@@ -468,17 +386,4 @@ const char *tao_detect_name(enum tao_detect t)
 const char *attach_mode_name(enum attach_mode a)
 {
 	return a == ATTACH_FENTRY ? "fentry" : a == ATTACH_TRACEPOINT ? "tracepoint" : "auto";
-}
-
-const char *enforce_mode_name(enum enforce_mode m)
-{
-	return m == ENFORCE_ENFORCE ? "enforce" : "observe";
-}
-
-const char *enforce_backend_name(enum enforce_backend b)
-{
-	for (const struct enum_value *e = backend_values; e->name; e++)
-		if (e->value == (int)b)
-			return e->name;
-	return "?";
 }

@@ -16,25 +16,6 @@
 enum tao_detect { TAO_AUTO, TAO_YES, TAO_NO };
 enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_TRACEPOINT };
 enum readers_mode { READERS_ALL, READERS_ROOT };
-enum enforce_mode { ENFORCE_OBSERVE, ENFORCE_ENFORCE };
-enum enforce_backend { ENFORCE_BACKEND_AUTO, ENFORCE_BACKEND_TAO, ENFORCE_BACKEND_STOCK,
-		       ENFORCE_BACKEND_DRY_RUN };
-
-#define ENFORCE_ALLOWLIST_MAX 1024
-
-/* [enforce]: what the act stage may do, globally. */
-struct enforce_config {
-	enum enforce_mode mode;		   /* observe: every request ends as dry-run */
-	enum enforce_backend backend;	   /* auto: TAO on a TAO kernel, else stock */
-	uint64_t actions_per_minute;	   /* over all cgroups */
-	uint64_t shatter_bytes_per_minute; /* bytes split or shattered */
-	char allowlist[ENFORCE_ALLOWLIST_MAX]; /* cgroup globs, space separated */
-	uint64_t zone_min;		   /* bounds of each policy zone, bytes */
-	uint64_t zone_max;		   /* 0: zones are never resized */
-	double zone_headroom_pct;	   /* on top of the guaranteed demand */
-	uint64_t free_floor;		   /* never take free memory below this */
-	char audit_log[PATH_MAX];	   /* JSON lines; "" for none */
-};
 
 /* Where the kernel keeps what taod reads and writes ([kernel] section). */
 struct kernel_paths {
@@ -83,8 +64,6 @@ struct taod_config {
 	struct kernel_paths k;
 	/* [history] */
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */
-	/* [enforce] */
-	struct enforce_config enforce;
 	/* [policy NAME] sections, [0] the default */
 	struct policy_set policies;
 };
@@ -112,8 +91,6 @@ int config_load(struct taod_config *cfg, const char *path, const char *dropin_di
 void config_errors_print(const struct config_errors *errs);
 const char *tao_detect_name(enum tao_detect t);
 const char *attach_mode_name(enum attach_mode a);
-const char *enforce_mode_name(enum enforce_mode m);
-const char *enforce_backend_name(enum enforce_backend b);
 /* "file:line: message" (or "file: message" without a line). */
 void config_error_format(const struct config_error *e, char *buf, size_t len);
 /*
