@@ -287,6 +287,9 @@ static const struct command commands[] = {
 	{ "status", false, cmd_status },
 	{ "cgroups", false, cmd_cgroups },
 	{ "top-tasks", false, cmd_top_tasks },
+	{ "policy", false, cmd_policy },
+	{ "abusers", false, cmd_abusers },
+	{ "reload", true, cmd_reload },
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

@@ -17,6 +17,11 @@ static const struct taoctl_command commands[] = {
 	{ "cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups },
 	{ "top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
 	  taoctl_top_tasks },
+	{ "policy", "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy },
+	{ "abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
+	  taoctl_abusers },
+	{ "reload", "", "re-read the configuration (root); errors keep the old one",
+	  taoctl_reload },
 };
 
 static void usage(FILE *f)

@@ -17,4 +17,10 @@ struct task_row {
 /* Fills up to @max rows; returns how many. */
 size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max);
 
+/* The decide stage's commands (commands_policy.c, commands_abusers.c). */
+struct json_object *cmd_policy(struct taod *d, struct json_object *req);
+struct json_object *cmd_reload(struct taod *d, struct json_object *req);
+struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
+struct json_object *policy_json(const struct policy *p);
+
 #endif
