@@ -19,7 +19,7 @@ static enum action_kind rung_action(enum ladder_rung r)
 static bool reward_due(const struct cg_judge *j, const struct verdict *v)
 {
 	return j->cls == CLASS_GOOD && v->below_guarantee &&
-	       v->reward_bytes >= DECIDE_MIN_REWARD_BYTES;
+	       v->reward_bytes >= DECIDE_THP_BYTES;
 }
 
 static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t now_ms)

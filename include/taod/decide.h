@@ -20,8 +20,9 @@
 #define DECIDE_OFFENDERS 4
 /* A misuser is past max_split_ratio; an abuser past this many times it. */
 #define DECIDE_ABUSER_SCORE 2.0
-/* Coverage rewards smaller than one THP are not worth a request. */
-#define DECIDE_MIN_REWARD_BYTES (2ULL << 20)
+/* PMD-mapped THP size: coverage rewards smaller than one are not worth a
+ * request, and a shatter asks for one per split in the window. */
+#define DECIDE_THP_BYTES (2ULL << 20)
 
 enum cg_class { CLASS_GOOD, CLASS_MISUSER, CLASS_ABUSER, CLASS_MAX };
 
