@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,27 +259,30 @@ int config_policy_entry(struct config_parse *p, const char *section, const char 
 	return 1;
 }
 
-/* Copies from the default policy every key @pol did not give. */
+#define PFIELD(f) offsetof(struct policy, f), sizeof(((struct policy *)0)->f)
+
+/* The keys a policy takes from the default one when it leaves them out. */
+static const struct {
+	enum policy_key bit;
+	size_t offset, size;
+} inheritable[] = {
+	{ PK_COVERAGE_GUARANTEE, PFIELD(coverage_guarantee) },
+	{ PK_MAX_SPLIT_RATIO, PFIELD(max_split_ratio) },
+	{ PK_MIN_ALLOCS, PFIELD(min_allocs) },
+	{ PK_WINDOW, PFIELD(window_ms) },
+	{ PK_LADDER, PFIELD(ladder) },
+	{ PK_COOLDOWN, PFIELD(cooldown_ms) },
+	{ PK_DRY_RUN, PFIELD(dry_run) },
+	{ PK_ESCALATE_AFTER, PFIELD(escalate_after) },
+	{ PK_RELAX_AFTER, PFIELD(relax_after) },
+};
+
 static void inherit_defaults(struct policy *pol, const struct policy *def)
 {
-	if (!(pol->set & (1u << PK_COVERAGE_GUARANTEE)))
-		pol->coverage_guarantee = def->coverage_guarantee;
-	if (!(pol->set & (1u << PK_MAX_SPLIT_RATIO)))
-		pol->max_split_ratio = def->max_split_ratio;
-	if (!(pol->set & (1u << PK_MIN_ALLOCS)))
-		pol->min_allocs = def->min_allocs;
-	if (!(pol->set & (1u << PK_WINDOW)))
-		pol->window_ms = def->window_ms;
-	if (!(pol->set & (1u << PK_LADDER)))
-		memcpy(pol->ladder, def->ladder, sizeof(pol->ladder));
-	if (!(pol->set & (1u << PK_COOLDOWN)))
-		pol->cooldown_ms = def->cooldown_ms;
-	if (!(pol->set & (1u << PK_DRY_RUN)))
-		pol->dry_run = def->dry_run;
-	if (!(pol->set & (1u << PK_ESCALATE_AFTER)))
-		pol->escalate_after = def->escalate_after;
-	if (!(pol->set & (1u << PK_RELAX_AFTER)))
-		pol->relax_after = def->relax_after;
+	for (size_t i = 0; i < sizeof(inheritable) / sizeof(inheritable[0]); i++)
+		if (!(pol->set & (1u << inheritable[i].bit)))
+			memcpy((char *)pol + inheritable[i].offset,
+			       (const char *)def + inheritable[i].offset, inheritable[i].size);
 }
 
 void config_policies_finish(struct config_parse *p)

@@ -7,37 +7,23 @@
 #include <sys/stat.h>
 
 #include "taod/config.h"
+#include "tmp_conf.h"
 
-static char dir[] = "/tmp/taod-policy-XXXXXX";
+static const char *dir;
 static struct taod_config cfg;
 static struct config_errors errs;
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(dir));
+	dir = tmp_conf_setup();
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/taod-policy-XXXXXX");
+	tmp_conf_teardown();
 }
 
-static const char *write_conf(const char *name, const char *text)
-{
-	static char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
+#define write_conf tmp_conf_write
 
 static int load(const char *text)
 {
