@@ -16,6 +16,7 @@
 
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
 void judge_table_sweep(struct decide_state *s);
+int judge_set_path(struct cg_judge *j, const char *path);
 
 struct task_cache {
 	const struct decide_io *io;
@@ -118,21 +119,18 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	history_push(j, &j->last, now_ms);
 }
 
-static struct cg_judge *judge_for(struct decide_state *s, const struct cgroup_entry *e,
+/* A cgroup seen for the first time is judged after one full window. */
+static struct cg_judge *judge_new(struct decide_state *s, const struct cgroup_entry *e,
 				  const struct policy *p, uint64_t now_ms)
 {
-	struct cg_judge *j = decide_find(s, e->id);
+	struct cg_judge *j = judge_table_add(s, e->id);
 
-	if (!j) {
-		j = judge_table_add(s, e->id);
-		if (!j)
-			return NULL;
-		j->class_since_ms = now_ms;
-		j->next_judge_ms = now_ms + p->window_ms; /* a full window first */
-	}
-	snprintf(j->path, sizeof(j->path), "%s", e->path);
+	if (!j)
+		return NULL;
+	j->class_since_ms = now_ms;
+	j->next_judge_ms = now_ms + p->window_ms;
+	judge_set_path(j, e->path);
 	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
-	j->seen_gen = s->gen;
 	return j;
 }
 
@@ -144,26 +142,41 @@ static uint64_t next_judgement(uint64_t prev, uint64_t window_ms, uint64_t now_m
 	return next > now_ms ? next : now_ms + window_ms;
 }
 
+/* The policy is looked up only when a judgement is due: lookups cost globs. */
+static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t now_ms,
+		  const struct decide_io *io, struct task_cache *tc)
+{
+	struct cg_judge *j = decide_find(s, e->id);
+	const struct policy *p;
+
+	if (j && now_ms < j->next_judge_ms) {
+		j->seen_gen = s->gen;
+		return;
+	}
+	p = policy_lookup(io->policies, e->path, NULL);
+	if (!j) {
+		j = judge_new(s, e, p, now_ms);
+		if (j)
+			j->seen_gen = s->gen;
+		return;
+	}
+	j->seen_gen = s->gen;
+	if (judge_set_path(j, e->path))
+		return;
+	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
+	judge(s, j, e, p, io, tc, now_ms);
+	j->next_judge_ms = next_judgement(j->next_judge_ms, p->window_ms, now_ms);
+}
+
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *io)
 {
 	struct task_cache tc = { .io = io };
 
 	s->gen++;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct cgroup_entry *e = t->v[i];
-		const struct policy *p;
-		struct cg_judge *j;
-
-		if (!e->path)
-			continue;
-		p = policy_lookup(io->policies, e->path, NULL);
-		j = judge_for(s, e, p, now_ms);
-		if (!j || now_ms < j->next_judge_ms)
-			continue;
-		judge(s, j, e, p, io, &tc, now_ms);
-		j->next_judge_ms = next_judgement(j->next_judge_ms, p->window_ms, now_ms);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i]->path)
+			visit(s, t->v[i], now_ms, io, &tc);
 	judge_table_sweep(s);
 	free(tc.rows);
 }

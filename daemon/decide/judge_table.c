@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Decide's per-cgroup memory, by cgroup id; forgotten when a cgroup goes. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,39 +11,46 @@ void decide_init(struct decide_state *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static void judge_free(struct cg_judge *j)
+{
+	free(j->path);
+	free(j);
+}
+
 void decide_free(struct decide_state *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
+		judge_free(s->v[i]);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
-static int compare_id(const void *key, const void *elem)
+/* Index of @id, or where it would go. */
+static size_t lower_bound(const struct decide_state *s, uint64_t id)
 {
-	uint64_t id = *(const uint64_t *)key;
-	const struct cg_judge *j = *(struct cg_judge *const *)elem;
+	size_t lo = 0, hi = s->n;
 
-	return id < j->id ? -1 : id > j->id;
-}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-static int compare_judges(const void *a, const void *b)
-{
-	const struct cg_judge *x = *(struct cg_judge *const *)a;
-
-	return compare_id(&x->id, b);
+		if (s->v[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 struct cg_judge *decide_find(const struct decide_state *s, uint64_t id)
 {
-	struct cg_judge **j = s->n ? bsearch(&id, s->v, s->n, sizeof(*s->v), compare_id) : NULL;
+	size_t i = lower_bound(s, id);
 
-	return j ? *j : NULL;
+	return i < s->n && s->v[i]->id == id ? s->v[i] : NULL;
 }
 
-/* New cgroups are rare next to ticks: append and sort. */
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id)
 {
+	size_t at = lower_bound(s, id);
 	struct cg_judge *j;
 
 	if (s->n == s->cap) {
@@ -58,8 +66,9 @@ struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id)
 	if (!j)
 		return NULL;
 	j->id = id;
-	s->v[s->n++] = j;
-	qsort(s->v, s->n, sizeof(*s->v), compare_judges);
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
+	s->v[at] = j;
+	s->n++;
 	return j;
 }
 
@@ -71,7 +80,22 @@ void judge_table_sweep(struct decide_state *s)
 		if (s->v[i]->seen_gen == s->gen)
 			s->v[kept++] = s->v[i];
 		else
-			free(s->v[i]);
+			judge_free(s->v[i]);
 	}
 	s->n = kept;
+}
+
+/* Keeps the judge's copy of the path in step with the table's. */
+int judge_set_path(struct cg_judge *j, const char *path)
+{
+	char *copy;
+
+	if (j->path && !strcmp(j->path, path))
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	free(j->path);
+	j->path = copy;
+	return 0;
 }

@@ -84,6 +84,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
 	add_str(o, "config", d->config_path);
 	add_str(o, "root", rootfs_get());
+	json_object_object_add(o, "decide", decide_status_json(d));
 	return o;
 }
 

@@ -151,6 +151,8 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 		const struct cg_judge *j = d->decide.v[i];
 		const struct policy *p = policy_find(&d->cfg->policies, j->policy);
 
+		if (!j->path) /* out of memory when it was first seen */
+			continue;
 		if (!p) /* its policy went away in a reload: judged anew next window */
 			p = policy_lookup(&d->cfg->policies, j->path, NULL);
 		if (all || j->cls != CLASS_GOOD)
@@ -158,5 +160,21 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 	}
 	o = protocol_ok();
 	put(o, "cgroups", list);
+	return o;
+}
+
+struct json_object *decide_status_json(const struct taod *d)
+{
+	struct json_object *o = json_object_new_object();
+	uint64_t count[CLASS_MAX] = { 0 };
+
+	for (size_t i = 0; i < d->decide.n; i++)
+		count[d->decide.v[i]->cls]++;
+	put(o, "policies", json_object_new_uint64(d->cfg->policies.n));
+	put(o, "cgroups", json_object_new_uint64(d->decide.n));
+	for (int c = 0; c < CLASS_MAX; c++)
+		put(o, cg_class_name(c), json_object_new_uint64(count[c]));
+	put(o, "judgements", json_object_new_uint64(d->decide.judgements));
+	put(o, "requests", json_object_new_uint64(d->decide.requests));
 	return o;
 }

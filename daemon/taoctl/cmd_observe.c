@@ -12,7 +12,7 @@
 
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
-	struct json_object *r, *k, *ev;
+	struct json_object *r, *k, *ev, *dec;
 	int rc;
 
 	(void)argc;
@@ -42,6 +42,15 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(ev, "lruvec_events"),
 	       (unsigned long long)jget_u64(ev, "page_alloc_events"),
 	       (unsigned long long)jget_u64(ev, "split_events"));
+	dec = jget(r, "decide");
+	printf("decide:      %llu policies; %llu cgroups: %llu good, %llu misuser, %llu abuser; "
+	       "%llu requests\n",
+	       (unsigned long long)jget_u64(dec, "policies"),
+	       (unsigned long long)jget_u64(dec, "cgroups"),
+	       (unsigned long long)jget_u64(dec, "good"),
+	       (unsigned long long)jget_u64(dec, "misuser"),
+	       (unsigned long long)jget_u64(dec, "abuser"),
+	       (unsigned long long)jget_u64(dec, "requests"));
 	printf("ticks:       %llu every %llu ms, last took %llu us\n",
 	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));

@@ -22,5 +22,7 @@ struct json_object *cmd_policy(struct taod *d, struct json_object *req);
 struct json_object *cmd_reload(struct taod *d, struct json_object *req);
 struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
 struct json_object *policy_json(const struct policy *p);
+/* Policies, classes and request counts, for status. */
+struct json_object *decide_status_json(const struct taod *d);
 
 #endif

@@ -64,7 +64,7 @@ struct offender {
 /* Decide's memory of one cgroup. */
 struct cg_judge {
 	uint64_t id;
-	char path[PATH_MAX];
+	char *path; /* as the cgroup table last named it */
 	char policy[POLICY_NAME_MAX];
 	enum cg_class cls;
 	uint64_t class_since_ms;

@@ -59,6 +59,7 @@ def test_abuser_classified_while_sibling_stays_good(daemon_factory, cgroups):
     assert row["next_action"] is not None
     assert row["strikes"] >= 1 and row["last_action"]["action"] == "warn"
 
+    assert d.ctl("status")["decide"]["abuser"] >= 1
     listed = {r["cgroup"] for r in d.ctl("abusers")}
     assert rel_a in listed and rel_b not in listed
 
