@@ -19,7 +19,7 @@
 #include "taod/policy.h"
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
-#define MAX_STEPS 1000
+#define MAX_STEPS      1000
 
 typedef int (*policy_setter)(struct policy *p, const char *v);
 
@@ -32,7 +32,7 @@ struct policy_setting {
 
 static int set_match(struct policy *p, const char *v)
 {
-	struct policy tmp = { 0 };
+	struct policy tmp = {0};
 	char words[POLICY_MAX_GLOBS * POLICY_GLOB_MAX];
 	char *save = NULL;
 
@@ -141,7 +141,7 @@ static int ladder_word(char *w, unsigned ladder[RUNG_MAX], int *last_rung, unsig
 
 static int set_ladder(struct policy *p, const char *v)
 {
-	unsigned ladder[RUNG_MAX] = { 0 }, last_step = 0;
+	unsigned ladder[RUNG_MAX] = {0}, last_step = 0;
 	char words[256], *save = NULL;
 	int last_rung = -1, n = 0;
 
@@ -158,21 +158,21 @@ static int set_ladder(struct policy *p, const char *v)
 }
 
 static const struct policy_setting policy_settings[] = {
-	{ "match", PK_MATCH, set_match,
-	  "up to 8 space-separated cgroup path globs, each starting with / or *" },
-	{ "coverage_guarantee", PK_COVERAGE_GUARANTEE, set_percent,
-	  "a percentage from 0 to 100 (0: no guarantee)" },
-	{ "max_split_ratio", PK_MAX_SPLIT_RATIO, set_ratio,
-	  "PMD splits per THP allocation, a number above 0 such as 0.25" },
-	{ "min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number" },
-	{ "window", PK_WINDOW, set_window, "a duration above zero such as 2s, 30s, 5m" },
-	{ "ladder", PK_LADDER, set_ladder,
-	  "rungs observe, warn, restrict, shatter in this order, each NAME:STRIKE with "
-	  "strikes going up, such as warn:1 restrict:3 shatter:5" },
-	{ "cooldown", PK_COOLDOWN, set_cooldown, "a duration such as 0s, 30s, 5m" },
-	{ "dry_run", PK_DRY_RUN, set_dry_run, "yes or no" },
-	{ "escalate_after", PK_ESCALATE_AFTER, set_escalate, "a number of windows, 1 to 1000" },
-	{ "relax_after", PK_RELAX_AFTER, set_relax, "a number of windows, 1 to 1000" },
+    {"match", PK_MATCH, set_match,
+     "up to 8 space-separated cgroup path globs, each starting with / or *"},
+    {"coverage_guarantee", PK_COVERAGE_GUARANTEE, set_percent,
+     "a percentage from 0 to 100 (0: no guarantee)"},
+    {"max_split_ratio", PK_MAX_SPLIT_RATIO, set_ratio,
+     "PMD splits per THP allocation, a number above 0 such as 0.25"},
+    {"min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number"},
+    {"window", PK_WINDOW, set_window, "a duration above zero such as 2s, 30s, 5m"},
+    {"ladder", PK_LADDER, set_ladder,
+     "rungs observe, warn, restrict, shatter in this order, each NAME:STRIKE with "
+     "strikes going up, such as warn:1 restrict:3 shatter:5"},
+    {"cooldown", PK_COOLDOWN, set_cooldown, "a duration such as 0s, 30s, 5m"},
+    {"dry_run", PK_DRY_RUN, set_dry_run, "yes or no"},
+    {"escalate_after", PK_ESCALATE_AFTER, set_escalate, "a number of windows, 1 to 1000"},
+    {"relax_after", PK_RELAX_AFTER, set_relax, "a number of windows, 1 to 1000"},
 };
 
 #define NSETTINGS (sizeof(policy_settings) / sizeof(policy_settings[0]))
@@ -221,8 +221,9 @@ static void apply_policy_key(struct config_parse *p, const char *section, struct
 		if (strcmp(s->key, key))
 			continue;
 		if (s->bit == PK_MATCH && !strcmp(pol->name, POLICY_DEFAULT))
-			config_error_add(p, "[%s] match: the default policy matches every cgroup "
-					    "that no other policy matches; it takes no match key",
+			config_error_add(p,
+					 "[%s] match: the default policy matches every cgroup "
+					 "that no other policy matches; it takes no match key",
 					 section);
 		else if (s->set(pol, value))
 			config_error_add(p, "[%s] %s = \"%s\": expected %s", section, key, value,
@@ -236,7 +237,8 @@ static void apply_policy_key(struct config_parse *p, const char *section, struct
 
 bool config_is_policy_section(const char *section)
 {
-	return !strncmp(section, "policy", 6) && (!section[6] || isspace((unsigned char)section[6]));
+	return !strncmp(section, "policy", 6) &&
+	       (!section[6] || isspace((unsigned char)section[6]));
 }
 
 int config_policy_entry(struct config_parse *p, const char *section, const char *key,
@@ -248,8 +250,9 @@ int config_policy_entry(struct config_parse *p, const char *section, const char 
 	while (isspace((unsigned char)*name))
 		name++;
 	if (!name_valid(name)) {
-		config_error_add(p, "[%s] policy name must be 1 to %d letters, digits, _ . or -: "
-				    "[policy NAME]",
+		config_error_add(p,
+				 "[%s] policy name must be 1 to %d letters, digits, _ . or -: "
+				 "[policy NAME]",
 				 section, POLICY_NAME_MAX - 1);
 		return 1;
 	}
@@ -266,15 +269,15 @@ static const struct {
 	enum policy_key bit;
 	size_t offset, size;
 } inheritable[] = {
-	{ PK_COVERAGE_GUARANTEE, PFIELD(coverage_guarantee) },
-	{ PK_MAX_SPLIT_RATIO, PFIELD(max_split_ratio) },
-	{ PK_MIN_ALLOCS, PFIELD(min_allocs) },
-	{ PK_WINDOW, PFIELD(window_ms) },
-	{ PK_LADDER, PFIELD(ladder) },
-	{ PK_COOLDOWN, PFIELD(cooldown_ms) },
-	{ PK_DRY_RUN, PFIELD(dry_run) },
-	{ PK_ESCALATE_AFTER, PFIELD(escalate_after) },
-	{ PK_RELAX_AFTER, PFIELD(relax_after) },
+    {PK_COVERAGE_GUARANTEE, PFIELD(coverage_guarantee)},
+    {PK_MAX_SPLIT_RATIO, PFIELD(max_split_ratio)},
+    {PK_MIN_ALLOCS, PFIELD(min_allocs)},
+    {PK_WINDOW, PFIELD(window_ms)},
+    {PK_LADDER, PFIELD(ladder)},
+    {PK_COOLDOWN, PFIELD(cooldown_ms)},
+    {PK_DRY_RUN, PFIELD(dry_run)},
+    {PK_ESCALATE_AFTER, PFIELD(escalate_after)},
+    {PK_RELAX_AFTER, PFIELD(relax_after)},
 };
 
 static void inherit_defaults(struct policy *pol, const struct policy *def)

@@ -74,7 +74,7 @@ static uint64_t request_bytes(enum action_kind kind, const struct verdict *v)
 static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind kind,
 		 const struct policy *p, const struct decide_io *io, uint64_t now_ms)
 {
-	struct action_request req = { .kind = kind, .cgroup_id = j->id, .dry_run = p->dry_run };
+	struct action_request req = {.kind = kind, .cgroup_id = j->id, .dry_run = p->dry_run};
 	char ev[200];
 
 	snprintf(req.cgroup, sizeof(req.cgroup), "%s", j->path);
@@ -83,8 +83,8 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 		req.pid = (pid_t)j->offenders[0].pid;
 	req.bytes = request_bytes(kind, &j->last);
 	verdict_evidence(&j->last, p, ev, sizeof(ev));
-	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev,
-		 cg_class_name(j->cls), j->strikes);
+	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev, cg_class_name(j->cls),
+		 j->strikes);
 	j->acted = true;
 	j->last_action = kind;
 	j->last_action_ms = now_ms;
@@ -171,7 +171,7 @@ static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *io)
 {
-	struct task_cache tc = { .io = io };
+	struct task_cache tc = {.io = io};
 
 	s->gen++;
 	for (size_t i = 0; i < t->n; i++)

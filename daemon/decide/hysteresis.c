@@ -51,9 +51,9 @@ bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct polic
 const char *cg_class_name(enum cg_class c)
 {
 	static const char *const names[CLASS_MAX] = {
-		[CLASS_GOOD] = "good",
-		[CLASS_MISUSER] = "misuser",
-		[CLASS_ABUSER] = "abuser",
+	    [CLASS_GOOD] = "good",
+	    [CLASS_MISUSER] = "misuser",
+	    [CLASS_ABUSER] = "abuser",
 	};
 
 	return c < CLASS_MAX ? names[c] : "?";

@@ -26,10 +26,10 @@ void policy_builtin_default(struct policy *p)
 const char *ladder_rung_name(enum ladder_rung r)
 {
 	static const char *const names[RUNG_MAX] = {
-		[RUNG_OBSERVE] = "observe",
-		[RUNG_WARN] = "warn",
-		[RUNG_RESTRICT] = "restrict",
-		[RUNG_SHATTER] = "shatter",
+	    [RUNG_OBSERVE] = "observe",
+	    [RUNG_WARN] = "warn",
+	    [RUNG_RESTRICT] = "restrict",
+	    [RUNG_SHATTER] = "shatter",
 	};
 
 	return r < RUNG_MAX ? names[r] : "?";

@@ -12,14 +12,14 @@
 
 static enum action_kind rung_action(enum ladder_rung r)
 {
-	return r == RUNG_SHATTER ? ACTION_SHATTER : r == RUNG_RESTRICT ? ACTION_RESTRICT :
-									ACTION_WARN;
+	return r == RUNG_SHATTER    ? ACTION_SHATTER
+	       : r == RUNG_RESTRICT ? ACTION_RESTRICT
+				    : ACTION_WARN;
 }
 
 static bool reward_due(const struct cg_judge *j, const struct verdict *v)
 {
-	return j->cls == CLASS_GOOD && v->below_guarantee &&
-	       v->reward_bytes >= DECIDE_THP_BYTES;
+	return j->cls == CLASS_GOOD && v->below_guarantee && v->reward_bytes >= DECIDE_THP_BYTES;
 }
 
 static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t now_ms)
@@ -63,8 +63,7 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 }
 
 /* The first judgement at or after @t. */
-static uint64_t judgement_at_or_after(const struct cg_judge *j, const struct policy *p,
-				      uint64_t t)
+static uint64_t judgement_at_or_after(const struct cg_judge *j, const struct policy *p, uint64_t t)
 {
 	uint64_t due = j->next_judge_ms;
 

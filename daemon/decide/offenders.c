@@ -5,8 +5,8 @@
 #include "taod/commands.h"
 #include "taod/decide.h"
 
-unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id,
-			struct offender *out, unsigned max)
+unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
+			unsigned max)
 {
 	unsigned k = 0;
 

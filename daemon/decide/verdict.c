@@ -47,9 +47,10 @@ void verdict_from_window(const struct cg_window *w, const struct cgroup_entry *e
 
 void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%.1fs window: %llu THP allocs, %llu splits, ratio %.2f (max %.2f)",
-			 (double)v->span_ms / 1000.0, (unsigned long long)v->allocs,
-			 (unsigned long long)v->splits, v->split_ratio, p->max_split_ratio);
+	int n =
+	    snprintf(buf, len, "%.1fs window: %llu THP allocs, %llu splits, ratio %.2f (max %.2f)",
+		     (double)v->span_ms / 1000.0, (unsigned long long)v->allocs,
+		     (unsigned long long)v->splits, v->split_ratio, p->max_split_ratio);
 
 	if (n < 0 || (size_t)n >= len)
 		return;

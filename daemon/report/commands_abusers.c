@@ -92,8 +92,9 @@ static struct json_object *next_action_json(const struct taod *d, const struct c
 	o = json_object_new_object();
 	put(o, "action", json_object_new_string(action_kind_name(kind)));
 	put(o, "due_in_ms", json_object_new_uint64(due > now ? due - now : 0));
-	put(o, "if", json_object_new_string(j->cls == CLASS_ABUSER ? "it keeps abusing" :
-								     "coverage stays below the guarantee"));
+	put(o, "if",
+	    json_object_new_string(j->cls == CLASS_ABUSER ? "it keeps abusing"
+							  : "coverage stays below the guarantee"));
 	return o;
 }
 
@@ -123,8 +124,8 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 	put(o, "up_streak", json_object_new_uint64(j->up_streak));
 	put(o, "down_streak", json_object_new_uint64(j->down_streak));
 	put(o, "restricted", json_object_new_boolean(j->restricted));
-	put(o, "cooldown_left_ms", json_object_new_uint64(j->cooldown_until_ms > now ?
-								   j->cooldown_until_ms - now : 0));
+	put(o, "cooldown_left_ms",
+	    json_object_new_uint64(j->cooldown_until_ms > now ? j->cooldown_until_ms - now : 0));
 	put(o, "next_judgement_in_ms",
 	    json_object_new_uint64(j->next_judge_ms > now ? j->next_judge_ms - now : 0));
 	put(o, "evidence", j->has_verdict ? evidence_json(&j->last, p) : NULL);
@@ -166,7 +167,7 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 struct json_object *decide_status_json(const struct taod *d)
 {
 	struct json_object *o = json_object_new_object();
-	uint64_t count[CLASS_MAX] = { 0 };
+	uint64_t count[CLASS_MAX] = {0};
 
 	for (size_t i = 0; i < d->decide.n; i++)
 		count[d->decide.v[i]->cls]++;

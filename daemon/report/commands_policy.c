@@ -28,15 +28,15 @@ static struct json_object *defined_at(const struct policy *p)
 static struct json_object *inherited_keys(const struct policy *p)
 {
 	static const char *const keys[PK_MAX] = {
-		[PK_COVERAGE_GUARANTEE] = "coverage_guarantee",
-		[PK_MAX_SPLIT_RATIO] = "max_split_ratio",
-		[PK_MIN_ALLOCS] = "min_allocs",
-		[PK_WINDOW] = "window",
-		[PK_LADDER] = "ladder",
-		[PK_COOLDOWN] = "cooldown",
-		[PK_DRY_RUN] = "dry_run",
-		[PK_ESCALATE_AFTER] = "escalate_after",
-		[PK_RELAX_AFTER] = "relax_after",
+	    [PK_COVERAGE_GUARANTEE] = "coverage_guarantee",
+	    [PK_MAX_SPLIT_RATIO] = "max_split_ratio",
+	    [PK_MIN_ALLOCS] = "min_allocs",
+	    [PK_WINDOW] = "window",
+	    [PK_LADDER] = "ladder",
+	    [PK_COOLDOWN] = "cooldown",
+	    [PK_DRY_RUN] = "dry_run",
+	    [PK_ESCALATE_AFTER] = "escalate_after",
+	    [PK_RELAX_AFTER] = "relax_after",
 	};
 	struct json_object *a = json_object_new_array();
 
@@ -66,8 +66,8 @@ struct json_object *policy_json(const struct policy *p)
 	put(o, "escalate_after", json_object_new_uint64(p->escalate_after));
 	put(o, "relax_after", json_object_new_uint64(p->relax_after));
 	put(o, "defined_at", defined_at(p));
-	put(o, "from_default", strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) :
-								json_object_new_array());
+	put(o, "from_default",
+	    strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) : json_object_new_array());
 	return o;
 }
 
@@ -115,14 +115,17 @@ static void explain(const struct policy_match *m, const char *path, char *buf, s
 	else if (!r)
 		snprintf(buf, len, "only policy %s matches (glob %s)", w->policy->name, w->glob);
 	else if (w->spec.literals != r->spec.literals)
-		snprintf(buf, len, "policy %s wins: glob %s has %u literal characters, policy %s's "
-				   "%s has %u", w->policy->name, w->glob, w->spec.literals,
-			 r->policy->name, r->glob, r->spec.literals);
+		snprintf(buf, len,
+			 "policy %s wins: glob %s has %u literal characters, policy %s's "
+			 "%s has %u",
+			 w->policy->name, w->glob, w->spec.literals, r->policy->name, r->glob,
+			 r->spec.literals);
 	else if (w->spec.wildcards != r->spec.wildcards)
-		snprintf(buf, len, "policy %s wins: glob %s has %u wildcards, policy %s's %s has %u "
-				   "(same %u literal characters)", w->policy->name, w->glob,
-			 w->spec.wildcards, r->policy->name, r->glob, r->spec.wildcards,
-			 w->spec.literals);
+		snprintf(buf, len,
+			 "policy %s wins: glob %s has %u wildcards, policy %s's %s has %u "
+			 "(same %u literal characters)",
+			 w->policy->name, w->glob, w->spec.wildcards, r->policy->name, r->glob,
+			 r->spec.wildcards, w->spec.literals);
 	else
 		snprintf(buf, len, "policy %s wins: as specific as policy %s, and defined later",
 			 w->policy->name, r->policy->name);
@@ -148,8 +151,8 @@ static struct json_object *policy_for_cgroup(struct taod *d, const char *path)
 	explain(m, path, why, sizeof(why));
 	cands = json_object_new_array();
 	for (unsigned i = 0; i < m->ncand; i++)
-		json_object_array_add(cands, candidate_json(&m->cand[i],
-							    m->cand[i].policy == m->winner));
+		json_object_array_add(cands,
+				      candidate_json(&m->cand[i], m->cand[i].policy == m->winner));
 	o = protocol_ok();
 	put(o, "cgroup", json_object_new_string(path));
 	put(o, "tracked", json_object_new_boolean(cgroup_tracked(d, path)));
@@ -206,8 +209,7 @@ struct json_object *cmd_reload(struct taod *d, struct json_object *req)
 		config_error_format(&errs->items[i], line, sizeof(line));
 		json_object_array_add(list, json_object_new_string(line));
 	}
-	o = protocol_errorf("%s has %d errors; the running configuration stays",
-			    d->config_path, n);
+	o = protocol_errorf("%s has %d errors; the running configuration stays", d->config_path, n);
 	put(o, "errors", list);
 	free(errs);
 	return o;

@@ -17,7 +17,8 @@ static void print_policy(struct json_object *p)
 	printf("  match              =");
 	for (size_t i = 0; i < json_object_array_length(m); i++)
 		printf(" %s", json_object_get_string(json_object_array_get_idx(m, i)));
-	printf("%s\n", json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
+	printf("%s\n",
+	       json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
 	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
 	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
 	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));

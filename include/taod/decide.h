@@ -16,7 +16,7 @@
 #include "taod/cgroup_state.h"
 #include "taod/policy.h"
 
-#define DECIDE_HISTORY 16
+#define DECIDE_HISTORY	 16
 #define DECIDE_OFFENDERS 4
 /* A misuser is past max_split_ratio; an abuser past this many times it. */
 #define DECIDE_ABUSER_SCORE 2.0
@@ -41,10 +41,10 @@ struct verdict {
 	double coverage_mean; /* -1: no anon memory in the window */
 	double coverage_min, coverage_max;
 	uint64_t anon_bytes, thp_bytes; /* newest memory.stat */
-	bool judged;	      /* allocs >= min_allocs */
-	bool below_guarantee; /* a guarantee is set and coverage is under it */
-	uint64_t reward_bytes; /* anon bytes short of the guarantee */
-	enum cg_class level;  /* what this window alone says; good when not judged */
+	bool judged;			/* allocs >= min_allocs */
+	bool below_guarantee;		/* a guarantee is set and coverage is under it */
+	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
+	enum cg_class level;		/* what this window alone says; good when not judged */
 };
 
 struct judgement {
@@ -68,9 +68,9 @@ struct cg_judge {
 	char policy[POLICY_NAME_MAX];
 	enum cg_class cls;
 	uint64_t class_since_ms;
-	unsigned up_streak, down_streak; /* windows in a row above / below the class */
+	unsigned up_streak, down_streak;    /* windows in a row above / below the class */
 	enum cg_class up_bound, down_bound; /* least change every window of the streak agrees on */
-	unsigned strikes;		 /* abusive windows outside cooldown */
+	unsigned strikes;		    /* abusive windows outside cooldown */
 	uint64_t next_judge_ms, cooldown_until_ms;
 	bool restricted; /* a restrict was asked for and not yet granted back */
 	bool has_verdict;
@@ -126,8 +126,8 @@ bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool t
 			enum action_kind *kind, uint64_t *due_ms);
 
 /* offenders.c: the tasks of @id with the most splits, from @rows. */
-unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id,
-			struct offender *out, unsigned max);
+unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
+			unsigned max);
 
 const char *cg_class_name(enum cg_class c);
 /* A sink that only logs the request (until act is connected). */

@@ -12,11 +12,11 @@
 #include <stdint.h>
 
 #define TAOD_MAX_POLICIES 64
-#define POLICY_NAME_MAX 64
-#define POLICY_MAX_GLOBS 8
-#define POLICY_GLOB_MAX 256
-#define POLICY_FILE_MAX 256
-#define POLICY_DEFAULT "default"
+#define POLICY_NAME_MAX	  64
+#define POLICY_MAX_GLOBS  8
+#define POLICY_GLOB_MAX	  256
+#define POLICY_FILE_MAX	  256
+#define POLICY_DEFAULT	  "default"
 
 /* The rungs of the action ladder, in the order they must appear. */
 enum ladder_rung { RUNG_OBSERVE, RUNG_WARN, RUNG_RESTRICT, RUNG_SHATTER, RUNG_MAX };
@@ -40,16 +40,16 @@ struct policy {
 	char name[POLICY_NAME_MAX];
 	char globs[POLICY_MAX_GLOBS][POLICY_GLOB_MAX];
 	unsigned nglobs;
-	double coverage_guarantee; /* percent of anon backed by THPs; 0: none */
-	double max_split_ratio;	   /* PMD splits per THP allocation tolerated */
-	uint64_t min_allocs;	   /* fewer THP allocations in a window: not judged */
-	uint64_t window_ms;	   /* one judgement per window */
-	unsigned ladder[RUNG_MAX]; /* strike at which each rung starts; 0: not used */
-	uint64_t cooldown_ms;	   /* no new action this long after one */
-	bool dry_run;		   /* decide and log, ask act to touch nothing */
-	unsigned escalate_after;   /* K: windows in a row worse than the class to move up */
-	unsigned relax_after;	   /* L: windows in a row better than the class to move down */
-	unsigned set;		   /* (1 << enum policy_key) of the keys given */
+	double coverage_guarantee;  /* percent of anon backed by THPs; 0: none */
+	double max_split_ratio;	    /* PMD splits per THP allocation tolerated */
+	uint64_t min_allocs;	    /* fewer THP allocations in a window: not judged */
+	uint64_t window_ms;	    /* one judgement per window */
+	unsigned ladder[RUNG_MAX];  /* strike at which each rung starts; 0: not used */
+	uint64_t cooldown_ms;	    /* no new action this long after one */
+	bool dry_run;		    /* decide and log, ask act to touch nothing */
+	unsigned escalate_after;    /* K: windows in a row worse than the class to move up */
+	unsigned relax_after;	    /* L: windows in a row better than the class to move down */
+	unsigned set;		    /* (1 << enum policy_key) of the keys given */
 	char file[POLICY_FILE_MAX]; /* where the section first appeared */
 	int line;
 };

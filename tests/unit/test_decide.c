@@ -9,10 +9,10 @@
 #include "taod/commands.h"
 #include "taod/decide.h"
 
-#define ID 42
-#define OTHER 43
+#define ID     42
+#define OTHER  43
 #define WINDOW 1000
-#define MIB (1ULL << 20)
+#define MIB    (1ULL << 20)
 
 static struct cgroup_table table;
 static struct decide_state st;
@@ -78,10 +78,10 @@ TestSuite(decide, .init = setup, .fini = teardown);
 /* One tick (= one window) in which the cgroup allocates and splits. */
 static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 {
-	struct taod_cg_counters c = { 0 };
-	struct memstat m = { .anon_bytes = anon, .thp_bytes = thp, .has_anon = true };
-	struct decide_io io = { .policies = &policies, .tao_kernel = tao, .sink = capture,
-				.tasks = tasks };
+	struct taod_cg_counters c = {0};
+	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
+	struct decide_io io = {
+	    .policies = &policies, .tao_kernel = tao, .sink = capture, .tasks = tasks};
 	struct cgroup_entry *e;
 
 	now += WINDOW;
@@ -102,9 +102,9 @@ static void tick(uint64_t a, uint64_t s)
 	tick_mem(a, s, 100 * MIB, 100 * MIB);
 }
 
-#define GOOD tick(100, 0)
+#define GOOD   tick(100, 0)
 #define MISUSE tick(100, 40)  /* ratio 0.4: score 1.6 */
-#define ABUSE tick(100, 100)  /* ratio 1.0: score 4 */
+#define ABUSE  tick(100, 100) /* ratio 1.0: score 4 */
 
 static enum cg_class cls(void)
 {
@@ -138,8 +138,8 @@ Test(decide, one_noisy_window_does_not_flip_and_ladder_is_walked)
 	cr_assert_eq(cls(), CLASS_ABUSER);
 	assert_req(0, ACTION_WARN);
 	cr_assert_eq(reqs[0].pid, 777); /* the offending task of this cgroup */
-	cr_assert(strstr(reqs[0].evidence, "100 THP allocs, 100 splits, ratio 1.00"),
-		  "%s", reqs[0].evidence);
+	cr_assert(strstr(reqs[0].evidence, "100 THP allocs, 100 splits, ratio 1.00"), "%s",
+		  reqs[0].evidence);
 	ABUSE; /* strike 2: still warn */
 	assert_req(1, ACTION_WARN);
 	ABUSE; /* strike 3 */
@@ -297,7 +297,7 @@ Test(decide, policy_from_the_current_set_applies_at_the_next_window)
 
 Test(decide, vanished_cgroups_are_forgotten)
 {
-	struct decide_io io = { .policies = &policies, .sink = capture };
+	struct decide_io io = {.policies = &policies, .sink = capture};
 
 	tick(0, 0);
 	cr_assert_not_null(decide_find(&st, ID));

@@ -106,23 +106,23 @@ static void assert_error(int i, int line, const char *needle)
 
 Test(policy, every_error_names_file_line_section_and_key)
 {
-	int n = load("[policy web]\n"		       /* 1 */
-		     "match = /web/*\n"		       /* 2 */
-		     "ladder = shatter:1 warn:3\n"     /* 3: rungs out of order */
-		     "max_split_ratio = lots\n"	       /* 4 */
-		     "colour = red\n"		       /* 5 */
-		     "ladder = warn:3 restrict:3\n"    /* 6: strikes must go up */
-		     "[policy default]\n"	       /* 7 */
-		     "match = /x\n"		       /* 8 */
-		     "window = 0s\n"		       /* 9 */
-		     "[policy bad name]\n"	       /* 10 */
-		     "window = 1s\n"		       /* 11 */
-		     "[policy nomatch]\n"	       /* 12 */
-		     "window = 1s\n"		       /* 13 */
-		     "[policy rel]\n"		       /* 14 */
-		     "match = relative/*\n"	       /* 15 */
-		     "ladder = punish:1\n"	       /* 16 */
-		     "coverage_guarantee = 120\n");    /* 17 */
+	int n = load("[policy web]\n"		    /* 1 */
+		     "match = /web/*\n"		    /* 2 */
+		     "ladder = shatter:1 warn:3\n"  /* 3: rungs out of order */
+		     "max_split_ratio = lots\n"	    /* 4 */
+		     "colour = red\n"		    /* 5 */
+		     "ladder = warn:3 restrict:3\n" /* 6: strikes must go up */
+		     "[policy default]\n"	    /* 7 */
+		     "match = /x\n"		    /* 8 */
+		     "window = 0s\n"		    /* 9 */
+		     "[policy bad name]\n"	    /* 10 */
+		     "window = 1s\n"		    /* 11 */
+		     "[policy nomatch]\n"	    /* 12 */
+		     "window = 1s\n"		    /* 13 */
+		     "[policy rel]\n"		    /* 14 */
+		     "match = relative/*\n"	    /* 15 */
+		     "ladder = punish:1\n"	    /* 16 */
+		     "coverage_guarantee = 120\n"); /* 17 */
 
 	cr_assert_eq(n, 12, "%d errors", n);
 	assert_error(0, 3, "[policy web] ladder = \"shatter:1 warn:3\": expected rungs");
