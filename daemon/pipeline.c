@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "taod/commands.h"
 #include "taod/daemon.h"
 #include "taod/log.h"
 #include "taod/memstat.h"
@@ -63,6 +64,26 @@ static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 	bpf_observer_forget_cgroup(d->obs, e->id);
 }
 
+static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
+{
+	return top_tasks_collect(user, rows, max);
+}
+
+/* decide: judge the cgroups whose window ended, hand requests to act. */
+static void decide_step(struct taod *d, uint64_t now_ms)
+{
+	struct decide_io io = {
+		.policies = &d->cfg->policies,
+		.tao_kernel = d->kernel.kind == KERNEL_TAO,
+		.sink = d->action_sink,
+		.sink_ctx = d->action_sink_ctx,
+		.tasks = collect_tasks,
+		.tasks_ctx = d,
+	};
+
+	decide_tick(&d->decide, &d->cgroups, now_ms, &io);
+}
+
 int pipeline_tick(struct taod *d)
 {
 	uint64_t start_us = monotonic_us();
@@ -83,6 +104,7 @@ int pipeline_tick(struct taod *d)
 	for (size_t i = 0; i < d->cgroups.n; i++)
 		read_memstat(d, d->cgroups.v[i]);
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
+	decide_step(d, t.now);
 	bpf_observer_stats(d->obs, d->bpf_stats);
 	d->ticks++;
 	d->last_tick_ms = t.now;

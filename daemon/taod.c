@@ -102,26 +102,30 @@ static struct taod_config *load_config(const struct taod *d)
 	return cfg;
 }
 
+/* SIGHUP and `taoctl reload` both come here; errors leave all as it was. */
+static int reload_config(struct taod *d, struct config_errors *errs)
+{
+	int backend = d->cfg->enforce.backend;
+	int n = config_reload(&d->cfg, d->config_path, d->dropin_dir, errs);
+
+	if (n) {
+		log_err("reload rejected: %s has %d errors; the running configuration stays",
+			d->config_path, n);
+		return n;
+	}
+	if ((int)d->cfg->enforce.backend != backend)
+		log_warn("[enforce] backend changes take effect at the next restart");
+	actor_set_settings(d->actor, &d->cfg->enforce, &d->cfg->k);
+	return 0;
+}
+
 static void apply_reload(struct taod *d)
 {
-	struct taod_config *cfg = load_config(d);
+	struct config_errors *errs = calloc(1, sizeof(*errs));
 
-	if (!cfg) {
-		log_err("reload rejected: %s has errors; the running configuration stays",
-			d->config_path);
-		return;
-	}
-	if (strcmp(cfg->root, d->cfg->root) || strcmp(cfg->socket_path, d->cfg->socket_path))
-		log_warn("root and socket changes take effect at the next restart");
-	if (cfg->enforce.backend != d->cfg->enforce.backend)
-		log_warn("[enforce] backend changes take effect at the next restart");
-	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
-	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
-	free(d->cfg);
-	d->cfg = cfg;
-	log_set_max_level(cfg->log_level);
-	actor_set_settings(d->actor, &cfg->enforce, &cfg->k);
-	log_info("configuration reloaded from %s", d->config_path);
+	if (errs && reload_config(d, errs))
+		config_errors_print(errs);
+	free(errs);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *user)
@@ -211,6 +215,10 @@ static int start(struct taod *d)
 	r = start_actor(d);
 	if (r)
 		return r;
+	decide_init(&d->decide);
+	d->action_sink = actor_sink;
+	d->action_sink_ctx = d->actor;
+	d->reload = reload_config;
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -235,6 +243,7 @@ static void stop(struct taod *d)
 	bpf_observer_close(d->obs);
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);
+	decide_free(&d->decide);
 	free(d->cfg);
 }
 

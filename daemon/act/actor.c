@@ -301,3 +301,8 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	audit_record(a->audit, rec);
 	return o.result;
 }
+
+void actor_sink(void *actor, const struct action_request *req)
+{
+	actor_submit(actor, req, NULL);
+}

@@ -129,6 +129,8 @@ void config_defaults(struct taod_config *c)
 	c->attach = ATTACH_AUTO;
 	c->sample_keep = 3600;
 	act_settings_defaults(&c->enforce);
+	policy_builtin_default(&c->policies.v[0]);
+	c->policies.n = 1;
 	COPY(k->btf, "/sys/kernel/btf/vmlinux");
 	COPY(k->cgroup_root, "auto");
 	COPY(k->mounts, "/proc/self/mounts");
@@ -287,6 +289,8 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 		config_error_add(p, "\"%s\" outside of any section", key);
 		return 1;
 	}
+	if (config_is_policy_section(section))
+		return config_policy_entry(p, section, key, value);
 	return apply_setting(p, section, key, value);
 }
 
@@ -373,18 +377,25 @@ int config_load(struct taod_config *cfg, const char *path, const char *dropin_di
 	config_parse_file(&p, path);
 	if (dropin_dir)
 		parse_dropins(&p, dropin_dir);
+	config_policies_finish(&p);
 	return errs->total;
+}
+
+void config_error_format(const struct config_error *e, char *buf, size_t len)
+{
+	if (e->line > 0)
+		snprintf(buf, len, "%s:%d: %s", e->file, e->line, e->msg);
+	else
+		snprintf(buf, len, "%s: %s", e->file, e->msg);
 }
 
 void config_errors_print(const struct config_errors *errs)
 {
 	for (int i = 0; i < errs->count; i++) {
-		const struct config_error *e = &errs->items[i];
+		char line[PATH_MAX + 300];
 
-		if (e->line > 0)
-			fprintf(stderr, "%s:%d: %s\n", e->file, e->line, e->msg);
-		else
-			fprintf(stderr, "%s: %s\n", e->file, e->msg);
+		config_error_format(&errs->items[i], line, sizeof(line));
+		fprintf(stderr, "%s\n", line);
 	}
 	if (errs->total > errs->count)
 		fprintf(stderr, "(%d more errors not shown)\n", errs->total - errs->count);

@@ -4,6 +4,7 @@
 #define TAOD_CONFIG_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "taod/config.h"
@@ -20,5 +21,14 @@ struct config_parse {
 void config_error_add(struct config_parse *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int config_parse_file(struct config_parse *p, const char *path);
+
+/* policy_config.c: [policy NAME] sections. */
+bool config_is_policy_section(const char *section);
+int config_policy_entry(struct config_parse *p, const char *section, const char *key,
+			const char *value);
+/* After every file: inherit from the default policy, check completeness. */
+void config_policies_finish(struct config_parse *p);
+/* A cgroup path glob: starts with '/' or '*'. */
+bool config_glob_valid(const char *glob);
 
 #endif

@@ -106,6 +106,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	add_str(o, "root", rootfs_get());
 	add_str(o, "backend", actor_backend_name(d->actor));
 	json_object_object_add(o, "act", act_status_json(d));
+	json_object_object_add(o, "decide", decide_status_json(d));
 	return o;
 }
 
@@ -311,6 +312,9 @@ static const struct command commands[] = {
 	{ "top-tasks", false, cmd_top_tasks },
 	{ "actions", false, cmd_actions },
 	{ "act", true, cmd_act },
+	{ "policy", false, cmd_policy },
+	{ "abusers", false, cmd_abusers },
+	{ "reload", true, cmd_reload },
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

@@ -12,7 +12,7 @@
 
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
-	struct json_object *r, *k, *ev;
+	struct json_object *r, *k, *ev, *dec;
 	int rc;
 
 	(void)argc;
@@ -45,6 +45,15 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	printf("act:         %s backend, %s mode, %llu actions audited\n",
 	       jget_str(r, "backend"), jget_str(jget(r, "act"), "mode"),
 	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
+	dec = jget(r, "decide");
+	printf("decide:      %llu policies; %llu cgroups: %llu good, %llu misuser, %llu abuser; "
+	       "%llu requests\n",
+	       (unsigned long long)jget_u64(dec, "policies"),
+	       (unsigned long long)jget_u64(dec, "cgroups"),
+	       (unsigned long long)jget_u64(dec, "good"),
+	       (unsigned long long)jget_u64(dec, "misuser"),
+	       (unsigned long long)jget_u64(dec, "abuser"),
+	       (unsigned long long)jget_u64(dec, "requests"));
 	printf("ticks:       %llu every %llu ms, last took %llu us\n",
 	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));

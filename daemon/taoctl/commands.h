@@ -22,6 +22,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_actions(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_act(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_policy(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_reload(const struct taoctl *ctl, int argc, char **argv);
 
 /* Calls taod and, on an error reply, prints it. Returns an exit code. */
 int taoctl_request(const struct taoctl *ctl, const char *command, struct json_object *args,

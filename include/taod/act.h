@@ -102,5 +102,7 @@ int actor_read_stats(struct actor *a, struct act_stats *out);
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec);
 struct audit_log *actor_audit(struct actor *a);
+/* decide's action sink: @actor is the struct actor. */
+void actor_sink(void *actor, const struct action_request *req);
 
 #endif

@@ -22,5 +22,12 @@ struct json_object *cmd_actions(struct taod *d, struct json_object *req);
 struct json_object *cmd_act(struct taod *d, struct json_object *req);
 /* Backend, mode and (TAO) kernel counters, for status. */
 struct json_object *act_status_json(struct taod *d);
+/* The decide stage's commands (commands_policy.c, commands_abusers.c). */
+struct json_object *cmd_policy(struct taod *d, struct json_object *req);
+struct json_object *cmd_reload(struct taod *d, struct json_object *req);
+struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
+struct json_object *policy_json(const struct policy *p);
+/* Policies, classes and request counts, for status. */
+struct json_object *decide_status_json(const struct taod *d);
 
 #endif

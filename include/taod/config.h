@@ -5,9 +5,11 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "taod/act_settings.h"
+#include "taod/policy.h"
 
 #define TAOD_DEFAULT_CONFIG "/etc/taod.conf"
 #define TAOD_NAME_MAX 64
@@ -65,6 +67,8 @@ struct taod_config {
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */
 	/* [enforce] */
 	struct act_settings enforce;
+	/* [policy NAME] sections, [0] the default */
+	struct policy_set policies;
 };
 
 /* One diagnostic: file:line: message. */
@@ -90,5 +94,15 @@ int config_load(struct taod_config *cfg, const char *path, const char *dropin_di
 void config_errors_print(const struct config_errors *errs);
 const char *tao_detect_name(enum tao_detect t);
 const char *attach_mode_name(enum attach_mode a);
+/* "file:line: message" (or "file: message" without a line). */
+void config_error_format(const struct config_error *e, char *buf, size_t len);
+/*
+ * Loads @path and its drop-ins into a new configuration. On success frees
+ * *@cur, stores the new one (keeping the settings that only a restart
+ * changes: root and socket) and returns 0; on errors leaves *@cur as it
+ * was and returns the number of errors in @errs.
+ */
+int config_reload(struct taod_config **cur, const char *path, const char *dropin_dir,
+		  struct config_errors *errs);
 
 #endif

@@ -11,6 +11,7 @@
 #include "taod/cgroup_tree.h"
 #include "taod/clock.h"
 #include "taod/config.h"
+#include "taod/decide.h"
 #include "taod/kernel_probe.h"
 
 struct control_server;
@@ -35,6 +36,12 @@ struct taod {
 	sd_event_source *tick_source;
 	struct control_server *ctl;
 	struct actor *actor; /* the act stage: gate, backend, audit */
+	/* decide: per-cgroup judgements; requests go to action_sink */
+	struct decide_state decide;
+	action_sink_fn action_sink;
+	void *action_sink_ctx;
+	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors. */
+	int (*reload)(struct taod *d, struct config_errors *errs);
 };
 
 /* One pass of observe -> account (-> decide -> act). */

@@ -8,35 +8,21 @@
 #include <unistd.h>
 
 #include "taod/config.h"
+#include "tmp_conf.h"
 
-static char dir[] = "/tmp/taod-config-XXXXXX";
+static const char *dir;
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(dir));
+	dir = tmp_conf_setup();
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcpy(dir, "/tmp/taod-config-XXXXXX");
+	tmp_conf_teardown();
 }
 
-static const char *write_conf(const char *name, const char *text)
-{
-	static char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
-}
+#define write_conf tmp_conf_write
 
 TestSuite(config, .init = setup, .fini = teardown);
 

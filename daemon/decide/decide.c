@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One decide pass: every cgroup whose window has elapsed is judged against
+ * the policy its path matches now (so a reload applies at the next
+ * window), its class and strikes move, and the action asked for goes to
+ * the sink. Per-task counters are read at most once per pass, and only
+ * when a cgroup judged misbehaving needs its offenders named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/commands.h"
+#include "taod/decide.h"
+#include "taod/log.h"
+
+struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
+void judge_table_sweep(struct decide_state *s);
+int judge_set_path(struct cg_judge *j, const char *path);
+
+struct task_cache {
+	const struct decide_io *io;
+	struct task_row *rows;
+	size_t n;
+	bool loaded;
+};
+
+static void tasks_load(struct task_cache *tc)
+{
+	if (tc->loaded)
+		return;
+	tc->loaded = true;
+	if (!tc->io->tasks)
+		return;
+	tc->rows = calloc(TAOD_MAX_TASKS, sizeof(*tc->rows));
+	if (tc->rows)
+		tc->n = tc->io->tasks(tc->io->tasks_ctx, tc->rows, TAOD_MAX_TASKS);
+}
+
+static void name_offenders(struct cg_judge *j, const struct verdict *v, struct task_cache *tc)
+{
+	if (j->cls == CLASS_GOOD && v->level == CLASS_GOOD) {
+		j->noffenders = 0;
+		return;
+	}
+	tasks_load(tc);
+	j->noffenders = offenders_pick(tc->rows, tc->n, j->id, j->offenders, DECIDE_OFFENDERS);
+}
+
+static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
+{
+	struct judgement *h = &j->hist[j->hist_head];
+
+	h->t_ms = now_ms;
+	h->level = v->level;
+	h->cls = j->cls;
+	h->score = v->score;
+	h->judged = v->judged;
+	h->strikes = j->strikes;
+	j->hist_head = (j->hist_head + 1) % DECIDE_HISTORY;
+	if (j->hist_len < DECIDE_HISTORY)
+		j->hist_len++;
+}
+
+static uint64_t request_bytes(enum action_kind kind, const struct verdict *v)
+{
+	if (kind == ACTION_SHATTER) /* the THPs broken up in the window */
+		return v->splits * DECIDE_THP_BYTES;
+	if (kind == ACTION_COLLAPSE || kind == ACTION_GRANT)
+		return v->reward_bytes;
+	return 0;
+}
+
+static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind kind,
+		 const struct policy *p, const struct decide_io *io, uint64_t now_ms)
+{
+	struct action_request req = {.kind = kind, .cgroup_id = j->id, .dry_run = p->dry_run};
+	char ev[200];
+
+	snprintf(req.cgroup, sizeof(req.cgroup), "%s", j->path);
+	snprintf(req.policy, sizeof(req.policy), "%s", p->name);
+	if ((kind == ACTION_WARN || kind == ACTION_SHATTER) && j->noffenders)
+		req.pid = (pid_t)j->offenders[0].pid;
+	req.bytes = request_bytes(kind, &j->last);
+	verdict_evidence(&j->last, p, ev, sizeof(ev));
+	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev, cg_class_name(j->cls),
+		 j->strikes);
+	j->acted = true;
+	j->last_action = kind;
+	j->last_action_ms = now_ms;
+	s->requests++;
+	if (io->sink)
+		io->sink(io->sink_ctx, &req);
+}
+
+static void judge(struct decide_state *s, struct cg_judge *j, const struct cgroup_entry *e,
+		  const struct policy *p, const struct decide_io *io, struct task_cache *tc,
+		  uint64_t now_ms)
+{
+	struct cg_window w;
+	enum action_kind kind;
+	bool moved;
+
+	if (cgroup_entry_window(e, p->window_ms, &w))
+		return;
+	verdict_from_window(&w, e, p, &j->last);
+	j->has_verdict = true;
+	moved = hysteresis_step(j, j->last.level, p, now_ms);
+	name_offenders(j, &j->last, tc);
+	if (moved)
+		log_notice("cgroup %s is now %s (policy %s)", j->path, cg_class_name(j->cls),
+			   p->name);
+	s->judgements++;
+	if (ladder_step(j, &j->last, p, moved, io->tao_kernel, now_ms, &kind)) {
+		history_push(j, &j->last, now_ms);
+		emit(s, j, kind, p, io, now_ms);
+		return;
+	}
+	history_push(j, &j->last, now_ms);
+}
+
+/* A cgroup seen for the first time is judged after one full window. */
+static struct cg_judge *judge_new(struct decide_state *s, const struct cgroup_entry *e,
+				  const struct policy *p, uint64_t now_ms)
+{
+	struct cg_judge *j = judge_table_add(s, e->id);
+
+	if (!j)
+		return NULL;
+	j->class_since_ms = now_ms;
+	j->next_judge_ms = now_ms + p->window_ms;
+	judge_set_path(j, e->path);
+	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
+	return j;
+}
+
+/* Keeps the cadence of whole windows; a late tick does not shift it. */
+static uint64_t next_judgement(uint64_t prev, uint64_t window_ms, uint64_t now_ms)
+{
+	uint64_t next = prev + window_ms;
+
+	return next > now_ms ? next : now_ms + window_ms;
+}
+
+/* The policy is looked up only when a judgement is due: lookups cost globs. */
+static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t now_ms,
+		  const struct decide_io *io, struct task_cache *tc)
+{
+	struct cg_judge *j = decide_find(s, e->id);
+	const struct policy *p;
+
+	if (j && now_ms < j->next_judge_ms) {
+		j->seen_gen = s->gen;
+		return;
+	}
+	p = policy_lookup(io->policies, e->path, NULL);
+	if (!j) {
+		j = judge_new(s, e, p, now_ms);
+		if (j)
+			j->seen_gen = s->gen;
+		return;
+	}
+	j->seen_gen = s->gen;
+	if (judge_set_path(j, e->path))
+		return;
+	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
+	judge(s, j, e, p, io, tc, now_ms);
+	j->next_judge_ms = next_judgement(j->next_judge_ms, p->window_ms, now_ms);
+}
+
+void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
+		 const struct decide_io *io)
+{
+	struct task_cache tc = {.io = io};
+
+	s->gen++;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i]->path)
+			visit(s, t->v[i], now_ms, io, &tc);
+	judge_table_sweep(s);
+	free(tc.rows);
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classes move only after several windows in a row agree: escalate_after
+ * windows worse than the class to move up, relax_after windows better to
+ * move down. The class moved to is the least change all windows of the
+ * streak agree on (two abuser windows and a misuser one make a misuser).
+ * A window at the class breaks both streaks.
+ */
+#include "taod/decide.h"
+
+static bool streak_up(struct cg_judge *j, enum cg_class level, unsigned need)
+{
+	j->down_streak = 0;
+	if (!j->up_streak || level < j->up_bound)
+		j->up_bound = level;
+	if (++j->up_streak < need)
+		return false;
+	j->cls = j->up_bound;
+	return true;
+}
+
+static bool streak_down(struct cg_judge *j, enum cg_class level, unsigned need)
+{
+	j->up_streak = 0;
+	if (!j->down_streak || level > j->down_bound)
+		j->down_bound = level;
+	if (++j->down_streak < need)
+		return false;
+	j->cls = j->down_bound;
+	return true;
+}
+
+bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
+		     uint64_t now_ms)
+{
+	bool moved = false;
+
+	if (level > j->cls)
+		moved = streak_up(j, level, p->escalate_after);
+	else if (level < j->cls)
+		moved = streak_down(j, level, p->relax_after);
+	else
+		j->up_streak = j->down_streak = 0;
+	if (moved) {
+		j->up_streak = j->down_streak = 0;
+		j->class_since_ms = now_ms;
+	}
+	return moved;
+}
+
+const char *cg_class_name(enum cg_class c)
+{
+	static const char *const names[CLASS_MAX] = {
+	    [CLASS_GOOD] = "good",
+	    [CLASS_MISUSER] = "misuser",
+	    [CLASS_ABUSER] = "abuser",
+	};
+
+	return c < CLASS_MAX ? names[c] : "?";
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a judged window asks for. Each abusive window of an abuser outside
+ * its cooldown is a strike; a strike asks for the ladder rung it has
+ * reached (the top rung repeats), and every action starts a cooldown in
+ * which windows are judged but strike nothing. A good cgroup under its
+ * coverage guarantee is rewarded (GRANT on TAO kernels, COLLAPSE on stock
+ * ones), also at most once per cooldown; one that was restricted gets its
+ * zones granted back as soon as it is good again.
+ */
+#include "taod/decide.h"
+
+static enum action_kind rung_action(enum ladder_rung r)
+{
+	return r == RUNG_SHATTER    ? ACTION_SHATTER
+	       : r == RUNG_RESTRICT ? ACTION_RESTRICT
+				    : ACTION_WARN;
+}
+
+static bool reward_due(const struct cg_judge *j, const struct verdict *v)
+{
+	return j->cls == CLASS_GOOD && v->below_guarantee && v->reward_bytes >= DECIDE_THP_BYTES;
+}
+
+static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t now_ms)
+{
+	j->cooldown_until_ms = now_ms + p->cooldown_ms;
+}
+
+static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
+		   enum action_kind *kind)
+{
+	enum ladder_rung rung = ladder_rung_for(p, ++j->strikes);
+
+	if (rung == RUNG_OBSERVE)
+		return false;
+	*kind = rung_action(rung);
+	j->restricted |= *kind == ACTION_RESTRICT;
+	start_cooldown(j, p, now_ms);
+	return true;
+}
+
+bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct policy *p,
+		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind)
+{
+	bool cooling = now_ms < j->cooldown_until_ms;
+
+	if (j->cls < CLASS_ABUSER)
+		j->strikes = 0;
+	if (class_moved && j->cls == CLASS_GOOD && j->restricted) {
+		j->restricted = false;
+		*kind = ACTION_GRANT;
+		return true;
+	}
+	if (j->cls == CLASS_ABUSER && v->level == CLASS_ABUSER && !cooling)
+		return strike(j, p, now_ms, kind);
+	if (!cooling && reward_due(j, v)) {
+		*kind = tao_kernel ? ACTION_GRANT : ACTION_COLLAPSE;
+		start_cooldown(j, p, now_ms);
+		return true;
+	}
+	return false;
+}
+
+/* The first judgement at or after @t. */
+static uint64_t judgement_at_or_after(const struct cg_judge *j, const struct policy *p, uint64_t t)
+{
+	uint64_t due = j->next_judge_ms;
+
+	if (due < t)
+		due += (t - due + p->window_ms - 1) / p->window_ms * p->window_ms;
+	return due;
+}
+
+/* The next strike that asks for an action, counted from the current one. */
+static unsigned strikes_to_action(const struct cg_judge *j, const struct policy *p,
+				  enum action_kind *kind)
+{
+	for (unsigned s = j->strikes + 1; s <= j->strikes + RUNG_MAX * 1000u; s++) {
+		enum ladder_rung r = ladder_rung_for(p, s);
+
+		if (r != RUNG_OBSERVE) {
+			*kind = rung_action(r);
+			return s - j->strikes;
+		}
+	}
+	return 0;
+}
+
+bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
+			enum action_kind *kind, uint64_t *due_ms)
+{
+	uint64_t first = judgement_at_or_after(j, p, j->cooldown_until_ms);
+	unsigned n;
+
+	if (j->cls == CLASS_ABUSER) {
+		n = strikes_to_action(j, p, kind);
+		*due_ms = first + (uint64_t)(n ? n - 1 : 0) * p->window_ms;
+		return n > 0;
+	}
+	if (j->has_verdict && reward_due(j, &j->last)) {
+		*kind = tao_kernel ? ACTION_GRANT : ACTION_COLLAPSE;
+		*due_ms = first;
+		return true;
+	}
+	return false;
+}

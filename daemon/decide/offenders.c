@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The tasks of a cgroup that split the most THPs, from per-task counts. */
+#include <string.h>
+
+#include "taod/commands.h"
+#include "taod/decide.h"
+
+unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
+			unsigned max)
+{
+	unsigned k = 0;
+
+	/* Rows come sorted by splits, most first (top_tasks_collect). */
+	for (size_t i = 0; i < n && k < max; i++) {
+		const struct task_row *r = &rows[i];
+
+		if (r->c.cgroup_id != id || !r->c.pmd_split)
+			continue;
+		out[k].pid = r->tgid;
+		memcpy(out[k].comm, r->c.comm, sizeof(out[k].comm));
+		out[k].comm[sizeof(out[k].comm) - 1] = '\0';
+		out[k].thp_alloc = r->c.thp_fault_alloc;
+		out[k].pmd_split = r->c.pmd_split;
+		out[k].pmd_split_pages = r->c.pmd_split_pages;
+		k++;
+	}
+	return k;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `policy` and `reload`: the policies in force, why one applies, new ones. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/commands.h"
+#include "taod/protocol.h"
+
+static void put(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static struct json_object *defined_at(const struct policy *p)
+{
+	char where[POLICY_FILE_MAX + 16];
+
+	if (p->line > 0)
+		snprintf(where, sizeof(where), "%s:%d", p->file, p->line);
+	else
+		snprintf(where, sizeof(where), "%s", p->file);
+	return json_object_new_string(where);
+}
+
+static struct json_object *inherited_keys(const struct policy *p)
+{
+	static const char *const keys[PK_MAX] = {
+	    [PK_COVERAGE_GUARANTEE] = "coverage_guarantee",
+	    [PK_MAX_SPLIT_RATIO] = "max_split_ratio",
+	    [PK_MIN_ALLOCS] = "min_allocs",
+	    [PK_WINDOW] = "window",
+	    [PK_LADDER] = "ladder",
+	    [PK_COOLDOWN] = "cooldown",
+	    [PK_DRY_RUN] = "dry_run",
+	    [PK_ESCALATE_AFTER] = "escalate_after",
+	    [PK_RELAX_AFTER] = "relax_after",
+	};
+	struct json_object *a = json_object_new_array();
+
+	for (int k = 0; k < PK_MAX; k++)
+		if (keys[k] && !(p->set & (1u << k)))
+			json_object_array_add(a, json_object_new_string(keys[k]));
+	return a;
+}
+
+struct json_object *policy_json(const struct policy *p)
+{
+	struct json_object *o = json_object_new_object(), *m = json_object_new_array();
+	char ladder[128];
+
+	for (unsigned i = 0; i < p->nglobs; i++)
+		json_object_array_add(m, json_object_new_string(p->globs[i]));
+	ladder_format(p, ladder, sizeof(ladder));
+	put(o, "name", json_object_new_string(p->name));
+	put(o, "match", m);
+	put(o, "coverage_guarantee", json_object_new_double(p->coverage_guarantee));
+	put(o, "max_split_ratio", json_object_new_double(p->max_split_ratio));
+	put(o, "min_allocs", json_object_new_uint64(p->min_allocs));
+	put(o, "window_ms", json_object_new_uint64(p->window_ms));
+	put(o, "ladder", json_object_new_string(ladder));
+	put(o, "cooldown_ms", json_object_new_uint64(p->cooldown_ms));
+	put(o, "dry_run", json_object_new_boolean(p->dry_run));
+	put(o, "escalate_after", json_object_new_uint64(p->escalate_after));
+	put(o, "relax_after", json_object_new_uint64(p->relax_after));
+	put(o, "defined_at", defined_at(p));
+	put(o, "from_default",
+	    strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) : json_object_new_array());
+	return o;
+}
+
+static struct json_object *candidate_json(const struct policy_candidate *c, bool won)
+{
+	struct json_object *o = json_object_new_object();
+
+	put(o, "policy", json_object_new_string(c->policy->name));
+	put(o, "glob", json_object_new_string(c->glob));
+	put(o, "literals", json_object_new_uint64(c->spec.literals));
+	put(o, "wildcards", json_object_new_uint64(c->spec.wildcards));
+	put(o, "defined_at", defined_at(c->policy));
+	put(o, "won", json_object_new_boolean(won));
+	return o;
+}
+
+/* The strongest candidate other than the winner (later wins ties). */
+static const struct policy_candidate *runner_up(const struct policy_match *m)
+{
+	const struct policy_candidate *best = NULL;
+
+	for (unsigned i = 0; i < m->ncand; i++) {
+		const struct policy_candidate *c = &m->cand[i];
+
+		if (c->policy == m->winner)
+			continue;
+		if (!best || c->spec.literals > best->spec.literals ||
+		    (c->spec.literals == best->spec.literals &&
+		     c->spec.wildcards <= best->spec.wildcards))
+			best = c;
+	}
+	return best;
+}
+
+static void explain(const struct policy_match *m, const char *path, char *buf, size_t len)
+{
+	const struct policy_candidate *w = NULL, *r = runner_up(m);
+
+	for (unsigned i = 0; i < m->ncand; i++)
+		if (m->cand[i].policy == m->winner)
+			w = &m->cand[i];
+	if (!w)
+		snprintf(buf, len, "no policy's match globs match %s: the default policy applies",
+			 path);
+	else if (!r)
+		snprintf(buf, len, "only policy %s matches (glob %s)", w->policy->name, w->glob);
+	else if (w->spec.literals != r->spec.literals)
+		snprintf(buf, len,
+			 "policy %s wins: glob %s has %u literal characters, policy %s's "
+			 "%s has %u",
+			 w->policy->name, w->glob, w->spec.literals, r->policy->name, r->glob,
+			 r->spec.literals);
+	else if (w->spec.wildcards != r->spec.wildcards)
+		snprintf(buf, len,
+			 "policy %s wins: glob %s has %u wildcards, policy %s's %s has %u "
+			 "(same %u literal characters)",
+			 w->policy->name, w->glob, w->spec.wildcards, r->policy->name, r->glob,
+			 r->spec.wildcards, w->spec.literals);
+	else
+		snprintf(buf, len, "policy %s wins: as specific as policy %s, and defined later",
+			 w->policy->name, r->policy->name);
+}
+
+static bool cgroup_tracked(const struct taod *d, const char *path)
+{
+	for (size_t i = 0; i < d->cgroups.n; i++)
+		if (d->cgroups.v[i]->path && !strcmp(d->cgroups.v[i]->path, path))
+			return true;
+	return false;
+}
+
+static struct json_object *policy_for_cgroup(struct taod *d, const char *path)
+{
+	struct policy_match *m = calloc(1, sizeof(*m));
+	struct json_object *o, *cands;
+	char why[PATH_MAX + 256];
+
+	if (!m)
+		return protocol_error("out of memory");
+	policy_lookup(&d->cfg->policies, path, m);
+	explain(m, path, why, sizeof(why));
+	cands = json_object_new_array();
+	for (unsigned i = 0; i < m->ncand; i++)
+		json_object_array_add(cands,
+				      candidate_json(&m->cand[i], m->cand[i].policy == m->winner));
+	o = protocol_ok();
+	put(o, "cgroup", json_object_new_string(path));
+	put(o, "tracked", json_object_new_boolean(cgroup_tracked(d, path)));
+	put(o, "policy", policy_json(m->winner));
+	put(o, "matched", cands);
+	put(o, "reason", json_object_new_string(why));
+	free(m);
+	return o;
+}
+
+struct json_object *cmd_policy(struct taod *d, struct json_object *req)
+{
+	const char *path = NULL;
+	struct json_object *o, *list;
+
+	if (protocol_arg_string(req, "cgroup", &path) == -EINVAL)
+		return protocol_error("args.cgroup must be a string");
+	if (path && path[0] != '/')
+		return protocol_errorf("args.cgroup \"%s\": expected a cgroup path starting with /",
+				       path);
+	if (path)
+		return policy_for_cgroup(d, path);
+	list = json_object_new_array();
+	for (unsigned i = 0; i < d->cfg->policies.n; i++)
+		json_object_array_add(list, policy_json(&d->cfg->policies.v[i]));
+	o = protocol_ok();
+	put(o, "policies", list);
+	return o;
+}
+
+struct json_object *cmd_reload(struct taod *d, struct json_object *req)
+{
+	struct config_errors *errs = calloc(1, sizeof(*errs));
+	struct json_object *o, *list;
+	int n;
+
+	(void)req;
+	if (!errs || !d->reload) {
+		free(errs);
+		return protocol_error("reload is not available");
+	}
+	n = d->reload(d, errs);
+	if (!n) {
+		free(errs);
+		o = protocol_ok();
+		put(o, "config", json_object_new_string(d->config_path));
+		put(o, "policies", json_object_new_uint64(d->cfg->policies.n));
+		return o;
+	}
+	list = json_object_new_array();
+	for (int i = 0; i < errs->count; i++) {
+		char line[PATH_MAX + 300];
+
+		config_error_format(&errs->items[i], line, sizeof(line));
+		json_object_array_add(list, json_object_new_string(line));
+	}
+	o = protocol_errorf("%s has %d errors; the running configuration stays", d->config_path, n);
+	put(o, "errors", list);
+	free(errs);
+	return o;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/* taoctl policy, abusers, reload: the decide stage's view and its config. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "commands.h"
+#include "format.h"
+
+static void print_policy(struct json_object *p)
+{
+	struct json_object *m = jget(p, "match"), *inh = jget(p, "from_default");
+
+	printf("[policy %s]  (%s)\n", jget_str(p, "name"), jget_str(p, "defined_at"));
+	printf("  match              =");
+	for (size_t i = 0; i < json_object_array_length(m); i++)
+		printf(" %s", json_object_get_string(json_object_array_get_idx(m, i)));
+	printf("%s\n",
+	       json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
+	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
+	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
+	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
+	printf("  window             = %llums\n", (unsigned long long)jget_u64(p, "window_ms"));
+	printf("  ladder             = %s\n", jget_str(p, "ladder"));
+	printf("  cooldown           = %llums\n", (unsigned long long)jget_u64(p, "cooldown_ms"));
+	printf("  dry_run            = %s\n",
+	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
+	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
+	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
+	if (json_object_array_length(inh)) {
+		printf("  from [policy default]:");
+		for (size_t i = 0; i < json_object_array_length(inh); i++)
+			printf(" %s", json_object_get_string(json_object_array_get_idx(inh, i)));
+		printf("\n");
+	}
+}
+
+static void print_match(struct json_object *r)
+{
+	struct json_object *c = jget(r, "matched");
+
+	printf("cgroup %s%s\n", jget_str(r, "cgroup"),
+	       json_object_get_boolean(jget(r, "tracked")) ? "" : " (not tracked now)");
+	for (size_t i = 0; i < json_object_array_length(c); i++) {
+		struct json_object *m = json_object_array_get_idx(c, i);
+
+		printf("  %s policy %-16s glob %-32s %llu literal, %llu wildcard (%s)\n",
+		       json_object_get_boolean(jget(m, "won")) ? "*" : " ", jget_str(m, "policy"),
+		       jget_str(m, "glob"), (unsigned long long)jget_u64(m, "literals"),
+		       (unsigned long long)jget_u64(m, "wildcards"), jget_str(m, "defined_at"));
+	}
+	printf("why: %s\n\n", jget_str(r, "reason"));
+	print_policy(jget(r, "policy"));
+}
+
+int taoctl_policy(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *args = json_object_new_object(), *r, *list;
+	int rc;
+
+	if (argc > 2) {
+		fprintf(stderr, "taoctl: policy takes at most one cgroup path\n");
+		json_object_put(args);
+		return EXIT_USAGE;
+	}
+	if (argc == 2)
+		json_object_object_add(args, "cgroup", json_object_new_string(argv[1]));
+	rc = taoctl_request(ctl, "policy", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	list = jget(r, "policies");
+	if (ctl->json)
+		print_json(r);
+	else if (argc == 2)
+		print_match(r);
+	for (size_t i = 0; !ctl->json && list && i < json_object_array_length(list); i++)
+		print_policy(json_object_array_get_idx(list, i));
+	json_object_put(r);
+	return 0;
+}
+
+static void print_abuser(struct json_object *a)
+{
+	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
+	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
+
+	printf("%s  %s for %llus, policy %s, strikes %llu\n", jget_str(a, "cgroup"),
+	       jget_str(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
+	       jget_str(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
+	printf("  evidence: %s\n", ev ? jget_str(ev, "text") : "-");
+	printf("  history (oldest first):");
+	for (size_t i = 0; i < json_object_array_length(hist); i++)
+		printf(" %s", jget_str(json_object_array_get_idx(hist, i), "class"));
+	printf("\n");
+	for (size_t i = 0; i < json_object_array_length(off); i++) {
+		struct json_object *t = json_object_array_get_idx(off, i);
+
+		printf("  offender: pid %llu %s, %llu splits of %llu THP faults\n",
+		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"),
+		       (unsigned long long)jget_u64(t, "pmd_split"),
+		       (unsigned long long)jget_u64(t, "thp_fault_alloc"));
+	}
+	if (next)
+		printf("  next: %s in %.1fs if %s\n", jget_str(next, "action"),
+		       (double)jget_u64(next, "due_in_ms") / 1000.0, jget_str(next, "if"));
+	else
+		printf("  next: nothing due\n");
+}
+
+int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *args = json_object_new_object(), *r, *list;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--all")) {
+			fprintf(stderr, "taoctl: abusers takes only --all\n");
+			json_object_put(args);
+			return EXIT_USAGE;
+		}
+		json_object_object_add(args, "all", json_object_new_boolean(1));
+	}
+	rc = taoctl_request(ctl, "abusers", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	list = jget(r, "cgroups");
+	if (ctl->json)
+		print_json(list);
+	else if (!json_object_array_length(list))
+		printf("no cgroup is classed misuser or abuser\n");
+	for (size_t i = 0; !ctl->json && i < json_object_array_length(list); i++)
+		print_abuser(json_object_array_get_idx(list, i));
+	json_object_put(r);
+	return 0;
+}
+
+int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *r, *errs;
+	int rc;
+
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "taoctl: reload takes no arguments\n");
+		return EXIT_USAGE;
+	}
+	rc = client_call(ctl->socket_path, "reload", NULL, &r);
+	if (rc)
+		return rc;
+	rc = json_object_get_boolean(jget(r, "ok")) ? EXIT_OK : EXIT_FAILED;
+	if (ctl->json) {
+		print_json(r);
+	} else if (rc == EXIT_OK) {
+		printf("reloaded %s: %llu policies\n", jget_str(r, "config"),
+		       (unsigned long long)jget_u64(r, "policies"));
+	} else {
+		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_str(r, "error"));
+		errs = jget(r, "errors");
+		for (size_t i = 0; errs && i < json_object_array_length(errs); i++)
+			fprintf(stderr, "%s\n",
+				json_object_get_string(json_object_array_get_idx(errs, i)));
+	}
+	json_object_put(r);
+	return rc;
+}

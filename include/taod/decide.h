@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The decide stage: judges every cgroup once per window of its policy,
+ * classes it good / misuser / abuser with hysteresis, counts strikes that
+ * walk the policy's action ladder, and hands action requests to act
+ * through an action_sink_fn.
+ */
+#ifndef TAOD_DECIDE_H
+#define TAOD_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taod/action.h"
+#include "taod/cgroup_state.h"
+#include "taod/policy.h"
+
+#define DECIDE_HISTORY	 16
+#define DECIDE_OFFENDERS 4
+/* A misuser is past max_split_ratio; an abuser past this many times it. */
+#define DECIDE_ABUSER_SCORE 2.0
+/* PMD-mapped THP size: coverage rewards smaller than one are not worth a
+ * request, and a shatter asks for one per split in the window. */
+#define DECIDE_THP_BYTES (2ULL << 20)
+
+enum cg_class { CLASS_GOOD, CLASS_MISUSER, CLASS_ABUSER, CLASS_MAX };
+
+/* Where decide's requests go; act plugs in here. */
+typedef void (*action_sink_fn)(void *ctx, const struct action_request *req);
+
+struct task_row;
+/* Per-task counters (as top_tasks_collect gives them); returns rows filled. */
+typedef size_t (*task_source_fn)(void *ctx, struct task_row *rows, size_t max);
+
+/* What one window showed, judged against a policy. */
+struct verdict {
+	uint64_t span_ms, allocs, splits;
+	double split_ratio;
+	double score;	      /* split_ratio / max_split_ratio */
+	double coverage_mean; /* -1: no anon memory in the window */
+	double coverage_min, coverage_max;
+	uint64_t anon_bytes, thp_bytes; /* newest memory.stat */
+	bool judged;			/* allocs >= min_allocs */
+	bool below_guarantee;		/* a guarantee is set and coverage is under it */
+	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
+	enum cg_class level;		/* what this window alone says; good when not judged */
+};
+
+struct judgement {
+	uint64_t t_ms;
+	enum cg_class level, cls; /* this window's level; class after it */
+	double score;
+	bool judged;
+	unsigned strikes;
+};
+
+struct offender {
+	uint32_t pid;
+	char comm[TAOD_COMM_LEN];
+	uint64_t thp_alloc, pmd_split, pmd_split_pages;
+};
+
+/* Decide's memory of one cgroup. */
+struct cg_judge {
+	uint64_t id;
+	char *path; /* as the cgroup table last named it */
+	char policy[POLICY_NAME_MAX];
+	enum cg_class cls;
+	uint64_t class_since_ms;
+	unsigned up_streak, down_streak;    /* windows in a row above / below the class */
+	enum cg_class up_bound, down_bound; /* least change every window of the streak agrees on */
+	unsigned strikes;		    /* abusive windows outside cooldown */
+	uint64_t next_judge_ms, cooldown_until_ms;
+	bool restricted; /* a restrict was asked for and not yet granted back */
+	bool has_verdict;
+	struct verdict last;
+	struct judgement hist[DECIDE_HISTORY];
+	unsigned hist_len, hist_head;
+	struct offender offenders[DECIDE_OFFENDERS];
+	unsigned noffenders;
+	bool acted;
+	enum action_kind last_action;
+	uint64_t last_action_ms;
+	unsigned seen_gen;
+};
+
+struct decide_state {
+	struct cg_judge **v; /* sorted by id */
+	size_t n, cap;
+	unsigned gen;
+	uint64_t judgements, requests;
+};
+
+/* Inputs of one decide pass. */
+struct decide_io {
+	const struct policy_set *policies;
+	bool tao_kernel; /* coverage rewards: GRANT on TAO, COLLAPSE on stock */
+	action_sink_fn sink;
+	void *sink_ctx;
+	task_source_fn tasks; /* may be NULL: no offenders named */
+	void *tasks_ctx;
+};
+
+void decide_init(struct decide_state *s);
+void decide_free(struct decide_state *s);
+/* Judges the cgroups whose window is due at @now_ms; forgets vanished ones. */
+void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
+		 const struct decide_io *io);
+struct cg_judge *decide_find(const struct decide_state *s, uint64_t id);
+
+/* verdict.c */
+void verdict_from_window(const struct cg_window *w, const struct cgroup_entry *e,
+			 const struct policy *p, struct verdict *v);
+void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len);
+
+/* hysteresis.c: moves the class for one window's level; true when it moved. */
+bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
+		     uint64_t now_ms);
+
+/* ladder_step.c: the action one judged window asks for, if any. */
+bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct policy *p,
+		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind);
+/* The next action due and the earliest time it can be asked for. */
+bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
+			enum action_kind *kind, uint64_t *due_ms);
+
+/* offenders.c: the tasks of @id with the most splits, from @rows. */
+unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
+			unsigned max);
+
+const char *cg_class_name(enum cg_class c);
+/* A sink that only logs the request (until act is connected). */
+void action_sink_log(void *ctx, const struct action_request *req);
+
+#endif

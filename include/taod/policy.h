@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Policies ([policy NAME] sections of taod.conf): how a group of cgroups,
+ * chosen by path globs, is judged and what is done about it. See the
+ * "Policies" section of README.md for the syntax and the matching rules.
+ */
+#ifndef TAOD_POLICY_H
+#define TAOD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TAOD_MAX_POLICIES 64
+#define POLICY_NAME_MAX	  64
+#define POLICY_MAX_GLOBS  8
+#define POLICY_GLOB_MAX	  256
+#define POLICY_FILE_MAX	  256
+#define POLICY_DEFAULT	  "default"
+
+/* The rungs of the action ladder, in the order they must appear. */
+enum ladder_rung { RUNG_OBSERVE, RUNG_WARN, RUNG_RESTRICT, RUNG_SHATTER, RUNG_MAX };
+
+/* Keys of a policy section; bit (1 << key) in policy.set when given. */
+enum policy_key {
+	PK_MATCH,
+	PK_COVERAGE_GUARANTEE,
+	PK_MAX_SPLIT_RATIO,
+	PK_MIN_ALLOCS,
+	PK_WINDOW,
+	PK_LADDER,
+	PK_COOLDOWN,
+	PK_DRY_RUN,
+	PK_ESCALATE_AFTER,
+	PK_RELAX_AFTER,
+	PK_MAX,
+};
+
+struct policy {
+	char name[POLICY_NAME_MAX];
+	char globs[POLICY_MAX_GLOBS][POLICY_GLOB_MAX];
+	unsigned nglobs;
+	double coverage_guarantee;  /* percent of anon backed by THPs; 0: none */
+	double max_split_ratio;	    /* PMD splits per THP allocation tolerated */
+	uint64_t min_allocs;	    /* fewer THP allocations in a window: not judged */
+	uint64_t window_ms;	    /* one judgement per window */
+	unsigned ladder[RUNG_MAX];  /* strike at which each rung starts; 0: not used */
+	uint64_t cooldown_ms;	    /* no new action this long after one */
+	bool dry_run;		    /* decide and log, ask act to touch nothing */
+	unsigned escalate_after;    /* K: windows in a row worse than the class to move up */
+	unsigned relax_after;	    /* L: windows in a row better than the class to move down */
+	unsigned set;		    /* (1 << enum policy_key) of the keys given */
+	char file[POLICY_FILE_MAX]; /* where the section first appeared */
+	int line;
+};
+
+/* Policies in definition order; [0] is always the default policy. */
+struct policy_set {
+	struct policy v[TAOD_MAX_POLICIES];
+	unsigned n;
+};
+
+/* Built-in values of the default policy. */
+void policy_builtin_default(struct policy *p);
+const char *ladder_rung_name(enum ladder_rung r);
+/* "warn:1 restrict:3 shatter:5". */
+void ladder_format(const struct policy *p, char *buf, size_t len);
+/* The rung for a strike count: the highest one started at or below it. */
+enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes);
+
+/* Why a glob is more or less specific than another (see README). */
+struct glob_specificity {
+	unsigned literals;  /* characters that are not wildcards */
+	unsigned wildcards; /* '*', '?' and [...] classes */
+};
+void glob_specificity(const char *glob, struct glob_specificity *out);
+
+/* One policy whose glob matched a path, for `taoctl policy`. */
+struct policy_candidate {
+	const struct policy *policy;
+	const char *glob; /* its most specific glob that matched */
+	struct glob_specificity spec;
+};
+
+struct policy_match {
+	const struct policy *winner;
+	const char *glob; /* NULL when the default policy applies */
+	struct policy_candidate cand[TAOD_MAX_POLICIES];
+	unsigned ncand;
+};
+
+/*
+ * The policy that applies to @path: the most specific matching glob wins;
+ * equal specificity goes to the policy defined later; no match: default.
+ * @why (may be NULL) receives every candidate.
+ */
+const struct policy *policy_lookup(const struct policy_set *set, const char *path,
+				   struct policy_match *why);
+const struct policy *policy_find(const struct policy_set *set, const char *name);
+
+#endif
