@@ -1,0 +1,74 @@
+"""decide and act together on the real (stock) kernel, in enforce mode:
+an abuser is classed within its windows and punished by a split of its
+THPs while a well-behaved sibling is left alone; a cgroup below its
+coverage guarantee is rewarded with MADV_COLLAPSE."""
+import time
+from pathlib import Path
+
+from conftest import cgroup_row, wait_for
+
+THP_KIB = 2048
+WINDOW_S = 2
+
+
+def anon_huge_kib(pid):
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1])
+    raise AssertionError("no AnonHugePages")
+
+
+def enforce_conf(tmp_path, base_rel, policy):
+    return (f"[enforce]\nmode = enforce\nbackend = stock\nactions_per_minute = 60\n"
+            f"shatter_bytes_per_minute = 1G\naudit_log = {tmp_path}/audit.jsonl\n"
+            f"[policy default]\nwindow = 30s\n"
+            f"[policy tests]\nmatch = {base_rel}/taodtest-*\nwindow = {WINDOW_S}s\n"
+            f"escalate_after = 1\nrelax_after = 3\ncooldown = 1s\n" + policy)
+
+
+def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
+                                    "min_allocs = 8\nmax_split_ratio = 0.25\n"
+                                    "ladder = shatter:1\n"))
+    a, b = cgroups.make("abuser"), cgroups.make("citizen")
+    # The abuser holds 8 intact THPs while it keeps faulting and splitting more.
+    pa = cgroups.workload(a, "fault", 8, "abuse", 40)
+    pb = cgroups.workload(b, "fault", 8, "hold", 40)
+    wait_for(lambda: anon_huge_kib(pa.pid) >= 8 * THP_KIB and
+             anon_huge_kib(pb.pid) >= 8 * THP_KIB, what="THPs faulted")
+    t0 = time.time()
+    wait_for(lambda: anon_huge_kib(pa.pid) < 2 * THP_KIB, timeout=8 * WINDOW_S,
+             what="the abuser's THPs to be split")
+    took = time.time() - t0
+
+    rel_a, rel_b = cgroups.rel(a), cgroups.rel(b)
+    acts = d.ctl("actions", "--cgroup", rel_a)
+    done = [x for x in acts if x["action"] == "shatter" and x["result"] == "done"]
+    assert done and done[0]["pid"] == pa.pid, acts
+    assert took <= 4 * WINDOW_S + 2, took
+    row = next(r for r in d.ctl("abusers") if r["cgroup"] == rel_a)
+    assert row["class"] == "abuser"
+
+    # The sibling: good, no action, THPs intact.
+    assert anon_huge_kib(pb.pid) == 8 * THP_KIB
+    assert d.ctl("actions", "--cgroup", rel_b) == []
+    judged = {r["cgroup"]: r for r in d.ctl("abusers", "--all")}
+    assert rel_b not in judged or judged[rel_b]["class"] == "good"
+
+
+def test_guarantee_below_target_is_collapsed(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
+                                    "coverage_guarantee = 80\nmin_allocs = 0\n"))
+    c = cgroups.make("guaranteed")
+    p = cgroups.workload(c, "smallfault", 8, "hold", 40)
+    rel = cgroups.rel(c)
+    before = wait_for(lambda: (r := cgroup_row(d, rel)) and r["anon_bytes"] >= 8 * 2 ** 21
+                      and r, what="base pages faulted")
+    assert before["coverage_pct"] < 10
+    wait_for(lambda: anon_huge_kib(p.pid) >= 6 * THP_KIB, timeout=8 * WINDOW_S,
+             what="collapse to raise THP coverage")
+    after = wait_for(lambda: (r := cgroup_row(d, rel)) and r["coverage_pct"] >= 75 and r,
+                     what="coverage in memory.stat")
+    assert after["thp_collapse_alloc"] >= 6
+    acts = d.ctl("actions", "--cgroup", rel)
+    assert any(x["action"] == "collapse" and x["result"] == "done" for x in acts), acts
