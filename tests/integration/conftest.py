@@ -211,3 +211,11 @@ def wait_for(pred, timeout=20, what="condition"):
             return v
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def anon_huge_kib(pid):
+    """A task's PMD-mapped THP memory, from /proc/PID/smaps_rollup."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1])
+    raise AssertionError("no AnonHugePages in smaps_rollup")

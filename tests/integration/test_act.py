@@ -6,17 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import anon_huge_kib, wait_for
 
 N = 8
 THP_KIB = 2048
 
 
-def anon_huge_kib(pid):
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("AnonHugePages:"):
-            return int(line.split()[1])
-    raise AssertionError("no AnonHugePages in smaps_rollup")
 
 
 @pytest.fixture

@@ -3,19 +3,13 @@ an abuser is classed within its windows and punished by a split of its
 THPs while a well-behaved sibling is left alone; a cgroup below its
 coverage guarantee is rewarded with MADV_COLLAPSE."""
 import time
-from pathlib import Path
 
-from conftest import cgroup_row, wait_for
+from conftest import anon_huge_kib, cgroup_row, wait_for
 
 THP_KIB = 2048
 WINDOW_S = 2
 
 
-def anon_huge_kib(pid):
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("AnonHugePages:"):
-            return int(line.split()[1])
-    raise AssertionError("no AnonHugePages")
 
 
 def enforce_conf(tmp_path, base_rel, policy):

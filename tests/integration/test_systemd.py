@@ -4,7 +4,6 @@ import os
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 from conftest import BUILD, REPO, TAOCTL, TAOD, wait_for
 
