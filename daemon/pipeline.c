@@ -85,6 +85,7 @@ int pipeline_tick(struct taod *d)
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	bpf_observer_stats(d->obs, d->bpf_stats);
 	d->ticks++;
+	report_stage_tick(d);
 	d->last_tick_ms = t.now;
 	d->last_tick_cost_us = monotonic_us() - start_us;
 	return 0;

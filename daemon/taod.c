@@ -114,6 +114,9 @@ static void apply_reload(struct taod *d)
 		log_warn("root and socket changes take effect at the next restart");
 	snprintf(cfg->root, sizeof(cfg->root), "%s", d->cfg->root);
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", d->cfg->socket_path);
+	if (strcmp(cfg->history_path, d->cfg->history_path))
+		log_warn("[history] path changes take effect at the next restart");
+	snprintf(cfg->history_path, sizeof(cfg->history_path), "%s", d->cfg->history_path);
 	free(d->cfg);
 	d->cfg = cfg;
 	log_set_max_level(cfg->log_level);
@@ -190,6 +193,7 @@ static int start(struct taod *d)
 	if (r)
 		return r;
 	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
+	report_stage_open(d);
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -211,6 +215,7 @@ static void stop(struct taod *d)
 	control_server_stop(d->ctl);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);
+	report_stage_close(d);
 	bpf_observer_close(d->obs);
 	cgroup_table_free(&d->cgroups);
 	free(d->cfg);

@@ -3,6 +3,7 @@
 #ifndef TAOD_DAEMON_H
 #define TAOD_DAEMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -14,6 +15,8 @@
 #include "taod/kernel_probe.h"
 
 struct control_server;
+struct history;
+struct machine_stats;
 
 struct taod {
 	struct taod_config *cfg;
@@ -33,9 +36,22 @@ struct taod {
 	sd_event *event;
 	sd_event_source *tick_source;
 	struct control_server *ctl;
+	struct history *history;	 /* NULL: no history (off or unusable) */
+	uint64_t history_batches;
+	uint64_t history_last_tick;	 /* tick of the last batch written */
+	struct machine_stats *machine;	 /* zones and mTHP stats, read when needed */
 };
 
 /* One pass of observe -> account (-> decide -> act). */
 int pipeline_tick(struct taod *d);
+/*
+ * The report stage after accounting (daemon/report/report_stage.c): a
+ * history batch every [history] every ticks, the metrics textfile every
+ * tick. Open warns and goes on without history when the database is
+ * unusable; close writes a last batch.
+ */
+void report_stage_open(struct taod *d);
+void report_stage_tick(struct taod *d);
+void report_stage_close(struct taod *d);
 
 #endif

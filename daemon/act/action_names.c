@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Names of action kinds and results, as the audit log and taoctl show them. */
+#include "taod/action.h"
+
+const char *action_kind_name(enum action_kind k)
+{
+	static const char *const names[ACTION_KIND_MAX] = {
+	    [ACTION_WARN] = "warn",	    [ACTION_RESTRICT] = "restrict",
+	    [ACTION_GRANT] = "grant",	    [ACTION_SHATTER] = "shatter",
+	    [ACTION_COLLAPSE] = "collapse", [ACTION_RESIZE_ZONES] = "resize-zones",
+	};
+
+	return (unsigned)k < ACTION_KIND_MAX ? names[k] : "?";
+}
+
+const char *action_result_name(enum action_result r)
+{
+	static const char *const names[RESULT_MAX] = {
+	    [RESULT_DONE] = "done",
+	    [RESULT_FAILED] = "failed",
+	    [RESULT_DRY_RUN] = "dry-run",
+	    [RESULT_RATE_LIMITED] = "rate-limited",
+	    [RESULT_ALLOWLISTED] = "allowlisted",
+	    [RESULT_VANISHED] = "vanished",
+	    [RESULT_BACKING_OFF] = "backing-off",
+	    [RESULT_UNSUPPORTED] = "unsupported",
+	};
+
+	return (unsigned)r < RESULT_MAX ? names[r] : "?";
+}
