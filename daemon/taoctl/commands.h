@@ -20,6 +20,8 @@ struct taoctl_command {
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_report(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_metrics(const struct taoctl *ctl, int argc, char **argv);
 
 /* Calls taod and, on an error reply, prints it. Returns an exit code. */
 int taoctl_request(const struct taoctl *ctl, const char *command, struct json_object *args,

@@ -17,6 +17,9 @@ static const struct taoctl_command commands[] = {
 	{ "cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups },
 	{ "top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
 	  taoctl_top_tasks },
+	{ "report", "[--since D] [--cgroup G] [--format F]",
+	  "THP coverage history from the database (no daemon needed)", taoctl_report },
+	{ "metrics", "", "Prometheus text exposition from taod", taoctl_metrics },
 };
 
 static void usage(FILE *f)
