@@ -67,7 +67,8 @@ int machine_parse_buddyinfo(const char *text, struct machine_stats *m)
 		int node, used;
 		struct zone_stat *z;
 
-		if (!zone_header(line, &node, name, &used) && (z = zone_find(m, node, name, true))) {
+		if (!zone_header(line, &node, name, &used) &&
+		    (z = zone_find(m, node, name, true))) {
 			const char *p = line + used;
 			unsigned long long v;
 			int n;

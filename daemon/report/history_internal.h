@@ -29,7 +29,7 @@ struct hist_cg {
 	uint64_t id;
 	uint64_t entry_first_seen_ms; /* tells a new incarnation of an id */
 	char *path;
-	int64_t cg; /* row in `cgroups` */
+	int64_t cg;				  /* row in `cgroups` */
 	uint64_t raw_alloc, raw_split, raw_whole; /* BPF counters at the last batch */
 	uint64_t sum_alloc, sum_split, sum_whole; /* stored cumulative series */
 	uint64_t last_t_ms;

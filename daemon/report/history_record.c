@@ -124,8 +124,9 @@ static int insert_sample(struct history *h, const struct cgroup_entry *e, struct
 	sqlite3_bind_int64(st, 1, c->cg);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
 	sqlite3_bind_int64(st, 3, h->run);
-	sqlite3_bind_int64(st, 4, c->last_t_ms && wall_ms > c->last_t_ms ?
-					  (sqlite3_int64)(wall_ms - c->last_t_ms) : 0);
+	sqlite3_bind_int64(
+	    st, 4,
+	    c->last_t_ms && wall_ms > c->last_t_ms ? (sqlite3_int64)(wall_ms - c->last_t_ms) : 0);
 	bind_u64_or_null(st, 5, e->mem_ok, e->mem.anon_bytes);
 	bind_u64_or_null(st, 6, e->mem_ok, e->mem.thp_bytes);
 	if (e->coverage_pct >= 0)

@@ -14,16 +14,16 @@
 #define SIZE_CUT_ROUNDS 20
 
 static const char *const prune_sql[] = {
-	"DELETE FROM samples WHERE t_ms < ?1",
-	"DELETE FROM zone_samples WHERE t_ms < ?1",
-	"DELETE FROM mthp_samples WHERE t_ms < ?1",
-	"DELETE FROM class_changes WHERE t_ms < ?1",
-	"DELETE FROM actions WHERE t_ms < ?1",
-	"DELETE FROM runs WHERE started_ms < ?1 AND run <> (SELECT max(run) FROM runs)",
-	/* A gone cgroup keeps its row while any of its history is kept. */
-	"DELETE FROM cgroups WHERE last_seen_ms < ?1"
-	" AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.cg = cgroups.cg)"
-	" AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.cg = cgroups.cg)",
+    "DELETE FROM samples WHERE t_ms < ?1",
+    "DELETE FROM zone_samples WHERE t_ms < ?1",
+    "DELETE FROM mthp_samples WHERE t_ms < ?1",
+    "DELETE FROM class_changes WHERE t_ms < ?1",
+    "DELETE FROM actions WHERE t_ms < ?1",
+    "DELETE FROM runs WHERE started_ms < ?1 AND run <> (SELECT max(run) FROM runs)",
+    /* A gone cgroup keeps its row while any of its history is kept. */
+    "DELETE FROM cgroups WHERE last_seen_ms < ?1"
+    " AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.cg = cgroups.cg)"
+    " AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.cg = cgroups.cg)",
 };
 
 static int64_t pragma_int(sqlite3 *db, const char *sql)
@@ -89,8 +89,7 @@ static int64_t size_cutoff(struct history *h)
 	return oldest + (newest - oldest) / 10 + 1;
 }
 
-int history_retain(struct history *h, uint64_t now_wall_ms, uint64_t max_age_ms,
-		   uint64_t max_bytes)
+int history_retain(struct history *h, uint64_t now_wall_ms, uint64_t max_age_ms, uint64_t max_bytes)
 {
 	bool cut = false;
 	int r = 0;

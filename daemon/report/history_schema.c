@@ -11,35 +11,35 @@
 
 /* Version 1: the first schema. auto_vacuum must precede the first table. */
 static const char schema_v1[] =
-	"CREATE TABLE runs(run INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL,"
-	" pid INTEGER, version TEXT);"
-	"CREATE TABLE cgroups(cg INTEGER PRIMARY KEY, path TEXT NOT NULL,"
-	" cgroup_id INTEGER NOT NULL, first_seen_ms INTEGER NOT NULL,"
-	" last_seen_ms INTEGER NOT NULL, class TEXT);"
-	"CREATE INDEX cgroups_identity ON cgroups(path, cgroup_id);"
-	"CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
-	" run INTEGER NOT NULL, interval_ms INTEGER NOT NULL,"
-	" anon_bytes INTEGER, thp_bytes INTEGER, coverage_pct REAL,"
-	" thp_alloc INTEGER NOT NULL, pmd_split INTEGER NOT NULL,"
-	" pmd_unmap_whole INTEGER NOT NULL, d_thp_alloc INTEGER NOT NULL,"
-	" d_pmd_split INTEGER NOT NULL, d_pmd_unmap_whole INTEGER NOT NULL, class TEXT,"
-	" PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;"
-	"CREATE INDEX samples_time ON samples(t_ms);"
-	"CREATE TABLE class_changes(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
-	" old_class TEXT, new_class TEXT);"
-	"CREATE INDEX class_changes_cg ON class_changes(cg, t_ms);"
-	"CREATE TABLE actions(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, cg INTEGER,"
-	" cgroup TEXT, cgroup_id INTEGER, kind TEXT, result TEXT, err INTEGER, pid INTEGER,"
-	" bytes INTEGER, dry_run INTEGER, policy TEXT, evidence TEXT, detail TEXT);"
-	"CREATE INDEX actions_time ON actions(t_ms);"
-	"CREATE TABLE zone_samples(t_ms INTEGER NOT NULL, node INTEGER NOT NULL,"
-	" zone TEXT NOT NULL, present_pages INTEGER, managed_pages INTEGER,"
-	" free_pages INTEGER, free_blocks TEXT, PRIMARY KEY(t_ms, node, zone)) WITHOUT ROWID;"
-	"CREATE TABLE mthp_samples(t_ms INTEGER NOT NULL, size_kb INTEGER NOT NULL,"
-	" stat TEXT NOT NULL, value INTEGER NOT NULL,"
-	" PRIMARY KEY(t_ms, size_kb, stat)) WITHOUT ROWID;";
+    "CREATE TABLE runs(run INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL,"
+    " pid INTEGER, version TEXT);"
+    "CREATE TABLE cgroups(cg INTEGER PRIMARY KEY, path TEXT NOT NULL,"
+    " cgroup_id INTEGER NOT NULL, first_seen_ms INTEGER NOT NULL,"
+    " last_seen_ms INTEGER NOT NULL, class TEXT);"
+    "CREATE INDEX cgroups_identity ON cgroups(path, cgroup_id);"
+    "CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+    " run INTEGER NOT NULL, interval_ms INTEGER NOT NULL,"
+    " anon_bytes INTEGER, thp_bytes INTEGER, coverage_pct REAL,"
+    " thp_alloc INTEGER NOT NULL, pmd_split INTEGER NOT NULL,"
+    " pmd_unmap_whole INTEGER NOT NULL, d_thp_alloc INTEGER NOT NULL,"
+    " d_pmd_split INTEGER NOT NULL, d_pmd_unmap_whole INTEGER NOT NULL, class TEXT,"
+    " PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;"
+    "CREATE INDEX samples_time ON samples(t_ms);"
+    "CREATE TABLE class_changes(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+    " old_class TEXT, new_class TEXT);"
+    "CREATE INDEX class_changes_cg ON class_changes(cg, t_ms);"
+    "CREATE TABLE actions(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, cg INTEGER,"
+    " cgroup TEXT, cgroup_id INTEGER, kind TEXT, result TEXT, err INTEGER, pid INTEGER,"
+    " bytes INTEGER, dry_run INTEGER, policy TEXT, evidence TEXT, detail TEXT);"
+    "CREATE INDEX actions_time ON actions(t_ms);"
+    "CREATE TABLE zone_samples(t_ms INTEGER NOT NULL, node INTEGER NOT NULL,"
+    " zone TEXT NOT NULL, present_pages INTEGER, managed_pages INTEGER,"
+    " free_pages INTEGER, free_blocks TEXT, PRIMARY KEY(t_ms, node, zone)) WITHOUT ROWID;"
+    "CREATE TABLE mthp_samples(t_ms INTEGER NOT NULL, size_kb INTEGER NOT NULL,"
+    " stat TEXT NOT NULL, value INTEGER NOT NULL,"
+    " PRIMARY KEY(t_ms, size_kb, stat)) WITHOUT ROWID;";
 
-static const char *const migrations[] = { schema_v1 };
+static const char *const migrations[] = {schema_v1};
 
 static int user_version(sqlite3 *db)
 {
@@ -84,7 +84,8 @@ int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
 		char *msg = NULL, bump[64];
 
 		/* auto_vacuum only takes effect outside a transaction, on an empty file. */
-		if (v == 0 && sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, &msg))
+		if (v == 0 &&
+		    sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, &msg))
 			goto fail;
 		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d;", v + 1);
 		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) ||
@@ -93,7 +94,7 @@ int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
 		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg))
 			goto fail;
 		continue;
-fail:
+	fail:
 		snprintf(err, err_len, "schema version %d: %s", v + 1, msg ? msg : "?");
 		sqlite3_free(msg);
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

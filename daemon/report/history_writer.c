@@ -22,24 +22,24 @@
 #include "taod/log.h"
 
 static const char *const stmt_sql[HS_MAX] = {
-	[HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"
-		       " ORDER BY cg DESC LIMIT 1",
-	[HS_LAST_SAMPLE] = "SELECT thp_alloc, pmd_split, pmd_unmap_whole, t_ms FROM samples"
-			   " WHERE cg = ?1 ORDER BY t_ms DESC LIMIT 1",
-	[HS_INSERT_CG] = "INSERT INTO cgroups(path, cgroup_id, first_seen_ms, last_seen_ms)"
-			 " VALUES(?1, ?2, ?3, ?3)",
-	[HS_UPDATE_CG] = "UPDATE cgroups SET last_seen_ms = ?2, class = ?3 WHERE cg = ?1",
-	[HS_INSERT_SAMPLE] = "INSERT OR REPLACE INTO samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-			     " ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[HS_INSERT_CHANGE] = "INSERT INTO class_changes VALUES(?1, ?2, ?3, ?4)",
-	[HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[HS_INSERT_MTHP] = "INSERT OR REPLACE INTO mthp_samples VALUES(?1, ?2, ?3, ?4)",
-	[HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
-			     " pid, bytes, dry_run, policy, evidence, detail) VALUES(?1,"
-			     " (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
-			     "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-			     " ?11, ?12)",
-	[HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
+    [HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"
+		   " ORDER BY cg DESC LIMIT 1",
+    [HS_LAST_SAMPLE] = "SELECT thp_alloc, pmd_split, pmd_unmap_whole, t_ms FROM samples"
+		       " WHERE cg = ?1 ORDER BY t_ms DESC LIMIT 1",
+    [HS_INSERT_CG] = "INSERT INTO cgroups(path, cgroup_id, first_seen_ms, last_seen_ms)"
+		     " VALUES(?1, ?2, ?3, ?3)",
+    [HS_UPDATE_CG] = "UPDATE cgroups SET last_seen_ms = ?2, class = ?3 WHERE cg = ?1",
+    [HS_INSERT_SAMPLE] = "INSERT OR REPLACE INTO samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [HS_INSERT_CHANGE] = "INSERT INTO class_changes VALUES(?1, ?2, ?3, ?4)",
+    [HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [HS_INSERT_MTHP] = "INSERT OR REPLACE INTO mthp_samples VALUES(?1, ?2, ?3, ?4)",
+    [HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
+			 " pid, bytes, dry_run, policy, evidence, detail) VALUES(?1,"
+			 " (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
+			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+			 " ?11, ?12)",
+    [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
 };
 
 /* mkdir -p of @path's directory. */
@@ -79,8 +79,8 @@ static int configure(sqlite3 *db, char *err, size_t err_len)
 static int prepare_all(struct history *h, char *err, size_t err_len)
 {
 	for (int i = 0; i < HS_MAX; i++) {
-		if (sqlite3_prepare_v3(h->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &h->st[i], NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(h->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &h->st[i],
+				       NULL) != SQLITE_OK) {
 			snprintf(err, err_len, "preparing statement %d: %s", i,
 				 sqlite3_errmsg(h->db));
 			return -EIO;

@@ -41,18 +41,19 @@ enum cg_metric { CG_ANON, CG_THP, CG_COVERAGE, CG_ALLOCS, CG_FALLBACKS, CG_SPLIT
 static const struct {
 	const char *name, *type, *help;
 } cg_families[] = {
-	[CG_ANON] = { "taod_cgroup_anon_bytes", "gauge", "Anonymous memory of the cgroup (memory.stat)." },
-	[CG_THP] = { "taod_cgroup_thp_bytes", "gauge", "Anonymous memory backed by THPs (memory.stat)." },
-	[CG_COVERAGE] = { "taod_cgroup_thp_coverage_ratio", "gauge",
-			  "THP-backed share of anonymous memory, 0 to 1." },
-	[CG_ALLOCS] = { "taod_cgroup_thp_allocations_total", "counter",
-			"THP allocations (fault and collapse) since taod started." },
-	[CG_FALLBACKS] = { "taod_cgroup_thp_fault_fallbacks_total", "counter",
-			   "THP faults that fell back to base pages since taod started." },
-	[CG_SPLITS] = { "taod_cgroup_pmd_splits_total", "counter",
-			"PMD mappings split, folio left partially mapped, since taod started." },
-	[CG_WHOLE] = { "taod_cgroup_pmd_whole_unmaps_total", "counter",
-		       "PMD-mapped THPs unmapped whole since taod started." },
+    [CG_ANON] = {"taod_cgroup_anon_bytes", "gauge",
+		 "Anonymous memory of the cgroup (memory.stat)."},
+    [CG_THP] = {"taod_cgroup_thp_bytes", "gauge", "Anonymous memory backed by THPs (memory.stat)."},
+    [CG_COVERAGE] = {"taod_cgroup_thp_coverage_ratio", "gauge",
+		     "THP-backed share of anonymous memory, 0 to 1."},
+    [CG_ALLOCS] = {"taod_cgroup_thp_allocations_total", "counter",
+		   "THP allocations (fault and collapse) since taod started."},
+    [CG_FALLBACKS] = {"taod_cgroup_thp_fault_fallbacks_total", "counter",
+		      "THP faults that fell back to base pages since taod started."},
+    [CG_SPLITS] = {"taod_cgroup_pmd_splits_total", "counter",
+		   "PMD mappings split, folio left partially mapped, since taod started."},
+    [CG_WHOLE] = {"taod_cgroup_pmd_whole_unmaps_total", "counter",
+		  "PMD-mapped THPs unmapped whole since taod started."},
 };
 
 /* The value of @m for @e; false when there is none (no memory.stat, no anon). */
@@ -108,10 +109,10 @@ static void write_cgroups(FILE *f, const struct cgroup_table *t)
 static void write_bpf(FILE *f, const uint64_t *stats)
 {
 	static const char *const programs[TAOD_STAT_MAX] = {
-		[TAOD_STAT_MEMCG_EVENTS] = "memcg",
-		[TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
-		[TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc",
-		[TAOD_STAT_SPLIT_EVENTS] = "split",
+	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",
+	    [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
+	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc",
+	    [TAOD_STAT_SPLIT_EVENTS] = "split",
 	};
 
 	family(f, "taod_bpf_events_total", "counter",
@@ -137,15 +138,16 @@ static void write_zones(FILE *f, const struct machine_stats *m)
 			(unsigned long long)m->zones[i].managed_pages * page);
 	family(f, "taod_zone_free_bytes", "gauge", "Free memory in the zone.");
 	for (size_t i = 0; i < m->nzones; i++)
-		fprintf(f, "taod_zone_free_bytes{node=\"%d\",zone=\"%s\"} %llu\n",
-			m->zones[i].node, m->zones[i].name,
-			(unsigned long long)m->zones[i].free_pages * page);
-	family(f, "taod_zone_free_blocks", "gauge", "Free blocks in the zone by order (buddyinfo).");
+		fprintf(f, "taod_zone_free_bytes{node=\"%d\",zone=\"%s\"} %llu\n", m->zones[i].node,
+			m->zones[i].name, (unsigned long long)m->zones[i].free_pages * page);
+	family(f, "taod_zone_free_blocks", "gauge",
+	       "Free blocks in the zone by order (buddyinfo).");
 	for (size_t i = 0; i < m->nzones; i++)
 		for (int o = 0; o < m->zones[i].norders; o++)
-			fprintf(f, "taod_zone_free_blocks{node=\"%d\",zone=\"%s\",order=\"%d\"} %llu\n",
-				m->zones[i].node, m->zones[i].name, o,
-				(unsigned long long)m->zones[i].free_blocks[o]);
+			fprintf(
+			    f, "taod_zone_free_blocks{node=\"%d\",zone=\"%s\",order=\"%d\"} %llu\n",
+			    m->zones[i].node, m->zones[i].name, o,
+			    (unsigned long long)m->zones[i].free_blocks[o]);
 }
 
 static void write_daemon(FILE *f, const struct metrics_input *in)

@@ -8,13 +8,12 @@
 
 #include "taod/report.h"
 
-static const char style[] =
-	"body{font:14px sans-serif;margin:2em;color:#1b2631}"
-	"table{border-collapse:collapse;margin:1em 0}"
-	"td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
-	"td:first-child,th:first-child{text-align:left}"
-	"section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
-	".legend span{margin-right:1.5em}";
+static const char style[] = "body{font:14px sans-serif;margin:2em;color:#1b2631}"
+			    "table{border-collapse:collapse;margin:1em 0}"
+			    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
+			    "td:first-child,th:first-child{text-align:left}"
+			    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
+			    ".legend span{margin-right:1.5em}";
 
 void html_text(FILE *f, const char *s)
 {
@@ -69,10 +68,12 @@ static void machine_summary(FILE *f, const struct report *r)
 	cell_time(f, r->first_sample_ms);
 	fputs("</tr><tr><th>last batch</th>", f);
 	cell_time(f, r->last_sample_ms);
-	fprintf(f, "</tr>\n<tr><th>batches</th><td>%zu</td></tr><tr><th>daemon starts</th>"
-		   "<td>%zu</td></tr><tr><th>cgroups</th><td>%zu</td></tr>"
-		   "<tr><th>THP allocations</th><td>%llu</td></tr><tr><th>PMD splits</th><td>%llu</td></tr>"
-		   "<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
+	fprintf(f,
+		"</tr>\n<tr><th>batches</th><td>%zu</td></tr><tr><th>daemon starts</th>"
+		"<td>%zu</td></tr><tr><th>cgroups</th><td>%zu</td></tr>"
+		"<tr><th>THP allocations</th><td>%llu</td></tr><tr><th>PMD "
+		"splits</th><td>%llu</td></tr>"
+		"<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
 		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
 		(unsigned long long)r->pmd_split, (unsigned long long)r->pmd_unmap_whole);
 	fputs("<table class=\"zones\"><tr><th>zone</th><th>managed pages</th><th>free pages</th>"
@@ -83,7 +84,8 @@ static void machine_summary(FILE *f, const struct report *r)
 			continue;
 		fprintf(f, "<tr><td>node %d ", r->zones[i].node);
 		html_text(f, r->zones[i].name);
-		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>", (unsigned long long)r->zones[i].managed_pages,
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>",
+			(unsigned long long)r->zones[i].managed_pages,
 			(unsigned long long)r->zones[i].free_pages);
 		html_text(f, r->zones[i].free_blocks);
 		fputs("</td></tr>\n", f);
@@ -109,7 +111,9 @@ static void summary_table(FILE *f, const struct report *r)
 		cell_pct(f, c->coverage_min);
 		cell_pct(f, c->coverage_mean);
 		cell_pct(f, c->coverage_max);
-		fprintf(f, "<td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</td><td>%zu</td></tr>\n",
+		fprintf(f,
+			"<td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</td><td>%zu</"
+			"td></tr>\n",
 			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
 			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 			report_split_ratio(c), c->nchanges, c->nactions);
@@ -125,8 +129,9 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	html_text(f, c->path);
 	fprintf(f, "\" data-cgroup-id=\"%llu\">\n<h2>", (unsigned long long)c->cgroup_id);
 	html_text(f, c->path);
-	fprintf(f, "</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
-		   "unmaps in the window.</p>\n",
+	fprintf(f,
+		"</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
+		"unmaps in the window.</p>\n",
 		c->samples, (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 		(unsigned long long)c->pmd_unmap_whole);
 	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
@@ -140,8 +145,9 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 
 int report_write_html(FILE *f, const struct report *r)
 {
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		   "<title>taod report</title><style>%s</style></head><body>\n",
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>taod report</title><style>%s</style></head><body>\n",
 		style);
 	machine_summary(f, r);
 	summary_table(f, r);

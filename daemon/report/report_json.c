@@ -144,7 +144,7 @@ int report_write_json(FILE *f, const struct report *r)
 	json_object_object_add(o, "cgroups", list);
 	fprintf(f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return ferror(f) ? -1 : 0;
 }

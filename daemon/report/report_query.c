@@ -63,9 +63,10 @@ static void *push(void *vp, size_t *n, size_t size)
 
 static int load_series(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
-	sqlite3_stmt *st = prepare_window(l, "SELECT t_ms, coverage_pct, d_pmd_split, interval_ms"
-					     " FROM samples WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
-					     " ORDER BY t_ms");
+	sqlite3_stmt *st =
+	    prepare_window(l, "SELECT t_ms, coverage_pct, d_pmd_split, interval_ms"
+			      " FROM samples WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+			      " ORDER BY t_ms");
 
 	if (!st)
 		return -EIO;
@@ -78,8 +79,9 @@ static int load_series(struct loader *l, int64_t cg, struct report_cgroup *c)
 			break;
 		p->t_ms = sqlite3_column_int64(st, 0);
 		p->coverage_pct = real_or_unknown(st, 1);
-		p->split_rate = interval > 0 ? (double)sqlite3_column_int64(st, 2) * 1000.0 /
-						       (double)interval : 0;
+		p->split_rate =
+		    interval > 0 ? (double)sqlite3_column_int64(st, 2) * 1000.0 / (double)interval
+				 : 0;
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -110,9 +112,9 @@ static int load_changes(struct loader *l, int64_t cg, struct report_cgroup *c)
 static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
 	sqlite3_stmt *st = prepare_window(
-		l, "SELECT t_ms, kind, result, policy, detail, pid, bytes, err FROM actions"
-		   " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
-		   " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms");
+	    l, "SELECT t_ms, kind, result, policy, detail, pid, bytes, err FROM actions"
+	       " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
+	       " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms");
 
 	if (!st)
 		return -EIO;
@@ -200,11 +202,11 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 static int load_cgroups(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(
-		l, "SELECT c.cg, c.path, c.cgroup_id, c.first_seen_ms, c.last_seen_ms, c.class,"
-		   " count(*), min(s.coverage_pct), avg(s.coverage_pct), max(s.coverage_pct),"
-		   " sum(s.d_thp_alloc), sum(s.d_pmd_split), sum(s.d_pmd_unmap_whole)"
-		   " FROM cgroups c JOIN samples s ON s.cg = c.cg"
-		   " WHERE s.t_ms > ?1 AND s.t_ms <= ?2 GROUP BY c.cg ORDER BY c.path, c.cg");
+	    l, "SELECT c.cg, c.path, c.cgroup_id, c.first_seen_ms, c.last_seen_ms, c.class,"
+	       " count(*), min(s.coverage_pct), avg(s.coverage_pct), max(s.coverage_pct),"
+	       " sum(s.d_thp_alloc), sum(s.d_pmd_split), sum(s.d_pmd_unmap_whole)"
+	       " FROM cgroups c JOIN samples s ON s.cg = c.cg"
+	       " WHERE s.t_ms > ?1 AND s.t_ms <= ?2 GROUP BY c.cg ORDER BY c.path, c.cg");
 	int r = 0;
 
 	if (!st)
@@ -242,9 +244,9 @@ static int load_span(struct loader *l)
 static int load_zones(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(
-		l, "SELECT node, zone, present_pages, managed_pages, free_pages, free_blocks"
-		   " FROM zone_samples WHERE t_ms = (SELECT max(t_ms) FROM zone_samples"
-		   " WHERE t_ms > ?1 AND t_ms <= ?2) ORDER BY node, zone");
+	    l, "SELECT node, zone, present_pages, managed_pages, free_pages, free_blocks"
+	       " FROM zone_samples WHERE t_ms = (SELECT max(t_ms) FROM zone_samples"
+	       " WHERE t_ms > ?1 AND t_ms <= ?2) ORDER BY node, zone");
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct report_zone *z = push(&l->r->zones, &l->r->nzones, sizeof(*z));
@@ -265,12 +267,12 @@ static int load_zones(struct loader *l)
 static int load_mthp(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(
-		l, "WITH w AS (SELECT min(t_ms) AS lo, max(t_ms) AS hi FROM mthp_samples"
-		   " WHERE t_ms > ?1 AND t_ms <= ?2)"
-		   " SELECT b.size_kb, b.stat, b.value, b.value - coalesce(a.value, b.value)"
-		   " FROM w JOIN mthp_samples b ON b.t_ms = w.hi"
-		   " LEFT JOIN mthp_samples a ON a.t_ms = w.lo AND a.size_kb = b.size_kb"
-		   " AND a.stat = b.stat ORDER BY b.size_kb, b.stat");
+	    l, "WITH w AS (SELECT min(t_ms) AS lo, max(t_ms) AS hi FROM mthp_samples"
+	       " WHERE t_ms > ?1 AND t_ms <= ?2)"
+	       " SELECT b.size_kb, b.stat, b.value, b.value - coalesce(a.value, b.value)"
+	       " FROM w JOIN mthp_samples b ON b.t_ms = w.hi"
+	       " LEFT JOIN mthp_samples a ON a.t_ms = w.lo AND a.size_kb = b.size_kb"
+	       " AND a.stat = b.stat ORDER BY b.size_kb, b.stat");
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct report_mthp *m = push(&l->r->mthp, &l->r->nmthp, sizeof(*m));
@@ -306,7 +308,7 @@ static int open_read_only(const char *path, sqlite3 **db, char *err, size_t err_
 
 int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len)
 {
-	struct loader l = { .q = q, .r = r };
+	struct loader l = {.q = q, .r = r};
 	int rc;
 
 	memset(r, 0, sizeof(*r));

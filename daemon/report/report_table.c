@@ -39,17 +39,20 @@ static void summary(FILE *f, const struct report *r)
 	char a[32], b[32];
 
 	fprintf(f, "history %s\nwindow  %s .. %s, %zu batches, %zu daemon start(s)\n", r->db,
-		fmt_time(a, sizeof(a), r->first_sample_ms), fmt_time(b, sizeof(b), r->last_sample_ms),
-		r->batches, r->nruns);
+		fmt_time(a, sizeof(a), r->first_sample_ms),
+		fmt_time(b, sizeof(b), r->last_sample_ms), r->batches, r->nruns);
 	fprintf(f, "cgroups %zu; THP allocations %llu, PMD splits %llu, whole unmaps %llu\n",
 		r->ncgroups, (unsigned long long)r->thp_alloc, (unsigned long long)r->pmd_split,
 		(unsigned long long)r->pmd_unmap_whole);
 	for (size_t i = 0; i < r->nzones; i++)
 		if (r->zones[i].managed_pages)
-			fprintf(f, "zone    node %d %-8s managed %llu pages, free %llu, free blocks by order: %s\n",
+			fprintf(f,
+				"zone    node %d %-8s managed %llu pages, free %llu, free blocks "
+				"by order: %s\n",
 				r->zones[i].node, r->zones[i].name,
 				(unsigned long long)r->zones[i].managed_pages,
-				(unsigned long long)r->zones[i].free_pages, r->zones[i].free_blocks);
+				(unsigned long long)r->zones[i].free_pages,
+				r->zones[i].free_blocks);
 	for (size_t i = 0; i < r->nmthp; i++)
 		if (r->mthp[i].delta)
 			fprintf(f, "mthp    %5ukB %-28s %+lld (now %llu)\n", r->mthp[i].size_kb,
@@ -72,9 +75,10 @@ int report_write_table(FILE *f, const struct report *r)
 			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
 			fmt_pct(lo, sizeof(lo), c->coverage_min),
 			fmt_pct(mean, sizeof(mean), c->coverage_mean),
-			fmt_pct(hi, sizeof(hi), c->coverage_max), fmt_mib(thp, sizeof(thp), c->thp_bytes),
-			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
-			report_split_ratio(c), c->nchanges, c->nactions);
+			fmt_pct(hi, sizeof(hi), c->coverage_max),
+			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
+			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
+			c->nactions);
 	}
 	return ferror(f) ? -1 : 0;
 }

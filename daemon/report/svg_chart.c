@@ -7,12 +7,12 @@
  */
 #include "taod/report.h"
 
-#define W 900
-#define H 240
-#define LEFT 50
-#define RIGHT 60
-#define TOP 16
-#define BOTTOM 30
+#define W	    900
+#define H	    240
+#define LEFT	    50
+#define RIGHT	    60
+#define TOP	    16
+#define BOTTOM	    30
 #define MAX_BUCKETS 600
 
 struct frame {
@@ -34,7 +34,7 @@ static double y_of(double v, double max)
 
 static struct frame frame_of(const struct report_cgroup *c, int64_t since, int64_t until)
 {
-	struct frame fr = { since, until, 0 };
+	struct frame fr = {since, until, 0};
 
 	if (c->npoints) { /* the data's own span: a short run is not a dot at the edge */
 		fr.t0 = c->points[0].t_ms;
@@ -52,7 +52,7 @@ static void bucket(const struct report_cgroup *c, size_t b, size_t per, struct r
 	size_t end = (b + 1) * per < c->npoints ? (b + 1) * per : c->npoints, n = 0;
 	double sum = 0;
 
-	*out = (struct report_point){ c->points[b * per].t_ms, -1, 0 };
+	*out = (struct report_point){c->points[b * per].t_ms, -1, 0};
 	for (size_t i = b * per; i < end; i++) {
 		if (c->points[i].coverage_pct >= 0) {
 			sum += c->points[i].coverage_pct;
@@ -69,7 +69,8 @@ static void polyline(FILE *f, const struct report_cgroup *c, const struct frame 
 {
 	size_t per = (c->npoints + MAX_BUCKETS - 1) / MAX_BUCKETS;
 
-	fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+	fprintf(f,
+		"<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 		rate ? "split-rate" : "coverage", rate ? "#c0392b" : "#2471a3");
 	for (size_t b = 0; per && b * per < c->npoints; b++) {
 		struct report_point p;
@@ -89,9 +90,10 @@ static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr
 		const struct report_action *a = &c->actions[i];
 		double x = x_of(fr, a->t_ms);
 
-		fprintf(f, "<g class=\"action\" data-kind=\"%s\"><line x1=\"%.1f\" x2=\"%.1f\" "
-			   "y1=\"%d\" y2=\"%d\" stroke=\"#7d3c98\" stroke-dasharray=\"3,2\"/>"
-			   "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#7d3c98\"><title>",
+		fprintf(f,
+			"<g class=\"action\" data-kind=\"%s\"><line x1=\"%.1f\" x2=\"%.1f\" "
+			"y1=\"%d\" y2=\"%d\" stroke=\"#7d3c98\" stroke-dasharray=\"3,2\"/>"
+			"<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#7d3c98\"><title>",
 			a->kind, x, x, TOP, H - BOTTOM, x, TOP);
 		html_text(f, a->kind);
 		fputs(" (", f);
@@ -103,8 +105,9 @@ static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr
 	for (size_t i = 0; i < c->nchanges; i++) {
 		double x = x_of(fr, c->changes[i].t_ms);
 
-		fprintf(f, "<g class=\"class-change\"><rect x=\"%.1f\" y=\"%d\" width=\"3\" "
-			   "height=\"8\" fill=\"#d68910\"><title>class ",
+		fprintf(f,
+			"<g class=\"class-change\"><rect x=\"%.1f\" y=\"%d\" width=\"3\" "
+			"height=\"8\" fill=\"#d68910\"><title>class ",
 			x - 1.5, H - BOTTOM - 8);
 		html_text(f, c->changes[i].from[0] ? c->changes[i].from : "unknown");
 		fputs(" &#8594; ", f);
@@ -115,12 +118,14 @@ static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr
 
 static void axes(FILE *f, const struct frame *fr)
 {
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
-		   "stroke=\"#aab7b8\"/>\n",
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
+		"stroke=\"#aab7b8\"/>\n",
 		LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
 	for (int pct = 0; pct <= 100; pct += 25)
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
-			   "fill=\"#2471a3\">%d%%</text>\n",
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
+			"fill=\"#2471a3\">%d%%</text>\n",
 			LEFT - 4, y_of(pct, 100) + 3, pct);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">%.2f/s</text>\n",
 		W - RIGHT + 4, TOP + 8, fr->rate_max);
@@ -135,9 +140,10 @@ void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t
 {
 	struct frame fr = frame_of(c, since_ms, until_ms);
 
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" data-points=\"%zu\" "
-		   "data-actions=\"%zu\">\n<title>THP coverage and split rate of ",
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" data-points=\"%zu\" "
+		"data-actions=\"%zu\">\n<title>THP coverage and split rate of ",
 		W, H, W, H, c->npoints, c->nactions);
 	html_text(f, c->path);
 	fputs("</title>\n", f);

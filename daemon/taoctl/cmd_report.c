@@ -32,19 +32,22 @@ static const struct {
 	const char *name;
 	int (*write)(FILE *f, const struct report *r);
 } formats[] = {
-	{ "table", report_write_table },
-	{ "json", report_write_json },
-	{ "csv", report_write_csv },
-	{ "html", report_write_html },
+    {"table", report_write_table},
+    {"json", report_write_json},
+    {"csv", report_write_csv},
+    {"html", report_write_html},
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
-		{ "since", required_argument, NULL, 's' }, { "cgroup", required_argument, NULL, 'g' },
-		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, 'd' },	   { "config", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
+	    {"since", required_argument, NULL, 's'},
+	    {"cgroup", required_argument, NULL, 'g'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"config", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -52,8 +55,10 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		switch (c) {
 		case 's':
 			if (parse_duration_ms(optarg, &a->since_ms) || !a->since_ms) {
-				fprintf(stderr, "taoctl: --since \"%s\": expected a duration such "
-						"as 30m, 1h, 24h, 7d\n", optarg);
+				fprintf(stderr,
+					"taoctl: --since \"%s\": expected a duration such "
+					"as 30m, 1h, 24h, 7d\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -141,11 +146,11 @@ static int write_report(const struct report_args *a, const struct report *r,
 
 int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 {
-	struct report_args a = { .format = ctl->json ? "json" : "table",
-				 .since_ms = 24ULL * 3600 * 1000 };
+	struct report_args a = {.format = ctl->json ? "json" : "table",
+				.since_ms = 24ULL * 3600 * 1000};
 	int (*write)(FILE *, const struct report *) = NULL;
 	char db[PATH_MAX], err[PATH_MAX + 256];
-	struct report_query q = { 0 };
+	struct report_query q = {0};
 	struct report r;
 	int rc = parse_report_args(argc, argv, &a);
 
@@ -162,8 +167,8 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 	rc = resolve_db(&a, db, sizeof(db));
 	if (rc)
 		return rc;
-	q = (struct report_query){ .db_path = db, .glob = a.glob,
-				   .with_series = write == report_write_html };
+	q = (struct report_query){
+	    .db_path = db, .glob = a.glob, .with_series = write == report_write_html};
 	q.until_ms = (int64_t)realtime_ms();
 	q.since_ms = q.until_ms - (int64_t)a.since_ms;
 	if (report_load(&q, &r, err, sizeof(err))) {

@@ -12,9 +12,9 @@
 
 #include "taod/config.h"
 
-#define MACHINE_MAX_ZONES 32
+#define MACHINE_MAX_ZONES  32
 #define MACHINE_MAX_ORDERS 16
-#define MACHINE_MAX_MTHP 512
+#define MACHINE_MAX_MTHP   512
 
 struct zone_stat {
 	int node;

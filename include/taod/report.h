@@ -39,8 +39,8 @@ struct report_cgroup {
 	char class[32];
 	size_t samples;
 	double coverage_now, coverage_min, coverage_mean, coverage_max; /* -1: unknown */
-	int64_t anon_bytes, thp_bytes;					   /* -1: unknown */
-	uint64_t thp_alloc, pmd_split, pmd_unmap_whole;			   /* in the window */
+	int64_t anon_bytes, thp_bytes;					/* -1: unknown */
+	uint64_t thp_alloc, pmd_split, pmd_unmap_whole;			/* in the window */
 	uint64_t thp_alloc_total, pmd_split_total; /* cumulative series, across restarts */
 	struct report_point *points;
 	size_t npoints;
@@ -83,7 +83,7 @@ struct report {
 struct report_query {
 	const char *db_path;
 	int64_t since_ms, until_ms;
-	const char *glob;  /* NULL: all */
+	const char *glob; /* NULL: all */
 	bool with_series; /* per-batch points, for charts */
 };
 

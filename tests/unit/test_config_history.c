@@ -64,10 +64,12 @@ Test(config_history, errors_name_line_and_key)
 			  &cfg, &errs),
 		     4);
 	cr_assert_eq(errs.items[0].line, 2);
-	cr_assert(strstr(errs.items[0].msg, "[history] every = \"0\": expected a whole number above zero"),
+	cr_assert(strstr(errs.items[0].msg,
+			 "[history] every = \"0\": expected a whole number above zero"),
 		  "%s", errs.items[0].msg);
 	cr_assert(strstr(errs.items[1].msg, "max_size") && strstr(errs.items[1].msg, "64M"));
 	cr_assert(strstr(errs.items[2].msg, "[history] path"));
 	cr_assert(strstr(errs.items[3].msg, "[metrics] textfile") &&
-		  strstr(errs.items[3].msg, "nothing to turn it off"), "%s", errs.items[3].msg);
+		      strstr(errs.items[3].msg, "nothing to turn it off"),
+		  "%s", errs.items[3].msg);
 }

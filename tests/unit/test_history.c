@@ -33,8 +33,8 @@ TestSuite(history, .init = make_tmp, .fini = remove_tmp);
 static void set_cg(struct cgroup_table *t, uint64_t id, const char *path, uint64_t allocs,
 		   uint64_t splits, uint64_t anon, uint64_t thp)
 {
-	struct taod_cg_counters c = { .thp_fault_alloc = allocs, .pmd_split = splits };
-	struct memstat m = { .anon_bytes = anon, .thp_bytes = thp, .has_anon = true };
+	struct taod_cg_counters c = {.thp_fault_alloc = allocs, .pmd_split = splits};
+	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
 	struct cgroup_entry *e;
 
 	cgroup_table_set_counters(t, id, &c, 1);
@@ -54,8 +54,11 @@ static struct history *open_h(void)
 
 static void load(struct report *r, int64_t since, int64_t until, const char *glob)
 {
-	struct report_query q = { .db_path = db_path, .since_ms = since, .until_ms = until,
-				  .glob = glob, .with_series = true };
+	struct report_query q = {.db_path = db_path,
+				 .since_ms = since,
+				 .until_ms = until,
+				 .glob = glob,
+				 .with_series = true};
 	char err[256];
 
 	cr_assert_eq(report_load(&q, r, err, sizeof(err)), 0, "%s", err);
@@ -218,7 +221,7 @@ Test(history, class_changes_and_actions)
 {
 	struct history *h = open_h();
 	struct cgroup_table t;
-	struct action_record a = { .time_ms = 2500, .result = RESULT_DRY_RUN };
+	struct action_record a = {.time_ms = 2500, .result = RESULT_DRY_RUN};
 	struct report r;
 	const struct report_cgroup *c;
 	int batch;
@@ -259,11 +262,14 @@ Test(history, machine_figures)
 
 	cgroup_table_init(&t, 4);
 	m->nzones = 1;
-	m->zones[0] = (struct zone_stat){ .node = 0, .name = "Normal", .managed_pages = 1000,
-					  .free_pages = 400, .norders = 3,
-					  .free_blocks = { 5, 6, 7 } };
+	m->zones[0] = (struct zone_stat){.node = 0,
+					 .name = "Normal",
+					 .managed_pages = 1000,
+					 .free_pages = 400,
+					 .norders = 3,
+					 .free_blocks = {5, 6, 7}};
 	m->nmthp = 1;
-	m->mthp[0] = (struct mthp_stat){ .size_kb = 2048, .name = "split", .value = 10 };
+	m->mthp[0] = (struct mthp_stat){.size_kb = 2048, .name = "split", .value = 10};
 	history_record(h, &t, 1000, m, NULL, NULL);
 	m->mthp[0].value = 17;
 	m->zones[0].free_pages = 300;
@@ -326,13 +332,14 @@ Test(history, retention_by_size_keeps_the_newest)
 	cr_assert_eq(query_int("SELECT max(t_ms) FROM samples"), 60000, "newest batch kept");
 	cr_assert_gt(query_int("SELECT min(t_ms) FROM samples"), 1000, "oldest batches gone");
 	cr_assert_eq(query_int("SELECT count(*) FROM pragma_integrity_check"
-			       " WHERE integrity_check = 'ok'"), 1);
+			       " WHERE integrity_check = 'ok'"),
+		     1);
 	cgroup_table_free(&t);
 }
 
 Test(history, report_errors_name_the_file)
 {
-	struct report_query q = { .db_path = db_path, .until_ms = 1 };
+	struct report_query q = {.db_path = db_path, .until_ms = 1};
 	struct report r;
 	char err[512];
 	FILE *f;

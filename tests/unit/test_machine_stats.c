@@ -22,9 +22,9 @@ static const char zoneinfo[] = "Node 0, zone      DMA\n"
 			       "        present  20\n"
 			       "        managed  20\n";
 static const char buddyinfo[] =
-	"Node 0, zone      DMA      0      0      0      1      3 \n"
-	"Node 0, zone   Normal    204    447    307\n"
-	"Node 1, zone  NoSplit      0      0      0      0      0      0      0      0      0      5\n";
+    "Node 0, zone      DMA      0      0      0      1      3 \n"
+    "Node 0, zone   Normal    204    447    307\n"
+    "Node 1, zone  NoSplit      0      0      0      0      0      0      0      0      0      5\n";
 
 Test(machine_stats, zoneinfo_and_buddyinfo)
 {

@@ -21,9 +21,9 @@ Test(metrics, label_escaping)
 
 static void table_with_two(struct cgroup_table *t)
 {
-	struct taod_cg_counters c = { .thp_fault_alloc = 5, .thp_collapse_alloc = 1,
-				      .pmd_split = 2, .pmd_unmap_whole = 3 };
-	struct memstat m = { .anon_bytes = 4096, .thp_bytes = 1024, .has_anon = true };
+	struct taod_cg_counters c = {
+	    .thp_fault_alloc = 5, .thp_collapse_alloc = 1, .pmd_split = 2, .pmd_unmap_whole = 3};
+	struct memstat m = {.anon_bytes = 4096, .thp_bytes = 1024, .has_anon = true};
 	struct cgroup_entry *e;
 
 	cgroup_table_init(t, 2);
@@ -36,8 +36,8 @@ static void table_with_two(struct cgroup_table *t)
 Test(metrics, families_and_values)
 {
 	struct cgroup_table t;
-	uint64_t stats[TAOD_STAT_MAX] = { 10, 20, 30, 40, 5 };
-	struct metrics_input in = { .bpf_stats = stats, .ticks = 9, .version = "v1" };
+	uint64_t stats[TAOD_STAT_MAX] = {10, 20, 30, 40, 5};
+	struct metrics_input in = {.bpf_stats = stats, .ticks = 9, .version = "v1"};
 	char *text;
 
 	table_with_two(&t);
@@ -61,8 +61,8 @@ Test(metrics, textfile_replaced_atomically)
 {
 	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], text[8192];
 	struct cgroup_table t;
-	uint64_t stats[TAOD_STAT_MAX] = { 0 };
-	struct metrics_input in = { .bpf_stats = stats, .ticks = 1 };
+	uint64_t stats[TAOD_STAT_MAX] = {0};
+	struct metrics_input in = {.bpf_stats = stats, .ticks = 1};
 	struct stat st1, st2;
 
 	cr_assert_not_null(mkdtemp(dir));

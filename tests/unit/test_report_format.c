@@ -21,9 +21,9 @@ static char *render(writer_fn w, const struct report *r)
 	return buf;
 }
 
-static struct report_action shatter = { .t_ms = 1500, .kind = "shatter", .result = "done",
-					.detail = "wrote max" };
-static struct report_class_change to_abuser = { .t_ms = 1200, .from = "", .to = "abuser" };
+static struct report_action shatter = {
+    .t_ms = 1500, .kind = "shatter", .result = "done", .detail = "wrote max"};
+static struct report_class_change to_abuser = {.t_ms = 1200, .from = "", .to = "abuser"};
 
 /* Two cgroups: one with an awkward path and known figures, one unknown. */
 static void sample_report(struct report *r, struct report_cgroup c[2], char *odd)
@@ -31,16 +31,30 @@ static void sample_report(struct report *r, struct report_cgroup c[2], char *odd
 	memset(r, 0, sizeof(*r));
 	memset(c, 0, 2 * sizeof(*c));
 	snprintf(r->db, sizeof(r->db), "/tmp/x.db");
-	c[0] = (struct report_cgroup){ .path = odd, .cgroup_id = 42, .samples = 3,
-				       .coverage_now = 50, .coverage_min = 25,
-				       .coverage_mean = 40, .coverage_max = 60,
-				       .anon_bytes = 4 << 20, .thp_bytes = 2 << 20,
-				       .thp_alloc = 8, .pmd_split = 2, .class = "abuser",
-				       .actions = &shatter, .nactions = 1,
-				       .changes = &to_abuser, .nchanges = 1 };
-	c[1] = (struct report_cgroup){ .path = "/plain", .cgroup_id = 7, .coverage_now = -1,
-				       .coverage_min = -1, .coverage_mean = -1,
-				       .coverage_max = -1, .anon_bytes = -1, .thp_bytes = -1 };
+	c[0] = (struct report_cgroup){.path = odd,
+				      .cgroup_id = 42,
+				      .samples = 3,
+				      .coverage_now = 50,
+				      .coverage_min = 25,
+				      .coverage_mean = 40,
+				      .coverage_max = 60,
+				      .anon_bytes = 4 << 20,
+				      .thp_bytes = 2 << 20,
+				      .thp_alloc = 8,
+				      .pmd_split = 2,
+				      .class = "abuser",
+				      .actions = &shatter,
+				      .nactions = 1,
+				      .changes = &to_abuser,
+				      .nchanges = 1};
+	c[1] = (struct report_cgroup){.path = "/plain",
+				      .cgroup_id = 7,
+				      .coverage_now = -1,
+				      .coverage_min = -1,
+				      .coverage_mean = -1,
+				      .coverage_max = -1,
+				      .anon_bytes = -1,
+				      .thp_bytes = -1};
 	r->cgroups = c;
 	r->ncgroups = 2;
 }
@@ -94,7 +108,7 @@ Test(report_format, html_escapes_and_charts_each_cgroup)
 {
 	struct report r;
 	struct report_cgroup c[2];
-	struct report_point pts[3] = { { 1000, 10, 0 }, { 2000, 50, 2 }, { 3000, -1, 1 } };
+	struct report_point pts[3] = {{1000, 10, 0}, {2000, 50, 2}, {3000, -1, 1}};
 	char odd[] = "/x<script>&\"";
 	char *out, *sec;
 
@@ -105,7 +119,9 @@ Test(report_format, html_escapes_and_charts_each_cgroup)
 	cr_assert_null(strstr(out, "<script>"), "path must be escaped");
 	cr_assert_null(strstr(out, "src="), "nothing fetched");
 	cr_assert_null(strstr(out, "href=\"http"), "nothing linked");
-	sec = strstr(out, "<section class=\"cgroup\" id=\"cg0\" data-cgroup=\"/x&lt;script&gt;&amp;&quot;\"");
+	sec = strstr(
+	    out,
+	    "<section class=\"cgroup\" id=\"cg0\" data-cgroup=\"/x&lt;script&gt;&amp;&quot;\"");
 	cr_assert_not_null(sec, "%s", out);
 	cr_assert_not_null(strstr(sec, "<svg"));
 	cr_assert_not_null(strstr(sec, "data-points=\"3\""));
@@ -117,14 +133,14 @@ Test(report_format, html_escapes_and_charts_each_cgroup)
 
 Test(report_format, long_series_are_bucketed)
 {
-	struct report_cgroup c = { .path = "/big", .npoints = 10000 };
+	struct report_cgroup c = {.path = "/big", .npoints = 10000};
 	char *buf = NULL, *line;
 	size_t len = 0, pairs = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	c.points = calloc(c.npoints, sizeof(*c.points));
 	for (size_t i = 0; i < c.npoints; i++)
-		c.points[i] = (struct report_point){ (int64_t)i * 1000, (double)(i % 100), 1 };
+		c.points[i] = (struct report_point){(int64_t)i * 1000, (double)(i % 100), 1};
 	svg_chart(f, &c, 0, 10000000);
 	fclose(f);
 	line = strstr(buf, "class=\"coverage\"");
