@@ -23,6 +23,8 @@ enum history_stmt {
 };
 
 #define HISTORY_CLASS_MAX 32
+/* Every mTHP value is written at a run's first batch and then this often. */
+#define MTHP_KEYFRAME_BATCHES 360
 
 /* What the writer remembers of a cgroup between batches (sorted by id). */
 struct hist_cg {
@@ -42,6 +44,10 @@ struct history {
 	int64_t run;
 	struct hist_cg *cgs;
 	size_t n;
+	/* mTHP values as the database has them, to write only changes. */
+	struct mthp_stat *mthp_last;
+	size_t nmthp_last;
+	uint64_t machine_batches;
 };
 
 sqlite3_stmt *hst(struct history *h, enum history_stmt s);

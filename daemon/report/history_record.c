@@ -175,6 +175,29 @@ static void format_blocks(const struct zone_stat *z, char *buf, size_t len)
 				(unsigned long long)z->free_blocks[i]);
 }
 
+/* Most mTHP stats never move: a row only when the value changed, or at a keyframe. */
+static bool mthp_changed(const struct history *h, const struct machine_stats *m, size_t i)
+{
+	const struct mthp_stat *old = i < h->nmthp_last ? &h->mthp_last[i] : NULL;
+
+	if (h->machine_batches % MTHP_KEYFRAME_BATCHES == 0 || !old)
+		return true;
+	return old->size_kb != m->mthp[i].size_kb || strcmp(old->name, m->mthp[i].name) ||
+	       old->value != m->mthp[i].value;
+}
+
+/* After a commit: the database now holds @m's values. */
+static void machine_committed(struct history *h, const struct machine_stats *m)
+{
+	if (!h->mthp_last)
+		h->mthp_last = calloc(MACHINE_MAX_MTHP, sizeof(*h->mthp_last));
+	if (!h->mthp_last)
+		return;
+	memcpy(h->mthp_last, m->mthp, m->nmthp * sizeof(*m->mthp));
+	h->nmthp_last = m->nmthp;
+	h->machine_batches++;
+}
+
 static int record_machine(struct history *h, const struct machine_stats *m, uint64_t wall_ms)
 {
 	for (size_t i = 0; i < m->nzones; i++) {
@@ -194,8 +217,11 @@ static int record_machine(struct history *h, const struct machine_stats *m, uint
 			return -EIO;
 	}
 	for (size_t i = 0; i < m->nmthp; i++) {
-		sqlite3_stmt *st = hst(h, HS_INSERT_MTHP);
+		sqlite3_stmt *st;
 
+		if (!mthp_changed(h, m, i))
+			continue;
+		st = hst(h, HS_INSERT_MTHP);
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
 		sqlite3_bind_int(st, 2, (int)m->mthp[i].size_kb);
 		sqlite3_bind_text(st, 3, m->mthp[i].name, -1, SQLITE_STATIC);
@@ -263,5 +289,7 @@ int history_record(struct history *h, const struct cgroup_table *t, uint64_t wal
 	free_cgs(h->cgs, h->n);
 	h->cgs = next;
 	h->n = n;
+	if (m)
+		machine_committed(h, m);
 	return 0;
 }

@@ -37,7 +37,9 @@ static const char schema_v1[] =
     " free_pages INTEGER, free_blocks TEXT, PRIMARY KEY(t_ms, node, zone)) WITHOUT ROWID;"
     "CREATE TABLE mthp_samples(t_ms INTEGER NOT NULL, size_kb INTEGER NOT NULL,"
     " stat TEXT NOT NULL, value INTEGER NOT NULL,"
-    " PRIMARY KEY(t_ms, size_kb, stat)) WITHOUT ROWID;";
+    " PRIMARY KEY(t_ms, size_kb, stat)) WITHOUT ROWID;"
+    /* mTHP rows are written when a value changes (and at keyframes). */
+    "CREATE INDEX mthp_key ON mthp_samples(size_kb, stat, t_ms);";
 
 static const char *const migrations[] = {schema_v1};
 

@@ -133,6 +133,7 @@ void history_close(struct history *h)
 	for (size_t i = 0; i < h->n; i++)
 		free(h->cgs[i].path);
 	free(h->cgs);
+	free(h->mthp_last);
 	sqlite3_close(h->db);
 	free(h);
 }

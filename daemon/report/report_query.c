@@ -263,16 +263,23 @@ static int load_zones(struct loader *l)
 	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
 
-/* Latest value and change over the window of every global mTHP stat. */
+/*
+ * Latest value of every global mTHP stat and its change over the window.
+ * Rows exist only where a value changed, so the value at a time is the
+ * newest row at or before it.
+ */
 static int load_mthp(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(
-	    l, "WITH w AS (SELECT min(t_ms) AS lo, max(t_ms) AS hi FROM mthp_samples"
-	       " WHERE t_ms > ?1 AND t_ms <= ?2)"
-	       " SELECT b.size_kb, b.stat, b.value, b.value - coalesce(a.value, b.value)"
-	       " FROM w JOIN mthp_samples b ON b.t_ms = w.hi"
-	       " LEFT JOIN mthp_samples a ON a.t_ms = w.lo AND a.size_kb = b.size_kb"
-	       " AND a.stat = b.stat ORDER BY b.size_kb, b.stat");
+		l, "SELECT k.size_kb, k.stat, v.value, v.value - coalesce("
+		   " (SELECT b.value FROM mthp_samples b WHERE b.size_kb = k.size_kb"
+		   "  AND b.stat = k.stat AND b.t_ms <= ?1 ORDER BY b.t_ms DESC LIMIT 1),"
+		   " (SELECT f.value FROM mthp_samples f WHERE f.size_kb = k.size_kb"
+		   "  AND f.stat = k.stat AND f.t_ms > ?1 ORDER BY f.t_ms LIMIT 1))"
+		   " FROM (SELECT size_kb, stat, max(t_ms) AS t FROM mthp_samples"
+		   "  WHERE t_ms <= ?2 GROUP BY size_kb, stat) k"
+		   " JOIN mthp_samples v ON v.size_kb = k.size_kb AND v.stat = k.stat"
+		   "  AND v.t_ms = k.t ORDER BY k.size_kb, k.stat");
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct report_mthp *m = push(&l->r->mthp, &l->r->nmthp, sizeof(*m));
