@@ -11,7 +11,7 @@
 static const char style[] = "body{font:14px sans-serif;margin:2em;color:#1b2631}"
 			    "table{border-collapse:collapse;margin:1em 0}"
 			    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
-			    "td:first-child,th:first-child{text-align:left}"
+			    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
 			    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
 			    ".legend span{margin-right:1.5em}";
 
@@ -127,8 +127,11 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 
 	fprintf(f, "<section class=\"cgroup\" id=\"cg%zu\" data-cgroup=\"", i);
 	html_text(f, c->path);
-	fprintf(f, "\" data-cgroup-id=\"%llu\">\n<h2>", (unsigned long long)c->cgroup_id);
+	fprintf(f, "\" data-cgroup-id=\"%llu\" data-present=\"%s\">\n<h2>",
+		(unsigned long long)c->cgroup_id, report_cgroup_present(r, c) ? "yes" : "no");
 	html_text(f, c->path);
+	if (!report_cgroup_present(r, c))
+		fputs(" (gone)", f);
 	fprintf(f,
 		"</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
 		"unmaps in the window.</p>\n",

@@ -61,7 +61,7 @@ static struct json_object *changes_json(const struct report_cgroup *c)
 	return list;
 }
 
-static struct json_object *cgroup_json(const struct report_cgroup *c)
+static struct json_object *cgroup_json(const struct report *r, const struct report_cgroup *c)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -69,6 +69,7 @@ static struct json_object *cgroup_json(const struct report_cgroup *c)
 	add_u64(o, "cgroup_id", c->cgroup_id);
 	add_i64(o, "first_seen_ms", c->first_seen_ms);
 	add_i64(o, "last_seen_ms", c->last_seen_ms);
+	json_object_object_add(o, "present", json_object_new_boolean(report_cgroup_present(r, c)));
 	add_str(o, "class", c->class);
 	add_u64(o, "samples", c->samples);
 	add_known(o, "coverage_now_pct", c->coverage_now);
@@ -140,7 +141,7 @@ int report_write_json(FILE *f, const struct report *r)
 	add_i64(o, "until_ms", r->until_ms);
 	json_object_object_add(o, "machine", machine_json(r));
 	for (size_t i = 0; i < r->ncgroups; i++)
-		json_object_array_add(list, cgroup_json(&r->cgroups[i]));
+		json_object_array_add(list, cgroup_json(r, &r->cgroups[i]));
 	json_object_object_add(o, "cgroups", list);
 	fprintf(f, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |

@@ -271,15 +271,15 @@ static int load_zones(struct loader *l)
 static int load_mthp(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(
-		l, "SELECT k.size_kb, k.stat, v.value, v.value - coalesce("
-		   " (SELECT b.value FROM mthp_samples b WHERE b.size_kb = k.size_kb"
-		   "  AND b.stat = k.stat AND b.t_ms <= ?1 ORDER BY b.t_ms DESC LIMIT 1),"
-		   " (SELECT f.value FROM mthp_samples f WHERE f.size_kb = k.size_kb"
-		   "  AND f.stat = k.stat AND f.t_ms > ?1 ORDER BY f.t_ms LIMIT 1))"
-		   " FROM (SELECT size_kb, stat, max(t_ms) AS t FROM mthp_samples"
-		   "  WHERE t_ms <= ?2 GROUP BY size_kb, stat) k"
-		   " JOIN mthp_samples v ON v.size_kb = k.size_kb AND v.stat = k.stat"
-		   "  AND v.t_ms = k.t ORDER BY k.size_kb, k.stat");
+	    l, "SELECT k.size_kb, k.stat, v.value, v.value - coalesce("
+	       " (SELECT b.value FROM mthp_samples b WHERE b.size_kb = k.size_kb"
+	       "  AND b.stat = k.stat AND b.t_ms <= ?1 ORDER BY b.t_ms DESC LIMIT 1),"
+	       " (SELECT f.value FROM mthp_samples f WHERE f.size_kb = k.size_kb"
+	       "  AND f.stat = k.stat AND f.t_ms > ?1 ORDER BY f.t_ms LIMIT 1))"
+	       " FROM (SELECT size_kb, stat, max(t_ms) AS t FROM mthp_samples"
+	       "  WHERE t_ms <= ?2 GROUP BY size_kb, stat) k"
+	       " JOIN mthp_samples v ON v.size_kb = k.size_kb AND v.stat = k.stat"
+	       "  AND v.t_ms = k.t ORDER BY k.size_kb, k.stat");
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct report_mthp *m = push(&l->r->mthp, &l->r->nmthp, sizeof(*m));
@@ -356,4 +356,9 @@ void report_free(struct report *r)
 double report_split_ratio(const struct report_cgroup *c)
 {
 	return c->thp_alloc ? (double)c->pmd_split / (double)c->thp_alloc : 0.0;
+}
+
+bool report_cgroup_present(const struct report *r, const struct report_cgroup *c)
+{
+	return c->last_seen_ms >= r->last_sample_ms;
 }

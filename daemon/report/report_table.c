@@ -64,14 +64,15 @@ static void summary(FILE *f, const struct report *r)
 int report_write_table(FILE *f, const struct report *r)
 {
 	summary(f, r);
-	fprintf(f, "%-40s %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", "CGROUP", "CLASS",
+	fprintf(f, "%-40s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", "CGROUP", "CLASS",
 		"COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO", "CLASS",
 		"ACTS");
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
 		char now[16], lo[16], mean[16], hi[16], thp[32];
 
-		fprintf(f, "%-40s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n", c->path,
+		fprintf(f, "%-40s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n",
+			c->path, report_cgroup_present(r, c) ? " " : "*",
 			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
 			fmt_pct(lo, sizeof(lo), c->coverage_min),
 			fmt_pct(mean, sizeof(mean), c->coverage_mean),
@@ -80,5 +81,6 @@ int report_write_table(FILE *f, const struct report *r)
 			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
 			c->nactions);
 	}
+	fputs("(* gone: not seen in the last batch)\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -5,6 +5,8 @@
  * per action and per class change. Long series are bucketed to at most
  * MAX_BUCKETS points so a week of history stays a small file.
  */
+#include <time.h>
+
 #include "taod/report.h"
 
 #define W	    900
@@ -116,8 +118,20 @@ static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr
 	}
 }
 
+static const char *utc_time(char *buf, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 static void axes(FILE *f, const struct frame *fr)
 {
+	char t0[32], t1[32];
+
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
 		"stroke=\"#aab7b8\"/>\n",
@@ -131,9 +145,10 @@ static void axes(FILE *f, const struct frame *fr)
 		W - RIGHT + 4, TOP + 8, fr->rate_max);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">0/s</text>\n",
 		W - RIGHT + 4, H - BOTTOM);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%.0f s</text>\n", W - RIGHT - 30,
-		H - 8, (double)(fr->t1 - fr->t0) / 1000.0);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">0 s</text>\n", LEFT, H - 8);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", LEFT, H - 8,
+		utc_time(t0, sizeof(t0), fr->t0));
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+		W - RIGHT, H - 8, utc_time(t1, sizeof(t1), fr->t1));
 }
 
 void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms)

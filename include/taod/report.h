@@ -91,6 +91,8 @@ struct report_query {
 int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len);
 void report_free(struct report *r);
 double report_split_ratio(const struct report_cgroup *c);
+/* Still there at the window's last batch (else removed, or taod stopped seeing it). */
+bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 
 int report_write_table(FILE *f, const struct report *r);
 int report_write_json(FILE *f, const struct report *r);

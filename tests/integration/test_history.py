@@ -98,6 +98,7 @@ def test_kill_9_never_corrupts_and_history_continues(tmp_path, cgroups):
     assert paths[rel_k][0]["thp_alloc"] == 8
     assert paths[rel_k][0]["thp_alloc_total"] == 8
     assert rel_gone in paths, "a removed cgroup keeps its history"
+    assert paths[rel_gone][0]["present"] is False and paths[rel_k][0]["present"] is True
     assert len(rep["machine"]["daemon_starts_ms"]) == RUNS_KILLED + 1
     assert rep["machine"]["zones"], "zoneinfo recorded"
 

@@ -203,6 +203,9 @@ Test(history, gone_and_reused_cgroups_keep_their_own_history)
 	cr_assert_eq(find(&r, "/a", 1)->cgroup_id, 12);
 	cr_assert_eq(find(&r, "/a", 1)->thp_alloc, 1);
 	cr_assert_eq(find(&r, "/c", 0)->thp_alloc, 2);
+	cr_assert_not(report_cgroup_present(&r, find(&r, "/b", 0)));
+	cr_assert_not(report_cgroup_present(&r, find(&r, "/a", 1)), "the id went to /c");
+	cr_assert(report_cgroup_present(&r, find(&r, "/c", 0)));
 	report_free(&r);
 	load(&r, 0, 10000, "/[ab]");
 	cr_assert_eq(r.ncgroups, 3, "glob filter");
