@@ -110,7 +110,7 @@ bench: all
 # Debian packages needed to build, test and run.
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
-	python3 python3-pytest python3-prometheus-client
+	python3 python3-pytest python3-prometheus-client chromium
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \

@@ -219,6 +219,8 @@ static int start(struct taod *d)
 	d->action_sink = actor_sink;
 	d->action_sink_ctx = d->actor;
 	d->reload = reload_config;
+	report_stage_open(d);
+	actor_set_record_hook(d->actor, report_stage_record_action, d);
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -240,6 +242,7 @@ static void stop(struct taod *d)
 	control_server_stop(d->ctl);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);
+	report_stage_close(d);
 	bpf_observer_close(d->obs);
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);

@@ -30,7 +30,15 @@ struct actor {
 	struct backoff_table failures; /* per "kind cgroup" */
 	struct backoff_table busy_blocks;
 	struct audit_log *audit;
+	actor_record_fn on_record; /* e.g. the history database */
+	void *on_record_ctx;
 };
+
+void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx)
+{
+	a->on_record = fn;
+	a->on_record_ctx = ctx;
+}
 
 int actor_open(struct actor **out, const struct act_settings *s, const struct kernel_paths *k,
 	       const struct cgroup_tree *tree, const struct act_backend_ops *backend)
@@ -299,6 +307,8 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
 	audit_record(a->audit, rec);
+	if (a->on_record)
+		a->on_record(a->on_record_ctx, rec);
 	return o.result;
 }
 

@@ -19,7 +19,7 @@
 #include "config_internal.h"
 #include "taod/parse.h"
 
-enum setting_type { T_DURATION, T_PATH, T_NAME, T_MODE, T_U64, T_SIZE, T_ENUM };
+enum setting_type { T_DURATION, T_PATH, T_OPT_PATH, T_NAME, T_MODE, T_U64, T_COUNT, T_SIZE, T_ENUM };
 
 struct enum_value {
 	const char *name;
@@ -110,6 +110,11 @@ static const struct setting settings[] = {
 	{ "enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL },
 	{ "enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL },
 	{ "enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL },
+	{ "history", "path", T_OPT_PATH, FIELD(history_path), NULL },
+	{ "history", "every", T_COUNT, FIELD(history_every), NULL },
+	{ "history", "retention", T_DURATION, FIELD(history_retention_ms), NULL },
+	{ "history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL },
+	{ "metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL },
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
@@ -131,6 +136,10 @@ void config_defaults(struct taod_config *c)
 	act_settings_defaults(&c->enforce);
 	policy_builtin_default(&c->policies.v[0]);
 	c->policies.n = 1;
+	COPY(c->history_path, TAOD_DEFAULT_HISTORY);
+	c->history_every = 10;
+	c->history_retention_ms = 7ULL * 24 * 3600 * 1000;
+	c->history_max_bytes = 256ULL << 20;
 	COPY(k->btf, "/sys/kernel/btf/vmlinux");
 	COPY(k->cgroup_root, "auto");
 	COPY(k->mounts, "/proc/self/mounts");
@@ -206,6 +215,11 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 	}
 	case T_U64:
 		return parse_u64(v, dst);
+	case T_COUNT: {
+		int r = parse_u64(v, dst);
+
+		return r ? r : (*(uint64_t *)dst ? 0 : -ERANGE);
+	}
 	case T_SIZE:
 		return parse_size_bytes(v, dst);
 	case T_MODE:
@@ -213,6 +227,14 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		*(unsigned *)dst = mode;
 		return 0;
+	case T_OPT_PATH:
+		if (!*v) {
+			*(char *)dst = '\0'; /* empty: the feature is off */
+			return 0;
+		}
+		if (v[0] != '/')
+			return -EINVAL;
+		/* fallthrough */
 	case T_PATH:
 		if (v[0] != '/' && strcmp(v, "auto"))
 			return -EINVAL;
@@ -237,6 +259,10 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "a whole number";
 	case T_SIZE:
 		return "a size such as 4096, 64M, 2G";
+	case T_COUNT:
+		return "a whole number above zero";
+	case T_OPT_PATH:
+		return "an absolute path, or nothing to turn it off";
 	case T_MODE:
 		return "an octal mode such as 0660";
 	case T_PATH:

@@ -33,6 +33,9 @@ int config_reload(struct taod_config **cur, const char *path, const char *dropin
 		log_warn("root and socket changes take effect at the next restart");
 	snprintf(cfg->root, sizeof(cfg->root), "%s", old->root);
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", old->socket_path);
+	if (strcmp(cfg->history_path, old->history_path))
+		log_warn("[history] path changes take effect at the next restart");
+	snprintf(cfg->history_path, sizeof(cfg->history_path), "%s", old->history_path);
 	*cur = cfg;
 	free(old);
 	log_set_max_level(cfg->log_level);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "taod/act.h"
+#include "taod/metrics.h"
 #include "taod/protocol.h"
 #include "taod/rootfs.h"
 
@@ -305,6 +306,26 @@ static struct json_object *cmd_top_tasks(struct taod *d, struct json_object *req
 	return o;
 }
 
+/* Prometheus text exposition, the same as the textfile. */
+static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
+{
+	struct metrics_input in;
+	struct json_object *o;
+	char *text;
+
+	(void)req;
+	if (d->machine)
+		machine_stats_read(&d->cfg->k, d->machine);
+	taod_metrics_input(d, &in);
+	text = metrics_text(&in);
+	if (!text)
+		return protocol_error("out of memory");
+	o = protocol_ok();
+	add_str(o, "text", text);
+	free(text);
+	return o;
+}
+
 static const struct command commands[] = {
 	{ "ping", false, cmd_ping },
 	{ "status", false, cmd_status },
@@ -315,6 +336,7 @@ static const struct command commands[] = {
 	{ "policy", false, cmd_policy },
 	{ "abusers", false, cmd_abusers },
 	{ "reload", true, cmd_reload },
+	{ "metrics", false, cmd_metrics },
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

@@ -26,6 +26,9 @@ static const struct taoctl_command commands[] = {
 	  taoctl_abusers },
 	{ "reload", "", "re-read the configuration (root); errors keep the old one",
 	  taoctl_reload },
+	{ "report", "[--since D] [--cgroup G] [--format F]",
+	  "THP coverage history from the database (no daemon needed)", taoctl_report },
+	{ "metrics", "", "Prometheus text exposition from taod", taoctl_metrics },
 };
 
 static void usage(FILE *f)

@@ -102,6 +102,9 @@ int actor_read_stats(struct actor *a, struct act_stats *out);
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec);
 struct audit_log *actor_audit(struct actor *a);
+/* Called with every audited record, after the audit log has it. */
+typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);
+void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx);
 /* decide's action sink: @actor is the struct actor. */
 void actor_sink(void *actor, const struct action_request *req);
 

@@ -69,7 +69,15 @@ struct taod_config {
 	struct act_settings enforce;
 	/* [policy NAME] sections, [0] the default */
 	struct policy_set policies;
+	char history_path[PATH_MAX]; /* SQLite database; empty: no history */
+	uint64_t history_every;	     /* record every N ticks */
+	uint64_t history_retention_ms;
+	uint64_t history_max_bytes;
+	/* [metrics] */
+	char metrics_textfile[PATH_MAX]; /* node_exporter textfile; empty: off */
 };
+
+#define TAOD_DEFAULT_HISTORY "/var/lib/taod/history.db"
 
 /* One diagnostic: file:line: message. */
 struct config_error {

@@ -3,6 +3,7 @@
 #ifndef TAOD_DAEMON_H
 #define TAOD_DAEMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -16,6 +17,8 @@
 
 struct control_server;
 struct actor;
+struct history;
+struct machine_stats;
 
 struct taod {
 	struct taod_config *cfg;
@@ -42,9 +45,25 @@ struct taod {
 	void *action_sink_ctx;
 	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors. */
 	int (*reload)(struct taod *d, struct config_errors *errs);
+	struct history *history;	 /* NULL: no history (off or unusable) */
+	uint64_t history_batches;
+	uint64_t history_last_tick;	 /* tick of the last batch written */
+	struct machine_stats *machine;	 /* zones and mTHP stats, read when needed */
 };
 
 /* One pass of observe -> account (-> decide -> act). */
 int pipeline_tick(struct taod *d);
+/*
+ * The report stage after accounting (daemon/report/report_stage.c): a
+ * history batch every [history] every ticks, the metrics textfile every
+ * tick. Open warns and goes on without history when the database is
+ * unusable; close writes a last batch.
+ */
+void report_stage_open(struct taod *d);
+void report_stage_tick(struct taod *d);
+void report_stage_close(struct taod *d);
+/* actor_record_fn: records an audited action in the history (@ctx: taod). */
+struct action_record;
+void report_stage_record_action(void *ctx, const struct action_record *rec);
 
 #endif

@@ -102,7 +102,9 @@ class Daemon:
         self.conf = tmp_path / "taod.conf"
         self.conf.write_text(
             "[daemon]\ntick = 200ms\nlog_level = debug\n"
-            f"[control]\nsocket = {self.socket}\n" + extra_conf)
+            f"[control]\nsocket = {self.socket}\n"
+            # Each test's own history: never the machine's /var/lib/taod.
+            f"[history]\npath = {tmp_path / 'history.db'}\n" + extra_conf)
         self.log = open(tmp_path / "taod.log", "w+")
         self.proc = subprocess.Popen([str(TAOD), "-c", str(self.conf)], stdout=self.log,
                                      stderr=subprocess.STDOUT, env=env)

@@ -96,7 +96,7 @@ def test_many_concurrent_clients(daemon):
 
 
 def test_readers_root_refuses_other_users(daemon_factory, public_dir):
-    d = daemon_factory("readers = root\n", socket_dir=public_dir)
+    d = daemon_factory("[control]\nreaders = root\n", socket_dir=public_dir)
     rc, out, err = d.ctl_rc("status", user="nobody")
     assert rc == 1
     assert "permission denied" in err and "needs root" in err
@@ -111,7 +111,7 @@ def test_readers_all_serves_other_users(daemon_factory, public_dir):
 
 
 def test_socket_mode_denies_connect(daemon_factory, public_dir):
-    d = daemon_factory("socket_mode = 0600\n", socket_dir=public_dir)
+    d = daemon_factory("[control]\nsocket_mode = 0600\n", socket_dir=public_dir)
     rc, out, err = d.ctl_rc("status", user="nobody")
     assert rc == 4, (rc, err)
     assert "may not connect" in err

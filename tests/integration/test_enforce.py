@@ -2,9 +2,11 @@
 an abuser is classed within its windows and punished by a split of its
 THPs while a well-behaved sibling is left alone; a cgroup below its
 coverage guarantee is rewarded with MADV_COLLAPSE."""
+import json
+import subprocess
 import time
 
-from conftest import anon_huge_kib, cgroup_row, wait_for
+from conftest import TAOCTL, anon_huge_kib, cgroup_row, wait_for
 
 THP_KIB = 2048
 WINDOW_S = 2
@@ -12,9 +14,16 @@ WINDOW_S = 2
 
 
 
+def report_row(db, rel):
+    out = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    return next((c for c in json.loads(out)["cgroups"] if c["path"] == rel), None)
+
+
 def enforce_conf(tmp_path, base_rel, policy):
     return (f"[enforce]\nmode = enforce\nbackend = stock\nactions_per_minute = 60\n"
             f"shatter_bytes_per_minute = 1G\naudit_log = {tmp_path}/audit.jsonl\n"
+            f"[history]\nevery = 1\n"
             f"[policy default]\nwindow = 30s\n"
             f"[policy tests]\nmatch = {base_rel}/taodtest-*\nwindow = {WINDOW_S}s\n"
             f"escalate_after = 1\nrelax_after = 3\ncooldown = 1s\n" + policy)
@@ -42,6 +51,12 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     assert took <= 4 * WINDOW_S + 2, took
     row = next(r for r in d.ctl("abusers") if r["cgroup"] == rel_a)
     assert row["class"] == "abuser"
+
+    # The history has the class change and the action, for `taoctl report`.
+    db = d.dir / "history.db"
+    rep = wait_for(lambda: (r := report_row(db, rel_a)) and r["actions"] and r, what="report")
+    assert any(x["kind"] == "shatter" and x["result"] == "done" for x in rep["actions"]), rep
+    assert any(c["to"] == "abuser" for c in rep["class_changes"]), rep
 
     # The sibling: good, no action, THPs intact.
     assert anon_huge_kib(pb.pid) == 8 * THP_KIB

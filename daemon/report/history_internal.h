@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the history writer's files share. */
+#ifndef TAOD_HISTORY_INTERNAL_H
+#define TAOD_HISTORY_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "taod/history.h"
+
+enum history_stmt {
+	HS_FIND_CG,
+	HS_LAST_SAMPLE,
+	HS_INSERT_CG,
+	HS_UPDATE_CG,
+	HS_INSERT_SAMPLE,
+	HS_INSERT_CHANGE,
+	HS_INSERT_ZONE,
+	HS_INSERT_MTHP,
+	HS_INSERT_ACTION,
+	HS_INSERT_RUN,
+	HS_MAX,
+};
+
+#define HISTORY_CLASS_MAX 32
+/* Every mTHP value is written at a run's first batch and then this often. */
+#define MTHP_KEYFRAME_BATCHES 360
+
+/* What the writer remembers of a cgroup between batches (sorted by id). */
+struct hist_cg {
+	uint64_t id;
+	uint64_t entry_first_seen_ms; /* tells a new incarnation of an id */
+	char *path;
+	int64_t cg;				  /* row in `cgroups` */
+	uint64_t raw_alloc, raw_split, raw_whole; /* BPF counters at the last batch */
+	uint64_t sum_alloc, sum_split, sum_whole; /* stored cumulative series */
+	uint64_t last_t_ms;
+	char class[HISTORY_CLASS_MAX];
+};
+
+struct history {
+	sqlite3 *db;
+	sqlite3_stmt *st[HS_MAX];
+	int64_t run;
+	struct hist_cg *cgs;
+	size_t n;
+	/* mTHP values as the database has them, to write only changes. */
+	struct mthp_stat *mthp_last;
+	size_t nmthp_last;
+	uint64_t machine_batches;
+};
+
+sqlite3_stmt *hst(struct history *h, enum history_stmt s);
+int hst_done(struct history *h, sqlite3_stmt *st);
+void bind_text_or_null(sqlite3_stmt *st, int i, const char *s);
+
+#endif

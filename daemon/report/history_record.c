@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One history batch: a sample per cgroup and the machine figures, in one
+ * transaction. The writer's memory of each cgroup is rebuilt per batch
+ * and kept only when the transaction commits, so a failed batch leaves
+ * memory and database in step.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history_internal.h"
+#include "taod/log.h"
+
+static const struct hist_cg *remembered(const struct history *h, uint64_t id)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->cgs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->n && h->cgs[lo].id == id ? &h->cgs[lo] : NULL;
+}
+
+/* Continues the newest row of (path, id) from an earlier run, if any. */
+static int continue_row(struct history *h, struct hist_cg *c)
+{
+	sqlite3_stmt *st = hst(h, HS_FIND_CG);
+	const unsigned char *cls;
+
+	sqlite3_bind_text(st, 1, c->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)c->id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return -ENOENT;
+	c->cg = sqlite3_column_int64(st, 0);
+	cls = sqlite3_column_text(st, 1);
+	snprintf(c->class, sizeof(c->class), "%s", cls ? (const char *)cls : "");
+	st = hst(h, HS_LAST_SAMPLE);
+	sqlite3_bind_int64(st, 1, c->cg);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		c->sum_alloc = (uint64_t)sqlite3_column_int64(st, 0);
+		c->sum_split = (uint64_t)sqlite3_column_int64(st, 1);
+		c->sum_whole = (uint64_t)sqlite3_column_int64(st, 2);
+		c->last_t_ms = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	return 0;
+}
+
+static int new_row(struct history *h, struct hist_cg *c, uint64_t wall_ms)
+{
+	sqlite3_stmt *st = hst(h, HS_INSERT_CG);
+
+	sqlite3_bind_text(st, 1, c->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)c->id);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)wall_ms);
+	if (hst_done(h, st))
+		return -EIO;
+	c->cg = sqlite3_last_insert_rowid(h->db);
+	return 0;
+}
+
+/* Fills @c for entry @e: carried over, continued from the database, or new. */
+static int resolve(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
+		   uint64_t wall_ms)
+{
+	const struct hist_cg *old = remembered(h, e->id);
+
+	memset(c, 0, sizeof(*c));
+	c->id = e->id;
+	c->entry_first_seen_ms = e->first_seen_ms;
+	c->path = strdup(e->path);
+	if (!c->path)
+		return -ENOMEM;
+	if (old && old->entry_first_seen_ms == e->first_seen_ms && !strcmp(old->path, e->path)) {
+		char *path = c->path;
+
+		*c = *old;
+		c->path = path;
+		return 0;
+	}
+	/* Same id seen anew in this run (reused id, or renamed): a new row. */
+	if (!old && !continue_row(h, c))
+		return 0;
+	c->raw_alloc = c->raw_split = c->raw_whole = 0;
+	c->sum_alloc = c->sum_split = c->sum_whole = c->last_t_ms = 0;
+	c->class[0] = '\0';
+	return new_row(h, c, wall_ms);
+}
+
+/* Counters restart at zero with the daemon or a reused id: then all is new. */
+static uint64_t delta(uint64_t *last, uint64_t now)
+{
+	uint64_t d = now >= *last ? now - *last : now;
+
+	*last = now;
+	return d;
+}
+
+static void bind_u64_or_null(sqlite3_stmt *st, int i, bool ok, uint64_t v)
+{
+	if (ok)
+		sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int insert_sample(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
+			 uint64_t wall_ms, const char *cls)
+{
+	sqlite3_stmt *st = hst(h, HS_INSERT_SAMPLE);
+	uint64_t da = delta(&c->raw_alloc, cg_thp_allocs(&e->counters));
+	uint64_t ds = delta(&c->raw_split, e->counters.pmd_split);
+	uint64_t dw = delta(&c->raw_whole, e->counters.pmd_unmap_whole);
+
+	c->sum_alloc += da;
+	c->sum_split += ds;
+	c->sum_whole += dw;
+	sqlite3_bind_int64(st, 1, c->cg);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
+	sqlite3_bind_int64(st, 3, h->run);
+	sqlite3_bind_int64(
+	    st, 4,
+	    c->last_t_ms && wall_ms > c->last_t_ms ? (sqlite3_int64)(wall_ms - c->last_t_ms) : 0);
+	bind_u64_or_null(st, 5, e->mem_ok, e->mem.anon_bytes);
+	bind_u64_or_null(st, 6, e->mem_ok, e->mem.thp_bytes);
+	if (e->coverage_pct >= 0)
+		sqlite3_bind_double(st, 7, e->coverage_pct);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)c->sum_alloc);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)c->sum_split);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)c->sum_whole);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)da);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)ds);
+	sqlite3_bind_int64(st, 13, (sqlite3_int64)dw);
+	bind_text_or_null(st, 14, cls);
+	c->last_t_ms = wall_ms;
+	return hst_done(h, st);
+}
+
+static int update_cgroup(struct history *h, struct hist_cg *c, uint64_t wall_ms, const char *cls)
+{
+	sqlite3_stmt *st;
+
+	if (cls && *cls && strcmp(cls, c->class)) {
+		st = hst(h, HS_INSERT_CHANGE);
+		sqlite3_bind_int64(st, 1, c->cg);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
+		bind_text_or_null(st, 3, c->class);
+		sqlite3_bind_text(st, 4, cls, -1, SQLITE_STATIC);
+		if (hst_done(h, st))
+			return -EIO;
+		snprintf(c->class, sizeof(c->class), "%s", cls);
+	}
+	st = hst(h, HS_UPDATE_CG);
+	sqlite3_bind_int64(st, 1, c->cg);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
+	bind_text_or_null(st, 3, c->class);
+	return hst_done(h, st);
+}
+
+static void format_blocks(const struct zone_stat *z, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < z->norders && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%llu", i ? " " : "",
+				(unsigned long long)z->free_blocks[i]);
+}
+
+/* Most mTHP stats never move: a row only when the value changed, or at a keyframe. */
+static bool mthp_changed(const struct history *h, const struct machine_stats *m, size_t i)
+{
+	const struct mthp_stat *old = i < h->nmthp_last ? &h->mthp_last[i] : NULL;
+
+	if (h->machine_batches % MTHP_KEYFRAME_BATCHES == 0 || !old)
+		return true;
+	return old->size_kb != m->mthp[i].size_kb || strcmp(old->name, m->mthp[i].name) ||
+	       old->value != m->mthp[i].value;
+}
+
+/* After a commit: the database now holds @m's values. */
+static void machine_committed(struct history *h, const struct machine_stats *m)
+{
+	if (!h->mthp_last)
+		h->mthp_last = calloc(MACHINE_MAX_MTHP, sizeof(*h->mthp_last));
+	if (!h->mthp_last)
+		return;
+	memcpy(h->mthp_last, m->mthp, m->nmthp * sizeof(*m->mthp));
+	h->nmthp_last = m->nmthp;
+	h->machine_batches++;
+}
+
+static int record_machine(struct history *h, const struct machine_stats *m, uint64_t wall_ms)
+{
+	for (size_t i = 0; i < m->nzones; i++) {
+		const struct zone_stat *z = &m->zones[i];
+		sqlite3_stmt *st = hst(h, HS_INSERT_ZONE);
+		char blocks[MACHINE_MAX_ORDERS * 21];
+
+		format_blocks(z, blocks, sizeof(blocks));
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
+		sqlite3_bind_int(st, 2, z->node);
+		sqlite3_bind_text(st, 3, z->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)z->present_pages);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)z->managed_pages);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)z->free_pages);
+		sqlite3_bind_text(st, 7, blocks, -1, SQLITE_TRANSIENT);
+		if (hst_done(h, st))
+			return -EIO;
+	}
+	for (size_t i = 0; i < m->nmthp; i++) {
+		sqlite3_stmt *st;
+
+		if (!mthp_changed(h, m, i))
+			continue;
+		st = hst(h, HS_INSERT_MTHP);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
+		sqlite3_bind_int(st, 2, (int)m->mthp[i].size_kb);
+		sqlite3_bind_text(st, 3, m->mthp[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)m->mthp[i].value);
+		if (hst_done(h, st))
+			return -EIO;
+	}
+	return 0;
+}
+
+static void free_cgs(struct hist_cg *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+static int record_cgroups(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
+			  history_class_fn class_of, void *ctx, struct hist_cg *next, size_t *n)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cgroup_entry *e = t->v[i];
+		const char *cls = class_of ? class_of(ctx, e) : NULL;
+		struct hist_cg *c = &next[*n];
+		int r;
+
+		if (!e->path)
+			continue; /* the walk has not named it yet */
+		r = resolve(h, e, c, wall_ms);
+		if (c->path)
+			(*n)++;
+		if (r || (r = insert_sample(h, e, c, wall_ms, cls)) ||
+		    (r = update_cgroup(h, c, wall_ms, cls)))
+			return r;
+	}
+	return 0;
+}
+
+int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
+		   const struct machine_stats *m, history_class_fn class_of, void *ctx)
+{
+	struct hist_cg *next = calloc(t->n + 1, sizeof(*next));
+	size_t n = 0;
+	int r;
+
+	if (!next)
+		return -ENOMEM;
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		log_warn("history: cannot start a batch: %s", sqlite3_errmsg(h->db));
+		free(next);
+		return -EIO;
+	}
+	r = record_cgroups(h, t, wall_ms, class_of, ctx, next, &n);
+	if (!r && m)
+		r = record_machine(h, m, wall_ms);
+	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		log_warn("history: commit failed: %s", sqlite3_errmsg(h->db));
+		r = -EIO;
+	}
+	if (r) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		free_cgs(next, n);
+		return r;
+	}
+	free_cgs(h->cgs, h->n);
+	h->cgs = next;
+	h->n = n;
+	if (m)
+		machine_committed(h, m);
+	return 0;
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The history database's schema and its migrations. PRAGMA user_version
+ * holds the schema version; each step moves one version up.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "taod/history.h"
+
+/* Version 1: the first schema. auto_vacuum must precede the first table. */
+static const char schema_v1[] =
+    "CREATE TABLE runs(run INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL,"
+    " pid INTEGER, version TEXT);"
+    "CREATE TABLE cgroups(cg INTEGER PRIMARY KEY, path TEXT NOT NULL,"
+    " cgroup_id INTEGER NOT NULL, first_seen_ms INTEGER NOT NULL,"
+    " last_seen_ms INTEGER NOT NULL, class TEXT);"
+    "CREATE INDEX cgroups_identity ON cgroups(path, cgroup_id);"
+    "CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+    " run INTEGER NOT NULL, interval_ms INTEGER NOT NULL,"
+    " anon_bytes INTEGER, thp_bytes INTEGER, coverage_pct REAL,"
+    " thp_alloc INTEGER NOT NULL, pmd_split INTEGER NOT NULL,"
+    " pmd_unmap_whole INTEGER NOT NULL, d_thp_alloc INTEGER NOT NULL,"
+    " d_pmd_split INTEGER NOT NULL, d_pmd_unmap_whole INTEGER NOT NULL, class TEXT,"
+    " PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;"
+    "CREATE INDEX samples_time ON samples(t_ms);"
+    "CREATE TABLE class_changes(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+    " old_class TEXT, new_class TEXT);"
+    "CREATE INDEX class_changes_cg ON class_changes(cg, t_ms);"
+    "CREATE TABLE actions(id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, cg INTEGER,"
+    " cgroup TEXT, cgroup_id INTEGER, kind TEXT, result TEXT, err INTEGER, pid INTEGER,"
+    " bytes INTEGER, dry_run INTEGER, policy TEXT, evidence TEXT, detail TEXT);"
+    "CREATE INDEX actions_time ON actions(t_ms);"
+    "CREATE TABLE zone_samples(t_ms INTEGER NOT NULL, node INTEGER NOT NULL,"
+    " zone TEXT NOT NULL, present_pages INTEGER, managed_pages INTEGER,"
+    " free_pages INTEGER, free_blocks TEXT, PRIMARY KEY(t_ms, node, zone)) WITHOUT ROWID;"
+    "CREATE TABLE mthp_samples(t_ms INTEGER NOT NULL, size_kb INTEGER NOT NULL,"
+    " stat TEXT NOT NULL, value INTEGER NOT NULL,"
+    " PRIMARY KEY(t_ms, size_kb, stat)) WITHOUT ROWID;"
+    /* mTHP rows are written when a value changes (and at keyframes). */
+    "CREATE INDEX mthp_key ON mthp_samples(size_kb, stat, t_ms);";
+
+static const char *const migrations[] = {schema_v1};
+
+static int user_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int history_schema_check(sqlite3 *db, char *err, size_t err_len)
+{
+	int v = user_version(db);
+
+	if (v < 0) {
+		snprintf(err, err_len, "not a readable database: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	if (v == 0) {
+		snprintf(err, err_len, "no taod history in it (empty database)");
+		return -ENODATA;
+	}
+	if (v > HISTORY_SCHEMA_VERSION) {
+		snprintf(err, err_len, "schema version %d is newer than this taoctl knows (%d)", v,
+			 HISTORY_SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
+{
+	int v = user_version(db);
+
+	if (v < 0 || v > HISTORY_SCHEMA_VERSION)
+		return history_schema_check(db, err, err_len);
+	for (; v < HISTORY_SCHEMA_VERSION; v++) {
+		char *msg = NULL, bump[64];
+
+		/* auto_vacuum only takes effect outside a transaction, on an empty file. */
+		if (v == 0 &&
+		    sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, &msg))
+			goto fail;
+		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d;", v + 1);
+		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) ||
+		    sqlite3_exec(db, migrations[v], NULL, NULL, &msg) ||
+		    sqlite3_exec(db, bump, NULL, NULL, &msg) ||
+		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg))
+			goto fail;
+		continue;
+	fail:
+		snprintf(err, err_len, "schema version %d: %s", v + 1, msg ? msg : "?");
+		sqlite3_free(msg);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -EIO;
+	}
+	return 0;
+}

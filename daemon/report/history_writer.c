@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's side of the history: opens the database for writing and
+ * records one batch per call in one transaction.
+ *
+ * Durability: WAL with synchronous = FULL. A kill -9 cannot corrupt a WAL
+ * database at any synchronous level (uncommitted WAL frames are ignored
+ * at the next open); FULL also syncs the WAL at every commit, so even a
+ * power loss costs at most the batch being written. One fsync per batch
+ * (every N ticks) is cheap.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "history_internal.h"
+#include "taod/log.h"
+
+static const char *const stmt_sql[HS_MAX] = {
+    [HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"
+		   " ORDER BY cg DESC LIMIT 1",
+    [HS_LAST_SAMPLE] = "SELECT thp_alloc, pmd_split, pmd_unmap_whole, t_ms FROM samples"
+		       " WHERE cg = ?1 ORDER BY t_ms DESC LIMIT 1",
+    [HS_INSERT_CG] = "INSERT INTO cgroups(path, cgroup_id, first_seen_ms, last_seen_ms)"
+		     " VALUES(?1, ?2, ?3, ?3)",
+    [HS_UPDATE_CG] = "UPDATE cgroups SET last_seen_ms = ?2, class = ?3 WHERE cg = ?1",
+    [HS_INSERT_SAMPLE] = "INSERT OR REPLACE INTO samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [HS_INSERT_CHANGE] = "INSERT INTO class_changes VALUES(?1, ?2, ?3, ?4)",
+    [HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [HS_INSERT_MTHP] = "INSERT OR REPLACE INTO mthp_samples VALUES(?1, ?2, ?3, ?4)",
+    [HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
+			 " pid, bytes, dry_run, policy, evidence, detail) VALUES(?1,"
+			 " (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
+			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+			 " ?11, ?12)",
+    [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
+};
+
+/* mkdir -p of @path's directory. */
+static int make_parent_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static int configure(sqlite3 *db, char *err, size_t err_len)
+{
+	static const char pragmas[] = "PRAGMA journal_mode = WAL;"
+				      "PRAGMA synchronous = FULL;"
+				      "PRAGMA journal_size_limit = 16777216;"
+				      "PRAGMA foreign_keys = OFF;";
+	char *msg = NULL;
+
+	sqlite3_busy_timeout(db, 2000);
+	if (sqlite3_exec(db, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, err_len, "%s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int prepare_all(struct history *h, char *err, size_t err_len)
+{
+	for (int i = 0; i < HS_MAX; i++) {
+		if (sqlite3_prepare_v3(h->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &h->st[i],
+				       NULL) != SQLITE_OK) {
+			snprintf(err, err_len, "preparing statement %d: %s", i,
+				 sqlite3_errmsg(h->db));
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int history_open(struct history **out, const char *path, char *err, size_t err_len)
+{
+	struct history *h = calloc(1, sizeof(*h));
+	int r;
+
+	*out = NULL;
+	if (!h)
+		return -ENOMEM;
+	r = make_parent_dirs(path);
+	if (r) {
+		snprintf(err, err_len, "creating the directory of %s: %s", path, strerror(-r));
+		free(h);
+		return r;
+	}
+	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)) {
+		snprintf(err, err_len, "%s: %s", path,
+			 h->db ? sqlite3_errmsg(h->db) : "out of memory");
+		history_close(h);
+		return -EIO;
+	}
+	/* auto_vacuum before WAL: it only sticks while the file is empty. */
+	sqlite3_exec(h->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL);
+	r = configure(h->db, err, err_len);
+	if (!r)
+		r = history_schema_apply(h->db, err, err_len);
+	if (!r)
+		r = prepare_all(h, err, err_len);
+	if (r) {
+		history_close(h);
+		return r;
+	}
+	*out = h;
+	return 0;
+}
+
+void history_close(struct history *h)
+{
+	if (!h)
+		return;
+	for (int i = 0; i < HS_MAX; i++)
+		sqlite3_finalize(h->st[i]);
+	for (size_t i = 0; i < h->n; i++)
+		free(h->cgs[i].path);
+	free(h->cgs);
+	free(h->mthp_last);
+	sqlite3_close(h->db);
+	free(h);
+}
+
+struct sqlite3 *history_db(struct history *h)
+{
+	return h->db;
+}
+
+/* Resets @s for reuse, and returns it. */
+sqlite3_stmt *hst(struct history *h, enum history_stmt s)
+{
+	sqlite3_reset(h->st[s]);
+	sqlite3_clear_bindings(h->st[s]);
+	return h->st[s];
+}
+
+int hst_done(struct history *h, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		log_warn("history: %s", sqlite3_errmsg(h->db));
+		return -EIO;
+	}
+	return 0;
+}
+
+void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int history_begin_run(struct history *h, uint64_t wall_ms, const char *version)
+{
+	sqlite3_stmt *st = hst(h, HS_INSERT_RUN);
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
+	sqlite3_bind_int64(st, 2, getpid());
+	sqlite3_bind_text(st, 3, version, -1, SQLITE_STATIC);
+	if (hst_done(h, st))
+		return -EIO;
+	h->run = sqlite3_last_insert_rowid(h->db);
+	return 0;
+}
+
+int history_record_action(struct history *h, const struct action_record *a)
+{
+	sqlite3_stmt *st;
+
+	if (!h)
+		return -ENOENT;
+	st = hst(h, HS_INSERT_ACTION);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)a->time_ms);
+	sqlite3_bind_text(st, 2, a->req.cgroup, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)a->req.cgroup_id);
+	sqlite3_bind_text(st, 4, action_kind_name(a->req.kind), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, action_result_name(a->result), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, a->err);
+	sqlite3_bind_int64(st, 7, a->req.pid);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)a->req.bytes);
+	sqlite3_bind_int(st, 9, a->req.dry_run);
+	bind_text_or_null(st, 10, a->req.policy);
+	bind_text_or_null(st, 11, a->req.evidence);
+	bind_text_or_null(st, 12, a->detail);
+	return hst_done(h, st);
+}

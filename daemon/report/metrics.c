@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prometheus text exposition. Names carry their unit (_bytes, _ratio,
+ * _seconds) and counters end in _total; every family has HELP and TYPE
+ * and its samples follow it together, as the format requires.
+ */
+#include "taod/metrics.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LABEL_MAX (PATH_MAX * 2 + 1)
+
+void prom_escape_label(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 2 < len; in++) {
+		if (*in == '\\' || *in == '"') {
+			out[o++] = '\\';
+			out[o++] = *in;
+		} else if (*in == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+enum cg_metric { CG_ANON, CG_THP, CG_COVERAGE, CG_ALLOCS, CG_FALLBACKS, CG_SPLITS, CG_WHOLE };
+
+static const struct {
+	const char *name, *type, *help;
+} cg_families[] = {
+    [CG_ANON] = {"taod_cgroup_anon_bytes", "gauge",
+		 "Anonymous memory of the cgroup (memory.stat)."},
+    [CG_THP] = {"taod_cgroup_thp_bytes", "gauge", "Anonymous memory backed by THPs (memory.stat)."},
+    [CG_COVERAGE] = {"taod_cgroup_thp_coverage_ratio", "gauge",
+		     "THP-backed share of anonymous memory, 0 to 1."},
+    [CG_ALLOCS] = {"taod_cgroup_thp_allocations_total", "counter",
+		   "THP allocations (fault and collapse) since taod started."},
+    [CG_FALLBACKS] = {"taod_cgroup_thp_fault_fallbacks_total", "counter",
+		      "THP faults that fell back to base pages since taod started."},
+    [CG_SPLITS] = {"taod_cgroup_pmd_splits_total", "counter",
+		   "PMD mappings split, folio left partially mapped, since taod started."},
+    [CG_WHOLE] = {"taod_cgroup_pmd_whole_unmaps_total", "counter",
+		  "PMD-mapped THPs unmapped whole since taod started."},
+};
+
+/* The value of @m for @e; false when there is none (no memory.stat, no anon). */
+static bool cg_value(const struct cgroup_entry *e, enum cg_metric m, double *v)
+{
+	switch (m) {
+	case CG_ANON:
+		*v = (double)e->mem.anon_bytes;
+		return e->mem_ok;
+	case CG_THP:
+		*v = (double)e->mem.thp_bytes;
+		return e->mem_ok;
+	case CG_COVERAGE:
+		*v = e->coverage_pct / 100.0;
+		return e->coverage_pct >= 0;
+	case CG_ALLOCS:
+		*v = (double)cg_thp_allocs(&e->counters);
+		return true;
+	case CG_FALLBACKS:
+		*v = (double)e->counters.thp_fault_fallback;
+		return true;
+	case CG_SPLITS:
+		*v = (double)e->counters.pmd_split;
+		return true;
+	case CG_WHOLE:
+		*v = (double)e->counters.pmd_unmap_whole;
+		return true;
+	}
+	return false;
+}
+
+static void write_cgroups(FILE *f, const struct cgroup_table *t)
+{
+	char *label = malloc(LABEL_MAX);
+
+	if (!label)
+		return;
+	for (size_t m = 0; m < sizeof(cg_families) / sizeof(cg_families[0]); m++) {
+		family(f, cg_families[m].name, cg_families[m].type, cg_families[m].help);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct cgroup_entry *e = t->v[i];
+			double v;
+
+			if (!e->path || !cg_value(e, (enum cg_metric)m, &v))
+				continue;
+			prom_escape_label(e->path, label, LABEL_MAX);
+			fprintf(f, "%s{cgroup=\"%s\"} %.17g\n", cg_families[m].name, label, v);
+		}
+	}
+	free(label);
+}
+
+static void write_bpf(FILE *f, const uint64_t *stats)
+{
+	static const char *const programs[TAOD_STAT_MAX] = {
+	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",
+	    [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
+	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc",
+	    [TAOD_STAT_SPLIT_EVENTS] = "split",
+	};
+
+	family(f, "taod_bpf_events_total", "counter",
+	       "Events seen by taod's BPF programs, by program.");
+	for (int i = 0; i < TAOD_STAT_MAX; i++)
+		if (programs[i])
+			fprintf(f, "taod_bpf_events_total{program=\"%s\"} %llu\n", programs[i],
+				(unsigned long long)stats[i]);
+	family(f, "taod_bpf_pending_flushed_total", "counter",
+	       "PMD removals settled as splits by the tick's flush.");
+	fprintf(f, "taod_bpf_pending_flushed_total %llu\n",
+		(unsigned long long)stats[TAOD_STAT_PENDING_FLUSHED]);
+}
+
+static void write_zones(FILE *f, const struct machine_stats *m)
+{
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
+
+	family(f, "taod_zone_managed_bytes", "gauge", "Memory managed by the zone.");
+	for (size_t i = 0; i < m->nzones; i++)
+		fprintf(f, "taod_zone_managed_bytes{node=\"%d\",zone=\"%s\"} %llu\n",
+			m->zones[i].node, m->zones[i].name,
+			(unsigned long long)m->zones[i].managed_pages * page);
+	family(f, "taod_zone_free_bytes", "gauge", "Free memory in the zone.");
+	for (size_t i = 0; i < m->nzones; i++)
+		fprintf(f, "taod_zone_free_bytes{node=\"%d\",zone=\"%s\"} %llu\n", m->zones[i].node,
+			m->zones[i].name, (unsigned long long)m->zones[i].free_pages * page);
+	family(f, "taod_zone_free_blocks", "gauge",
+	       "Free blocks in the zone by order (buddyinfo).");
+	for (size_t i = 0; i < m->nzones; i++)
+		for (int o = 0; o < m->zones[i].norders; o++)
+			fprintf(
+			    f, "taod_zone_free_blocks{node=\"%d\",zone=\"%s\",order=\"%d\"} %llu\n",
+			    m->zones[i].node, m->zones[i].name, o,
+			    (unsigned long long)m->zones[i].free_blocks[o]);
+}
+
+static void write_daemon(FILE *f, const struct metrics_input *in)
+{
+	char v[256], k[64], o[64];
+
+	prom_escape_label(in->version ? in->version : "", v, sizeof(v));
+	prom_escape_label(in->kernel_kind ? in->kernel_kind : "", k, sizeof(k));
+	prom_escape_label(in->observation_mode ? in->observation_mode : "", o, sizeof(o));
+	family(f, "taod_up", "gauge", "1 while taod runs and writes these metrics.");
+	fprintf(f, "taod_up 1\n");
+	family(f, "taod_build_info", "gauge", "taod version, kernel kind and observation mode.");
+	fprintf(f, "taod_build_info{version=\"%s\",kernel=\"%s\",observation=\"%s\"} 1\n", v, k, o);
+	family(f, "taod_start_time_seconds", "gauge", "When taod started, Unix time.");
+	fprintf(f, "taod_start_time_seconds %.3f\n", (double)in->start_wall_ms / 1000.0);
+	family(f, "taod_ticks_total", "counter", "Pipeline ticks run.");
+	fprintf(f, "taod_ticks_total %llu\n", (unsigned long long)in->ticks);
+	family(f, "taod_tick_duration_seconds", "gauge", "How long the last tick took.");
+	fprintf(f, "taod_tick_duration_seconds %.6f\n", (double)in->last_tick_cost_us / 1e6);
+	family(f, "taod_cgroups", "gauge", "Memory cgroups tracked.");
+	fprintf(f, "taod_cgroups %zu\n", in->cgroups->n);
+	family(f, "taod_history_enabled", "gauge", "1 when the history database is being written.");
+	fprintf(f, "taod_history_enabled %d\n", in->history_enabled ? 1 : 0);
+}
+
+int metrics_write(FILE *f, const struct metrics_input *in)
+{
+	write_daemon(f, in);
+	write_bpf(f, in->bpf_stats);
+	write_cgroups(f, in->cgroups);
+	if (in->machine)
+		write_zones(f, in->machine);
+	return ferror(f) ? -EIO : 0;
+}
+
+char *metrics_text(const struct metrics_input *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	if (!f)
+		return NULL;
+	r = metrics_write(f, in);
+	if (fclose(f) || r) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `taoctl report --format html`: one self-contained page (inline CSS and
+ * SVG, no scripts, nothing fetched): machine summary, a summary table, and
+ * per cgroup a <section class="cgroup" data-cgroup="PATH"> with its chart.
+ */
+#include <time.h>
+
+#include "taod/report.h"
+
+static const char style[] = "body{font:14px sans-serif;margin:2em;color:#1b2631}"
+			    "table{border-collapse:collapse;margin:1em 0}"
+			    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
+			    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
+			    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
+			    ".legend span{margin-right:1.5em}";
+
+void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+static void cell_pct(FILE *f, double v)
+{
+	if (v < 0)
+		fputs("<td>-</td>", f);
+	else
+		fprintf(f, "<td>%.1f%%</td>", v);
+}
+
+static void cell_time(FILE *f, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[32] = "-";
+
+	if (ms && gmtime_r(&t, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
+	fprintf(f, "<td>%s</td>", buf);
+}
+
+static void machine_summary(FILE *f, const struct report *r)
+{
+	fputs("<h1>taod THP coverage report</h1>\n<table class=\"machine\">", f);
+	fputs("<tr><th>database</th><td>", f);
+	html_text(f, r->db);
+	fputs("</td></tr>\n<tr><th>first batch</th>", f);
+	cell_time(f, r->first_sample_ms);
+	fputs("</tr><tr><th>last batch</th>", f);
+	cell_time(f, r->last_sample_ms);
+	fprintf(f,
+		"</tr>\n<tr><th>batches</th><td>%zu</td></tr><tr><th>daemon starts</th>"
+		"<td>%zu</td></tr><tr><th>cgroups</th><td>%zu</td></tr>"
+		"<tr><th>THP allocations</th><td>%llu</td></tr><tr><th>PMD "
+		"splits</th><td>%llu</td></tr>"
+		"<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
+		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
+		(unsigned long long)r->pmd_split, (unsigned long long)r->pmd_unmap_whole);
+	fputs("<table class=\"zones\"><tr><th>zone</th><th>managed pages</th><th>free pages</th>"
+	      "<th>free blocks by order</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < r->nzones; i++) {
+		if (!r->zones[i].managed_pages)
+			continue;
+		fprintf(f, "<tr><td>node %d ", r->zones[i].node);
+		html_text(f, r->zones[i].name);
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>",
+			(unsigned long long)r->zones[i].managed_pages,
+			(unsigned long long)r->zones[i].free_pages);
+		html_text(f, r->zones[i].free_blocks);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void summary_table(FILE *f, const struct report *r)
+{
+	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
+	      "<th>min</th><th>mean</th><th>max</th><th>THP MiB</th><th>allocations</th>"
+	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		const struct report_cgroup *c = &r->cgroups[i];
+
+		fprintf(f, "<tr><td><a href=\"#cg%zu\">", i);
+		html_text(f, c->path);
+		fputs("</a></td><td>", f);
+		html_text(f, c->class[0] ? c->class : "-");
+		fputs("</td>", f);
+		cell_pct(f, c->coverage_now);
+		cell_pct(f, c->coverage_min);
+		cell_pct(f, c->coverage_mean);
+		cell_pct(f, c->coverage_max);
+		fprintf(f,
+			"<td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</td><td>%zu</"
+			"td></tr>\n",
+			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
+			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
+			report_split_ratio(c), c->nchanges, c->nactions);
+	}
+	fputs("</table>\n", f);
+}
+
+static void cgroup_section(FILE *f, const struct report *r, size_t i)
+{
+	const struct report_cgroup *c = &r->cgroups[i];
+
+	fprintf(f, "<section class=\"cgroup\" id=\"cg%zu\" data-cgroup=\"", i);
+	html_text(f, c->path);
+	fprintf(f, "\" data-cgroup-id=\"%llu\" data-present=\"%s\">\n<h2>",
+		(unsigned long long)c->cgroup_id, report_cgroup_present(r, c) ? "yes" : "no");
+	html_text(f, c->path);
+	if (!report_cgroup_present(r, c))
+		fputs(" (gone)", f);
+	fprintf(f,
+		"</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
+		"unmaps in the window.</p>\n",
+		c->samples, (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
+		(unsigned long long)c->pmd_unmap_whole);
+	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
+	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
+	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
+	      "<span style=\"color:#d68910\">&#9646; class change</span></p>\n",
+	      f);
+	svg_chart(f, c, r->since_ms, r->until_ms);
+	fputs("</section>\n", f);
+}
+
+int report_write_html(FILE *f, const struct report *r)
+{
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>taod report</title><style>%s</style></head><body>\n",
+		style);
+	machine_summary(f, r);
+	summary_table(f, r);
+	for (size_t i = 0; i < r->ncgroups; i++)
+		cgroup_section(f, r, i);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reads a time window of the history database, read-only: it works with
+ * taod stopped or crashed (SQLite replays a committed WAL on open and
+ * ignores a torn tail).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/history.h"
+#include "taod/report.h"
+
+struct loader {
+	sqlite3 *db;
+	const struct report_query *q;
+	struct report *r;
+};
+
+static sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, l->q->since_ms);
+	sqlite3_bind_int64(st, 2, l->q->until_ms);
+	return st;
+}
+
+static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	snprintf(dst, len, "%s", s ? (const char *)s : "");
+}
+
+static double real_or_unknown(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_double(st, col);
+}
+
+static int64_t int_or_unknown(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
+}
+
+/* Grows *v by one element of @size; returns it zeroed, or NULL. */
+static void *push(void *vp, size_t *n, size_t size)
+{
+	void **v = vp;
+	char *bigger = realloc(*v, (*n + 1) * size);
+
+	if (!bigger)
+		return NULL;
+	*v = bigger;
+	memset(bigger + *n * size, 0, size);
+	return bigger + (*n)++ * size;
+}
+
+static int load_series(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st =
+	    prepare_window(l, "SELECT t_ms, coverage_pct, d_pmd_split, interval_ms"
+			      " FROM samples WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+			      " ORDER BY t_ms");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 3, cg);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct report_point *p = push(&c->points, &c->npoints, sizeof(*p));
+		int64_t interval = sqlite3_column_int64(st, 3);
+
+		if (!p)
+			break;
+		p->t_ms = sqlite3_column_int64(st, 0);
+		p->coverage_pct = real_or_unknown(st, 1);
+		p->split_rate =
+		    interval > 0 ? (double)sqlite3_column_int64(st, 2) * 1000.0 / (double)interval
+				 : 0;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_changes(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st = prepare_window(l, "SELECT t_ms, old_class, new_class FROM class_changes"
+					     " WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+					     " ORDER BY t_ms");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 3, cg);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct report_class_change *x = push(&c->changes, &c->nchanges, sizeof(*x));
+
+		if (!x)
+			break;
+		x->t_ms = sqlite3_column_int64(st, 0);
+		copy_text(x->from, sizeof(x->from), st, 1);
+		copy_text(x->to, sizeof(x->to), st, 2);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st = prepare_window(
+	    l, "SELECT t_ms, kind, result, policy, detail, pid, bytes, err FROM actions"
+	       " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
+	       " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 3, cg);
+	sqlite3_bind_text(st, 4, c->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)c->cgroup_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct report_action *a = push(&c->actions, &c->nactions, sizeof(*a));
+
+		if (!a)
+			break;
+		a->t_ms = sqlite3_column_int64(st, 0);
+		copy_text(a->kind, sizeof(a->kind), st, 1);
+		copy_text(a->result, sizeof(a->result), st, 2);
+		copy_text(a->policy, sizeof(a->policy), st, 3);
+		copy_text(a->detail, sizeof(a->detail), st, 4);
+		a->pid = sqlite3_column_int64(st, 5);
+		a->bytes = (uint64_t)sqlite3_column_int64(st, 6);
+		a->err = sqlite3_column_int(st, 7);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st = prepare_window(l, "SELECT anon_bytes, thp_bytes, coverage_pct,"
+					     " thp_alloc, pmd_split FROM samples"
+					     " WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+					     " ORDER BY t_ms DESC LIMIT 1");
+
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 3, cg);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		c->anon_bytes = int_or_unknown(st, 0);
+		c->thp_bytes = int_or_unknown(st, 1);
+		c->coverage_now = real_or_unknown(st, 2);
+		c->thp_alloc_total = (uint64_t)sqlite3_column_int64(st, 3);
+		c->pmd_split_total = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+}
+
+/* One aggregated row of the cgroup query into @c. */
+static void fill_cgroup(sqlite3_stmt *st, struct report_cgroup *c)
+{
+	c->cgroup_id = (uint64_t)sqlite3_column_int64(st, 2);
+	c->first_seen_ms = sqlite3_column_int64(st, 3);
+	c->last_seen_ms = sqlite3_column_int64(st, 4);
+	copy_text(c->class, sizeof(c->class), st, 5);
+	c->samples = (size_t)sqlite3_column_int64(st, 6);
+	c->coverage_min = real_or_unknown(st, 7);
+	c->coverage_mean = real_or_unknown(st, 8);
+	c->coverage_max = real_or_unknown(st, 9);
+	c->thp_alloc = (uint64_t)sqlite3_column_int64(st, 10);
+	c->pmd_split = (uint64_t)sqlite3_column_int64(st, 11);
+	c->pmd_unmap_whole = (uint64_t)sqlite3_column_int64(st, 12);
+	c->coverage_now = -1;
+	c->anon_bytes = c->thp_bytes = -1;
+}
+
+static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
+{
+	const char *path = (const char *)sqlite3_column_text(st, 1);
+	int64_t cg = sqlite3_column_int64(st, 0);
+	struct report_cgroup *c;
+	struct report *r = l->r;
+
+	if (!path || (l->q->glob && fnmatch(l->q->glob, path, 0)))
+		return 0;
+	c = push(&r->cgroups, &r->ncgroups, sizeof(*c));
+	if (!c || !(c->path = strdup(path)))
+		return -ENOMEM;
+	fill_cgroup(st, c);
+	load_latest(l, cg, c);
+	r->thp_alloc += c->thp_alloc;
+	r->pmd_split += c->pmd_split;
+	r->pmd_unmap_whole += c->pmd_unmap_whole;
+	if (load_changes(l, cg, c) || load_actions(l, cg, c))
+		return -EIO;
+	return l->q->with_series ? load_series(l, cg, c) : 0;
+}
+
+static int load_cgroups(struct loader *l)
+{
+	sqlite3_stmt *st = prepare_window(
+	    l, "SELECT c.cg, c.path, c.cgroup_id, c.first_seen_ms, c.last_seen_ms, c.class,"
+	       " count(*), min(s.coverage_pct), avg(s.coverage_pct), max(s.coverage_pct),"
+	       " sum(s.d_thp_alloc), sum(s.d_pmd_split), sum(s.d_pmd_unmap_whole)"
+	       " FROM cgroups c JOIN samples s ON s.cg = c.cg"
+	       " WHERE s.t_ms > ?1 AND s.t_ms <= ?2 GROUP BY c.cg ORDER BY c.path, c.cg");
+	int r = 0;
+
+	if (!st)
+		return -EIO;
+	while (!r && sqlite3_step(st) == SQLITE_ROW)
+		r = load_one_cgroup(l, st);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int load_span(struct loader *l)
+{
+	sqlite3_stmt *st = prepare_window(l, "SELECT min(t_ms), max(t_ms), count(DISTINCT t_ms)"
+					     " FROM samples WHERE t_ms > ?1 AND t_ms <= ?2");
+
+	if (!st)
+		return -EIO;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		l->r->first_sample_ms = sqlite3_column_int64(st, 0);
+		l->r->last_sample_ms = sqlite3_column_int64(st, 1);
+		l->r->batches = (size_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = prepare_window(l, "SELECT started_ms FROM runs WHERE started_ms > ?1"
+			       " AND started_ms <= ?2 ORDER BY started_ms");
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t *t = push(&l->r->run_starts, &l->r->nruns, sizeof(*t));
+
+		if (t)
+			*t = sqlite3_column_int64(st, 0);
+	}
+	return sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int load_zones(struct loader *l)
+{
+	sqlite3_stmt *st = prepare_window(
+	    l, "SELECT node, zone, present_pages, managed_pages, free_pages, free_blocks"
+	       " FROM zone_samples WHERE t_ms = (SELECT max(t_ms) FROM zone_samples"
+	       " WHERE t_ms > ?1 AND t_ms <= ?2) ORDER BY node, zone");
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct report_zone *z = push(&l->r->zones, &l->r->nzones, sizeof(*z));
+
+		if (!z)
+			break;
+		z->node = sqlite3_column_int(st, 0);
+		copy_text(z->name, sizeof(z->name), st, 1);
+		z->present_pages = (uint64_t)sqlite3_column_int64(st, 2);
+		z->managed_pages = (uint64_t)sqlite3_column_int64(st, 3);
+		z->free_pages = (uint64_t)sqlite3_column_int64(st, 4);
+		copy_text(z->free_blocks, sizeof(z->free_blocks), st, 5);
+	}
+	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
+}
+
+/*
+ * Latest value of every global mTHP stat and its change over the window.
+ * Rows exist only where a value changed, so the value at a time is the
+ * newest row at or before it.
+ */
+static int load_mthp(struct loader *l)
+{
+	sqlite3_stmt *st = prepare_window(
+	    l, "SELECT k.size_kb, k.stat, v.value, v.value - coalesce("
+	       " (SELECT b.value FROM mthp_samples b WHERE b.size_kb = k.size_kb"
+	       "  AND b.stat = k.stat AND b.t_ms <= ?1 ORDER BY b.t_ms DESC LIMIT 1),"
+	       " (SELECT f.value FROM mthp_samples f WHERE f.size_kb = k.size_kb"
+	       "  AND f.stat = k.stat AND f.t_ms > ?1 ORDER BY f.t_ms LIMIT 1))"
+	       " FROM (SELECT size_kb, stat, max(t_ms) AS t FROM mthp_samples"
+	       "  WHERE t_ms <= ?2 GROUP BY size_kb, stat) k"
+	       " JOIN mthp_samples v ON v.size_kb = k.size_kb AND v.stat = k.stat"
+	       "  AND v.t_ms = k.t ORDER BY k.size_kb, k.stat");
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct report_mthp *m = push(&l->r->mthp, &l->r->nmthp, sizeof(*m));
+
+		if (!m)
+			break;
+		m->size_kb = (unsigned)sqlite3_column_int(st, 0);
+		copy_text(m->stat, sizeof(m->stat), st, 1);
+		m->value = (uint64_t)sqlite3_column_int64(st, 2);
+		m->delta = sqlite3_column_int64(st, 3);
+	}
+	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int open_read_only(const char *path, sqlite3 **db, char *err, size_t err_len)
+{
+	int r;
+
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, err_len, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+		return -EIO;
+	}
+	sqlite3_busy_timeout(*db, 5000);
+	r = history_schema_check(*db, err, err_len);
+	if (r) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, err_len, "%s: %s", path, why);
+	}
+	return r;
+}
+
+int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len)
+{
+	struct loader l = {.q = q, .r = r};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->db, sizeof(r->db), "%s", q->db_path);
+	r->since_ms = q->since_ms;
+	r->until_ms = q->until_ms;
+	rc = open_read_only(q->db_path, &l.db, err, err_len);
+	/* One read transaction: every query sees the same batches. */
+	if (!rc && sqlite3_exec(l.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		rc = -EIO;
+	if (!rc) {
+		rc = load_span(&l);
+		rc = rc ? rc : load_zones(&l);
+		rc = rc ? rc : load_mthp(&l);
+		rc = rc ? rc : load_cgroups(&l);
+		if (rc)
+			snprintf(err, err_len, "%s: reading: %s", q->db_path, sqlite3_errmsg(l.db));
+	}
+	sqlite3_close(l.db);
+	return rc;
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		free(r->cgroups[i].path);
+		free(r->cgroups[i].points);
+		free(r->cgroups[i].changes);
+		free(r->cgroups[i].actions);
+	}
+	free(r->cgroups);
+	free(r->zones);
+	free(r->mthp);
+	free(r->run_starts);
+	memset(r, 0, sizeof(*r));
+}
+
+double report_split_ratio(const struct report_cgroup *c)
+{
+	return c->thp_alloc ? (double)c->pmd_split / (double)c->thp_alloc : 0.0;
+}
+
+bool report_cgroup_present(const struct report *r, const struct report_cgroup *c)
+{
+	return c->last_seen_ms >= r->last_sample_ms;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `taoctl report` for a terminal: machine summary, then a line per cgroup. */
+#include <time.h>
+
+#include "taod/report.h"
+
+static const char *fmt_time(char *buf, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!ms || !gmtime_r(&t, &tm))
+		snprintf(buf, len, "-");
+	else
+		strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t len, double v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", v);
+	return buf;
+}
+
+static const char *fmt_mib(char *buf, size_t len, int64_t bytes)
+{
+	if (bytes < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", (double)bytes / (1 << 20));
+	return buf;
+}
+
+static void summary(FILE *f, const struct report *r)
+{
+	char a[32], b[32];
+
+	fprintf(f, "history %s\nwindow  %s .. %s, %zu batches, %zu daemon start(s)\n", r->db,
+		fmt_time(a, sizeof(a), r->first_sample_ms),
+		fmt_time(b, sizeof(b), r->last_sample_ms), r->batches, r->nruns);
+	fprintf(f, "cgroups %zu; THP allocations %llu, PMD splits %llu, whole unmaps %llu\n",
+		r->ncgroups, (unsigned long long)r->thp_alloc, (unsigned long long)r->pmd_split,
+		(unsigned long long)r->pmd_unmap_whole);
+	for (size_t i = 0; i < r->nzones; i++)
+		if (r->zones[i].managed_pages)
+			fprintf(f,
+				"zone    node %d %-8s managed %llu pages, free %llu, free blocks "
+				"by order: %s\n",
+				r->zones[i].node, r->zones[i].name,
+				(unsigned long long)r->zones[i].managed_pages,
+				(unsigned long long)r->zones[i].free_pages,
+				r->zones[i].free_blocks);
+	for (size_t i = 0; i < r->nmthp; i++)
+		if (r->mthp[i].delta)
+			fprintf(f, "mthp    %5ukB %-28s %+lld (now %llu)\n", r->mthp[i].size_kb,
+				r->mthp[i].stat, (long long)r->mthp[i].delta,
+				(unsigned long long)r->mthp[i].value);
+	fputc('\n', f);
+}
+
+int report_write_table(FILE *f, const struct report *r)
+{
+	summary(f, r);
+	fprintf(f, "%-40s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", "CGROUP", "CLASS",
+		"COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO", "CLASS",
+		"ACTS");
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		const struct report_cgroup *c = &r->cgroups[i];
+		char now[16], lo[16], mean[16], hi[16], thp[32];
+
+		fprintf(f, "%-40s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n",
+			c->path, report_cgroup_present(r, c) ? " " : "*",
+			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
+			fmt_pct(lo, sizeof(lo), c->coverage_min),
+			fmt_pct(mean, sizeof(mean), c->coverage_mean),
+			fmt_pct(hi, sizeof(hi), c->coverage_max),
+			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
+			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
+			c->nactions);
+	}
+	fputs("(* gone: not seen in the last batch)\n", f);
+	return ferror(f) ? -1 : 0;
+}

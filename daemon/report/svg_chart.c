@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One cgroup's chart as inline SVG: THP coverage (left axis, 0-100%) and
+ * PMD split rate (right axis, scaled to its peak) over time, with a mark
+ * per action and per class change. Long series are bucketed to at most
+ * MAX_BUCKETS points so a week of history stays a small file.
+ */
+#include <time.h>
+
+#include "taod/report.h"
+
+#define W	    900
+#define H	    240
+#define LEFT	    50
+#define RIGHT	    60
+#define TOP	    16
+#define BOTTOM	    30
+#define MAX_BUCKETS 600
+
+struct frame {
+	int64_t t0, t1;
+	double rate_max;
+};
+
+static double x_of(const struct frame *fr, int64_t t)
+{
+	double span = fr->t1 > fr->t0 ? (double)(fr->t1 - fr->t0) : 1;
+
+	return LEFT + (double)(t - fr->t0) * (W - LEFT - RIGHT) / span;
+}
+
+static double y_of(double v, double max)
+{
+	return TOP + (H - TOP - BOTTOM) * (1.0 - (max > 0 ? v / max : 0));
+}
+
+static struct frame frame_of(const struct report_cgroup *c, int64_t since, int64_t until)
+{
+	struct frame fr = {since, until, 0};
+
+	if (c->npoints) { /* the data's own span: a short run is not a dot at the edge */
+		fr.t0 = c->points[0].t_ms;
+		fr.t1 = c->points[c->npoints - 1].t_ms;
+	}
+	for (size_t i = 0; i < c->npoints; i++)
+		if (c->points[i].split_rate > fr.rate_max)
+			fr.rate_max = c->points[i].split_rate;
+	return fr;
+}
+
+/* Bucket @b of the series: mean coverage (-1 if none known), peak split rate. */
+static void bucket(const struct report_cgroup *c, size_t b, size_t per, struct report_point *out)
+{
+	size_t end = (b + 1) * per < c->npoints ? (b + 1) * per : c->npoints, n = 0;
+	double sum = 0;
+
+	*out = (struct report_point){c->points[b * per].t_ms, -1, 0};
+	for (size_t i = b * per; i < end; i++) {
+		if (c->points[i].coverage_pct >= 0) {
+			sum += c->points[i].coverage_pct;
+			n++;
+		}
+		if (c->points[i].split_rate > out->split_rate)
+			out->split_rate = c->points[i].split_rate;
+	}
+	if (n)
+		out->coverage_pct = sum / (double)n;
+}
+
+static void polyline(FILE *f, const struct report_cgroup *c, const struct frame *fr, bool rate)
+{
+	size_t per = (c->npoints + MAX_BUCKETS - 1) / MAX_BUCKETS;
+
+	fprintf(f,
+		"<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+		rate ? "split-rate" : "coverage", rate ? "#c0392b" : "#2471a3");
+	for (size_t b = 0; per && b * per < c->npoints; b++) {
+		struct report_point p;
+
+		bucket(c, b, per, &p);
+		if (!rate && p.coverage_pct < 0)
+			continue;
+		fprintf(f, "%.1f,%.1f ", x_of(fr, p.t_ms),
+			rate ? y_of(p.split_rate, fr->rate_max) : y_of(p.coverage_pct, 100));
+	}
+	fputs("\"/>\n", f);
+}
+
+static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr)
+{
+	for (size_t i = 0; i < c->nactions; i++) {
+		const struct report_action *a = &c->actions[i];
+		double x = x_of(fr, a->t_ms);
+
+		fprintf(f,
+			"<g class=\"action\" data-kind=\"%s\"><line x1=\"%.1f\" x2=\"%.1f\" "
+			"y1=\"%d\" y2=\"%d\" stroke=\"#7d3c98\" stroke-dasharray=\"3,2\"/>"
+			"<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#7d3c98\"><title>",
+			a->kind, x, x, TOP, H - BOTTOM, x, TOP);
+		html_text(f, a->kind);
+		fputs(" (", f);
+		html_text(f, a->result);
+		fputs("): ", f);
+		html_text(f, a->detail);
+		fputs("</title></circle></g>\n", f);
+	}
+	for (size_t i = 0; i < c->nchanges; i++) {
+		double x = x_of(fr, c->changes[i].t_ms);
+
+		fprintf(f,
+			"<g class=\"class-change\"><rect x=\"%.1f\" y=\"%d\" width=\"3\" "
+			"height=\"8\" fill=\"#d68910\"><title>class ",
+			x - 1.5, H - BOTTOM - 8);
+		html_text(f, c->changes[i].from[0] ? c->changes[i].from : "unknown");
+		fputs(" &#8594; ", f);
+		html_text(f, c->changes[i].to);
+		fputs("</title></rect></g>\n", f);
+	}
+}
+
+static const char *utc_time(char *buf, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static void axes(FILE *f, const struct frame *fr)
+{
+	char t0[32], t1[32];
+
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
+		"stroke=\"#aab7b8\"/>\n",
+		LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
+	for (int pct = 0; pct <= 100; pct += 25)
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
+			"fill=\"#2471a3\">%d%%</text>\n",
+			LEFT - 4, y_of(pct, 100) + 3, pct);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">%.2f/s</text>\n",
+		W - RIGHT + 4, TOP + 8, fr->rate_max);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">0/s</text>\n",
+		W - RIGHT + 4, H - BOTTOM);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", LEFT, H - 8,
+		utc_time(t0, sizeof(t0), fr->t0));
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+		W - RIGHT, H - 8, utc_time(t1, sizeof(t1), fr->t1));
+}
+
+void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms)
+{
+	struct frame fr = frame_of(c, since_ms, until_ms);
+
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" data-points=\"%zu\" "
+		"data-actions=\"%zu\">\n<title>THP coverage and split rate of ",
+		W, H, W, H, c->npoints, c->nactions);
+	html_text(f, c->path);
+	fputs("</title>\n", f);
+	axes(f, &fr);
+	polyline(f, c, &fr, false);
+	polyline(f, c, &fr, true);
+	marks(f, c, &fr);
+	fputs("</svg>\n", f);
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * taoctl report: reads the history database directly (read-only), so it
+ * works with taod stopped or crashed. taoctl metrics: the live exposition.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "commands.h"
+#include "format.h"
+#include "taod/clock.h"
+#include "taod/config.h"
+#include "taod/parse.h"
+#include "taod/report.h"
+
+struct report_args {
+	const char *config;
+	const char *db;
+	const char *glob;
+	const char *format;
+	const char *out;
+	uint64_t since_ms;
+};
+
+static const struct {
+	const char *name;
+	int (*write)(FILE *f, const struct report *r);
+} formats[] = {
+    {"table", report_write_table},
+    {"json", report_write_json},
+    {"csv", report_write_csv},
+    {"html", report_write_html},
+};
+
+static int parse_report_args(int argc, char **argv, struct report_args *a)
+{
+	static const struct option opts[] = {
+	    {"since", required_argument, NULL, 's'},
+	    {"cgroup", required_argument, NULL, 'g'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"config", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:g:f:o:d:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_duration_ms(optarg, &a->since_ms) || !a->since_ms) {
+				fprintf(stderr,
+					"taoctl: --since \"%s\": expected a duration such "
+					"as 30m, 1h, 24h, 7d\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'g':
+			a->glob = optarg;
+			break;
+		case 'f':
+			a->format = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'd':
+			a->db = optarg;
+			break;
+		case 'c':
+			a->config = optarg;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "taoctl: report: unexpected argument \"%s\"\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The database named by --db, else by the configuration's [history] path. */
+static int resolve_db(struct report_args *a, char *buf, size_t len)
+{
+	struct taod_config *cfg;
+	struct config_errors *errs;
+	const char *path = a->config ? a->config : TAOD_DEFAULT_CONFIG;
+	char dropins[PATH_MAX];
+	int rc = 0;
+
+	if (a->db)
+		return snprintf(buf, len, "%s", a->db) < (int)len ? 0 : EXIT_USAGE;
+	cfg = calloc(1, sizeof(*cfg));
+	errs = calloc(1, sizeof(*errs));
+	if (!cfg || !errs) {
+		rc = EXIT_FAILED;
+	} else if (!a->config && access(path, F_OK)) {
+		config_defaults(cfg); /* no config at all: the default path */
+	} else {
+		snprintf(dropins, sizeof(dropins), "%s.d", path);
+		if (config_load(cfg, path, dropins, errs)) {
+			config_errors_print(errs);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc && !cfg->history_path[0]) {
+		fprintf(stderr, "taoctl: %s: [history] path is empty (history off); give --db\n",
+			path);
+		rc = EXIT_USAGE;
+	}
+	if (!rc)
+		snprintf(buf, len, "%s", cfg->history_path);
+	free(cfg);
+	free(errs);
+	return rc;
+}
+
+static int write_report(const struct report_args *a, const struct report *r,
+			int (*write)(FILE *, const struct report *))
+{
+	FILE *f = a->out ? fopen(a->out, "we") : stdout;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "taoctl: cannot write %s: %s\n", a->out, strerror(errno));
+		return EXIT_FAILED;
+	}
+	rc = write(f, r);
+	if (a->out && fclose(f))
+		rc = -1;
+	if (rc) {
+		fprintf(stderr, "taoctl: writing the report failed\n");
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct report_args a = {.format = ctl->json ? "json" : "table",
+				.since_ms = 24ULL * 3600 * 1000};
+	int (*write)(FILE *, const struct report *) = NULL;
+	char db[PATH_MAX], err[PATH_MAX + 256];
+	struct report_query q = {0};
+	struct report r;
+	int rc = parse_report_args(argc, argv, &a);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, a.format))
+			write = formats[i].write;
+	if (!write) {
+		fprintf(stderr, "taoctl: --format \"%s\": expected table, json, csv or html\n",
+			a.format);
+		return EXIT_USAGE;
+	}
+	rc = resolve_db(&a, db, sizeof(db));
+	if (rc)
+		return rc;
+	q = (struct report_query){
+	    .db_path = db, .glob = a.glob, .with_series = write == report_write_html};
+	q.until_ms = (int64_t)realtime_ms();
+	q.since_ms = q.until_ms - (int64_t)a.since_ms;
+	if (report_load(&q, &r, err, sizeof(err))) {
+		fprintf(stderr, "taoctl: report: %s\n", err);
+		report_free(&r);
+		return EXIT_FAILED;
+	}
+	r.generated_ms = q.until_ms;
+	rc = write_report(&a, &r, write);
+	report_free(&r);
+	return rc;
+}
+
+int taoctl_metrics(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *r;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	rc = taoctl_request(ctl, "metrics", NULL, &r);
+	if (rc)
+		return rc;
+	if (ctl->json)
+		print_json(r);
+	else
+		fputs(jget_str(r, "text"), stdout);
+	json_object_put(r);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Persistent history in SQLite: per-cgroup samples every N ticks,
+ * machine-wide figures, class changes and actions. Survives restarts and
+ * crashes (WAL, one transaction per batch); bounded by age and size.
+ *
+ * Identity: one `cgroups` row per incarnation (path + cgroup id, with
+ * first/last seen). A recreated path gets a new id and so a new row; a
+ * restart of taod continues the row of a cgroup still present.
+ * Counters: BPF counts restart at zero with taod, so rows store per-batch
+ * deltas and a cumulative series continued across restarts.
+ */
+#ifndef TAOD_HISTORY_H
+#define TAOD_HISTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "taod/action.h"
+#include "taod/cgroup_state.h"
+#include "taod/machine_stats.h"
+
+#define HISTORY_SCHEMA_VERSION 1
+
+struct history;
+struct sqlite3;
+
+/* Opens (creating the directory and schema) for writing. 0 or -errno, @err says why. */
+int history_open(struct history **out, const char *path, char *err, size_t err_len);
+void history_close(struct history *h);
+/* Marks a new daemon run (restart boundary in reports). */
+int history_begin_run(struct history *h, uint64_t wall_ms, const char *version);
+
+/* Class of a cgroup as decide sees it; NULL or "" for unknown. */
+typedef const char *(*history_class_fn)(void *ctx, const struct cgroup_entry *e);
+
+/*
+ * One batch in one transaction: every cgroup with a path, and the machine
+ * figures (@m may be NULL). @class_of may be NULL.
+ */
+int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
+		   const struct machine_stats *m, history_class_fn class_of, void *ctx);
+/* Audit record of decide/act, written at once. */
+int history_record_action(struct history *h, const struct action_record *a);
+
+/* Drops rows older than @max_age_ms, then oldest rows until the file fits @max_bytes. */
+int history_retain(struct history *h, uint64_t now_wall_ms, uint64_t max_age_ms,
+		   uint64_t max_bytes);
+/* Bytes in use by the database (pages minus free pages). */
+int64_t history_size_bytes(struct history *h);
+
+/* schema (history_schema.c), shared by the writer and the reader */
+int history_schema_apply(struct sqlite3 *db, char *err, size_t err_len);
+int history_schema_check(struct sqlite3 *db, char *err, size_t err_len);
+struct sqlite3 *history_db(struct history *h);
+
+#endif

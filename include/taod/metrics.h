@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prometheus text exposition (format 0.0.4) of what taod knows: for
+ * `taoctl metrics` and for a node_exporter textfile replaced atomically.
+ */
+#ifndef TAOD_METRICS_H
+#define TAOD_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "taod/cgroup_state.h"
+#include "taod/machine_stats.h"
+
+struct taod;
+
+struct metrics_input {
+	const struct cgroup_table *cgroups;
+	const uint64_t *bpf_stats; /* TAOD_STAT_MAX entries */
+	uint64_t ticks;
+	uint64_t last_tick_cost_us;
+	uint64_t start_wall_ms;
+	const char *version;
+	const char *kernel_kind;
+	const char *observation_mode;
+	const struct machine_stats *machine; /* NULL: no machine figures */
+	bool history_enabled;
+};
+
+/* Label value escaping: backslash, double quote and newline. */
+void prom_escape_label(const char *in, char *out, size_t len);
+int metrics_write(FILE *f, const struct metrics_input *in);
+/* Whole exposition in a malloc'd string; NULL on failure. */
+char *metrics_text(const struct metrics_input *in);
+/* Writes PATH.tmp in the same directory, then renames it over @path. */
+int metrics_textfile_write(const char *path, const struct metrics_input *in);
+
+/* The running daemon's figures (metrics_source.c). */
+void taod_metrics_input(const struct taod *d, struct metrics_input *in);
+
+#endif

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `taoctl report`: what the history database holds for a time window,
+ * read-only (no daemon needed), and its renderings as a table, JSON, CSV
+ * or a self-contained HTML page with an SVG chart per cgroup.
+ */
+#ifndef TAOD_REPORT_H
+#define TAOD_REPORT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct report_point {
+	int64_t t_ms;
+	double coverage_pct; /* -1: no anon memory */
+	double split_rate;   /* PMD splits per second over the batch interval */
+};
+
+struct report_class_change {
+	int64_t t_ms;
+	char from[32], to[32]; /* "" for unknown */
+};
+
+struct report_action {
+	int64_t t_ms;
+	char kind[24], result[24], policy[64], detail[256];
+	int64_t pid;
+	uint64_t bytes;
+	int err;
+};
+
+struct report_cgroup {
+	char *path;
+	uint64_t cgroup_id;
+	int64_t first_seen_ms, last_seen_ms;
+	char class[32];
+	size_t samples;
+	double coverage_now, coverage_min, coverage_mean, coverage_max; /* -1: unknown */
+	int64_t anon_bytes, thp_bytes;					/* -1: unknown */
+	uint64_t thp_alloc, pmd_split, pmd_unmap_whole;			/* in the window */
+	uint64_t thp_alloc_total, pmd_split_total; /* cumulative series, across restarts */
+	struct report_point *points;
+	size_t npoints;
+	struct report_class_change *changes;
+	size_t nchanges;
+	struct report_action *actions;
+	size_t nactions;
+};
+
+struct report_zone {
+	int node;
+	char name[32];
+	uint64_t present_pages, managed_pages, free_pages;
+	char free_blocks[256]; /* by order, space separated */
+};
+
+struct report_mthp {
+	unsigned size_kb;
+	char stat[48];
+	uint64_t value; /* latest */
+	int64_t delta;	/* latest minus earliest in the window */
+};
+
+struct report {
+	char db[PATH_MAX];
+	int64_t generated_ms, since_ms, until_ms;
+	int64_t first_sample_ms, last_sample_ms; /* 0: none */
+	size_t batches;
+	int64_t *run_starts; /* daemon (re)starts in the window */
+	size_t nruns;
+	uint64_t thp_alloc, pmd_split, pmd_unmap_whole; /* over the reported cgroups */
+	struct report_zone *zones;
+	size_t nzones;
+	struct report_mthp *mthp;
+	size_t nmthp;
+	struct report_cgroup *cgroups;
+	size_t ncgroups;
+};
+
+struct report_query {
+	const char *db_path;
+	int64_t since_ms, until_ms;
+	const char *glob; /* NULL: all */
+	bool with_series; /* per-batch points, for charts */
+};
+
+/* Reads the database read-only. 0, or -errno with @err saying why. */
+int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len);
+void report_free(struct report *r);
+double report_split_ratio(const struct report_cgroup *c);
+/* Still there at the window's last batch (else removed, or taod stopped seeing it). */
+bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
+
+int report_write_table(FILE *f, const struct report *r);
+int report_write_json(FILE *f, const struct report *r);
+int report_write_csv(FILE *f, const struct report *r);
+int report_write_html(FILE *f, const struct report *r);
+
+/* CSV field quoting (RFC 4180) and HTML text escaping. */
+void csv_field(FILE *f, const char *s);
+void html_text(FILE *f, const char *s);
+
+/* SVG line chart of coverage and split rate with action marks (svg_chart.c). */
+void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms);
+
+#endif

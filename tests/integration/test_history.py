@@ -1,0 +1,239 @@
+"""History, report and metrics on the real kernel: crash safety of the
+database, reports that match the live counters, the HTML report in a real
+browser, and the Prometheus exposition read by a real parser."""
+import html.parser
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from conftest import TAOCTL, Daemon, cgroup_row, wait_for
+
+THP = 2 * 1024 * 1024
+RUNS_KILLED = 8
+FAST = "[daemon]\ntick = 100ms\n[history]\nevery = 1\n"
+
+
+def report(db, *args):
+    p = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--since", "1h", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def report_json(db, *args):
+    return json.loads(report(db, "--format", "json", *args))
+
+
+def by_path(rep):
+    out = {}
+    for c in rep["cgroups"]:
+        out.setdefault(c["path"], []).append(c)
+    return out
+
+
+def settle(daemon, rels, pred):
+    """Waits until every cgroup's live row satisfies @pred, then 3 more ticks."""
+    wait_for(lambda: all((r := cgroup_row(daemon, rel)) and pred(rel, r) for rel in rels),
+             what="live counters")
+    daemon.wait_ticks(3)
+    return {rel: cgroup_row(daemon, rel) for rel in rels}
+
+
+def test_kill_9_never_corrupts_and_history_continues(tmp_path, cgroups):
+    db = tmp_path / "history.db"
+    k = cgroups.make("K")
+    rel_k = cgroups.rel(k)
+    # Many cgroups make every batch a real transaction worth tearing.
+    for i in range(20):
+        cgroups.make(f"pad{i}")
+    gone = cgroups.make("gone")
+    rel_gone = cgroups.rel(gone)
+    kills = []
+    for run in range(RUNS_KILLED):
+        d = Daemon(tmp_path, FAST)
+        if run == 0:
+            cgroups.workload(k, "fault", 8, "hold", 120)
+            settle(d, [rel_k, rel_gone], lambda rel, r: rel != rel_k or r["thp_alloc"] == 8)
+            gone.rmdir()
+            cgroups.made.remove(gone)
+            wait_for(lambda: cgroup_row(d, rel_gone) is None, what="gone cgroup dropped")
+        d.wait_ticks(3)
+        time.sleep(random.uniform(0, 0.1))  # land anywhere in a batch
+        d.proc.send_signal(signal.SIGKILL)
+        d.proc.wait(timeout=10)
+        kills.append(time.time() * 1000)
+        assert "ERROR: AddressSanitizer" not in d.logtext()
+    final = Daemon(tmp_path, FAST)
+    final.wait_ticks(3)
+    live_report = report_json(db)  # read-only, next to the writing daemon
+    assert rel_k in by_path(live_report)
+    final.stop()
+
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == RUNS_KILLED + 1
+    rows = con.execute("SELECT cg FROM cgroups WHERE path = ?", (rel_k,)).fetchall()
+    assert len(rows) == 1, "the same cgroup continues across restarts"
+    series = con.execute("SELECT t_ms, thp_alloc FROM samples WHERE cg = ? ORDER BY t_ms",
+                         rows[0]).fetchall()
+    allocs = [a for _, a in series]
+    assert allocs == sorted(allocs) and allocs[-1] == 8, "cumulative series continuous"
+    times = [t for t, _ in series]
+    lags = [kill_ms - max(t for t in times if t <= kill_ms) for kill_ms in kills]
+    print(f"last batch before each kill -9: {[round(x) for x in lags]} ms ago")
+    # At most the batch being written is lost (100 ms batches; slack for ASan).
+    assert max(lags) < 1500, lags
+    con.close()
+
+    rep = report_json(db)
+    paths = by_path(rep)
+    assert paths[rel_k][0]["thp_alloc"] == 8
+    assert paths[rel_k][0]["thp_alloc_total"] == 8
+    assert rel_gone in paths, "a removed cgroup keeps its history"
+    assert paths[rel_gone][0]["present"] is False and paths[rel_k][0]["present"] is True
+    assert len(rep["machine"]["daemon_starts_ms"]) == RUNS_KILLED + 1
+    assert rep["machine"]["zones"], "zoneinfo recorded"
+
+
+class SectionFinder(html.parser.HTMLParser):
+    """Collects <section class="cgroup" data-cgroup=...> and the <svg>s inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections = {}
+        self.current = None
+        self.depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and "cgroup" in (a.get("class") or "").split():
+            self.current = a["data-cgroup"]
+            self.sections[self.current] = {"svg": 0, "polylines": []}
+        elif self.current and tag == "svg":
+            self.sections[self.current]["svg"] += 1
+        elif self.current and tag == "polyline":
+            self.sections[self.current]["polylines"].append(a.get("points", "").strip())
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.current = None
+
+
+def chromium(tmp_path, *args):
+    p = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                        "--disable-quic", "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={tmp_path / 'chromium'}", *args],
+                       capture_output=True, text=True, timeout=90)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_report_matches_live_counters_and_renders(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(FAST)
+    a, b = cgroups.make("A"), cgroups.make("B")
+    cgroups.workload(a, "fault", 12, "partial", 5, "hold", 60)
+    cgroups.workload(b, "fault", 6, "unmap-whole", "fault", 6, "dontneed-whole", "hold", 60)
+    rel_a, rel_b = cgroups.rel(a), cgroups.rel(b)
+    live = settle(d, [rel_a, rel_b], lambda rel, r: r["pmd_split"] >= 5 if rel == rel_a
+                  else r["pmd_unmap_whole"] >= 12)
+    d.stop()  # the report needs no daemon
+    db = tmp_path / "history.db"
+
+    rep = by_path(report_json(db, "--cgroup", "*taodtest-*"))
+    for rel in (rel_a, rel_b):
+        (row,) = rep[rel]
+        for key in ("thp_alloc", "pmd_split", "pmd_unmap_whole", "thp_bytes", "anon_bytes"):
+            assert row[key] == live[rel][key], (rel, key, row[key], live[rel][key])
+        assert row["split_ratio"] == pytest.approx(live[rel]["split_ratio"])
+        assert row["coverage_now_pct"] == pytest.approx(live[rel]["coverage_pct"])
+    assert rep[rel_a][0]["pmd_split"] == 5 and rep[rel_a][0]["thp_alloc"] == 12
+
+    # Without --db: the [history] path of the daemon's own configuration.
+    p = subprocess.run([str(TAOCTL), "report", "-c", str(tmp_path / "taod.conf"), "--format",
+                        "json", "--cgroup", rel_b], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert [c["path"] for c in json.loads(p.stdout)["cgroups"]] == [rel_b]
+
+    csv_lines = report(db, "--format", "csv", "--cgroup", rel_a).splitlines()
+    assert len(csv_lines) == 2 and csv_lines[1].startswith(f"{rel_a},")
+    table = report(db)
+    assert rel_a in table and "THP allocations" in table
+
+    out = tmp_path / "report.html"
+    report(db, "--format", "html", "-o", str(out))
+    png = tmp_path / "report.png"
+    chromium(tmp_path, f"--screenshot={png}", "--window-size=1200,2000", out.as_uri())
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
+    dom = chromium(tmp_path, "--dump-dom", out.as_uri())
+    finder = SectionFinder()
+    finder.feed(dom)
+    for rel in (rel_a, rel_b):
+        sec = finder.sections[rel]
+        assert sec["svg"] == 1
+        assert len(sec["polylines"]) == 2 and sec["polylines"][0], sec
+
+
+def metric_samples(text):
+    """{(name, frozenset(labels)): value} via prometheus_client's parser."""
+    out, families = {}, {}
+    for fam in text_string_to_metric_families(text):
+        families[fam.name] = fam.type
+        for s in fam.samples:
+            out[(s.name, frozenset(s.labels.items()))] = s.value
+    return out, families
+
+
+def test_metrics_parse_and_textfile_is_atomic(daemon_factory, cgroups, tmp_path):
+    prom = tmp_path / "textfile" / "taod.prom"
+    prom.parent.mkdir()
+    d = daemon_factory(f"[metrics]\ntextfile = {prom}\n")
+    c = cgroups.make("M")
+    cgroups.workload(c, "fault", 4, "partial", 1, "hold", 60)
+    rel = cgroups.rel(c)
+    live = settle(d, [rel], lambda _, r: r["pmd_split"] >= 1)[rel]
+
+    rc, text, err = d.ctl_rc("metrics")
+    assert rc == 0, err
+    samples, families = metric_samples(text)
+    assert families["taod_cgroup_thp_allocations"] == "counter"
+    assert families["taod_cgroup_thp_bytes"] == "gauge"
+    lab = frozenset({("cgroup", rel)})
+    assert samples[("taod_cgroup_thp_allocations_total", lab)] == live["thp_alloc"] == 4
+    assert samples[("taod_cgroup_pmd_splits_total", lab)] == live["pmd_split"] == 1
+    assert samples[("taod_cgroup_pmd_whole_unmaps_total", lab)] == live["pmd_unmap_whole"]
+    assert samples[("taod_cgroup_thp_bytes", lab)] == live["thp_bytes"] == 3 * THP
+    assert samples[("taod_cgroup_thp_coverage_ratio", lab)] == pytest.approx(
+        live["coverage_pct"] / 100)
+    assert samples[("taod_up", frozenset())] == 1
+    assert samples[("taod_ticks_total", frozenset())] >= 3
+    assert any(n == "taod_bpf_events_total" and dict(l)["program"] == "lruvec" and v > 0
+               for (n, l), v in samples.items())
+
+    # The collector must never see a half-written file: every read parses
+    # whole, and the file is a new inode after each tick.
+    inodes = set()
+    deadline = time.time() + 1.5
+    while time.time() < deadline:
+        inodes.add(os.stat(prom).st_ino)
+        got, _ = metric_samples(prom.read_text())
+        assert got[("taod_up", frozenset())] == 1
+        assert got[("taod_cgroup_thp_allocations_total", lab)] == 4
+    assert len(inodes) >= 3
+
+
+def test_daemon_runs_on_without_a_usable_database(daemon_factory):
+    d = daemon_factory("[history]\npath = /dev/null/history.db\n")
+    d.wait_ticks(2)
+    assert "running without history" in d.logtext()
+    rc, text, _ = d.ctl_rc("metrics")
+    assert rc == 0 and "taod_history_enabled 0" in text

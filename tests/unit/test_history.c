@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/* History database: schema, batches, restarts, identity, retention, queries. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "taod/history.h"
+#include "taod/report.h"
+
+static char dir[64], db_path[128];
+
+static void make_tmp(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/taod-hist-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/sub/history.db", dir);
+}
+
+static void remove_tmp(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(history, .init = make_tmp, .fini = remove_tmp);
+
+/* Puts cgroup @id at @path with these cumulative BPF counters into @t. */
+static void set_cg(struct cgroup_table *t, uint64_t id, const char *path, uint64_t allocs,
+		   uint64_t splits, uint64_t anon, uint64_t thp)
+{
+	struct taod_cg_counters c = {.thp_fault_alloc = allocs, .pmd_split = splits};
+	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
+	struct cgroup_entry *e;
+
+	cgroup_table_set_counters(t, id, &c, 1);
+	e = cgroup_table_touch(t, id, path, 1);
+	cgroup_entry_set_memstat(e, &m, true);
+}
+
+static struct history *open_h(void)
+{
+	struct history *h;
+	char err[256];
+
+	cr_assert_eq(history_open(&h, db_path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(history_begin_run(h, 500, "test"), 0);
+	return h;
+}
+
+static void load(struct report *r, int64_t since, int64_t until, const char *glob)
+{
+	struct report_query q = {.db_path = db_path,
+				 .since_ms = since,
+				 .until_ms = until,
+				 .glob = glob,
+				 .with_series = true};
+	char err[256];
+
+	cr_assert_eq(report_load(&q, r, err, sizeof(err)), 0, "%s", err);
+}
+
+static const struct report_cgroup *find(const struct report *r, const char *path, size_t nth)
+{
+	for (size_t i = 0; i < r->ncgroups; i++)
+		if (!strcmp(r->cgroups[i].path, path) && nth-- == 0)
+			return &r->cgroups[i];
+	return NULL;
+}
+
+static int64_t query_int(const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	cr_assert_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+Test(history, schema_wal_and_incremental_vacuum)
+{
+	struct history *h = open_h();
+	sqlite3 *db = history_db(h);
+	sqlite3_stmt *st;
+
+	sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	history_close(h);
+	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	cr_assert_eq(query_int("PRAGMA auto_vacuum"), 2, "incremental");
+	h = open_h(); /* a second open migrates nothing and keeps the runs */
+	history_close(h);
+	cr_assert_eq(query_int("SELECT count(*) FROM runs"), 2);
+}
+
+Test(history, batches_store_deltas_and_window_aggregates)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+	const struct report_cgroup *c;
+
+	cgroup_table_init(&t, 4);
+	for (int i = 1; i <= 4; i++) {
+		set_cg(&t, 10, "/a", 3 * i, i, 100, 25 * i);
+		cr_assert_eq(history_record(h, &t, 1000 * i, NULL, NULL, NULL), 0);
+	}
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	c = find(&r, "/a", 0);
+	cr_assert_not_null(c);
+	cr_assert_eq(c->samples, 4);
+	cr_assert_eq(c->thp_alloc, 12);
+	cr_assert_eq(c->pmd_split, 4);
+	cr_assert_float_eq(c->coverage_now, 100.0, 1e-9);
+	cr_assert_float_eq(c->coverage_min, 25.0, 1e-9);
+	cr_assert_float_eq(c->coverage_mean, 62.5, 1e-9);
+	cr_assert_float_eq(c->coverage_max, 100.0, 1e-9);
+	cr_assert_float_eq(report_split_ratio(c), 4.0 / 12, 1e-9);
+	cr_assert_eq(c->npoints, 4);
+	cr_assert_float_eq(c->points[1].split_rate, 1.0, 1e-9, "one split in one second");
+	report_free(&r);
+	/* A window that holds only the last two batches counts only their deltas. */
+	load(&r, 2000, 4000, NULL);
+	c = find(&r, "/a", 0);
+	cr_assert_eq(c->thp_alloc, 6);
+	cr_assert_eq(c->samples, 2);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+Test(history, restart_continues_the_series)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+	const struct report_cgroup *c;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 7, 2, 100, 50);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	history_close(h);
+	cgroup_table_free(&t);
+
+	/* taod restarts: BPF counters start from zero again. */
+	h = open_h();
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 3, 1, 100, 50);
+	history_record(h, &t, 2000, NULL, NULL, NULL);
+	set_cg(&t, 10, "/a", 5, 1, 100, 50);
+	history_record(h, &t, 3000, NULL, NULL, NULL);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.ncgroups, 1, "the same cgroup, one row");
+	c = find(&r, "/a", 0);
+	cr_assert_eq(c->thp_alloc, 12);
+	cr_assert_eq(c->pmd_split, 3);
+	cr_assert_eq(c->thp_alloc_total, 12);
+	cr_assert_eq(r.nruns, 2);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+Test(history, gone_and_reused_cgroups_keep_their_own_history)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_begin_tick(&t);
+	set_cg(&t, 10, "/a", 4, 0, 100, 50);
+	set_cg(&t, 11, "/b", 9, 9, 100, 0);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	/* /b goes; /a is removed and made again: same path, new id. */
+	cgroup_table_begin_tick(&t);
+	set_cg(&t, 12, "/a", 1, 0, 100, 100);
+	cgroup_table_sweep(&t, NULL, NULL);
+	history_record(h, &t, 2000, NULL, NULL, NULL);
+	/* id 12 is reused by another path: a third row. */
+	cgroup_table_begin_tick(&t);
+	cgroup_table_sweep(&t, NULL, NULL);
+	set_cg(&t, 12, "/c", 2, 0, 100, 100);
+	history_record(h, &t, 3000, NULL, NULL, NULL);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.ncgroups, 4);
+	cr_assert_eq(find(&r, "/b", 0)->thp_alloc, 9, "a gone cgroup stays in the report");
+	cr_assert_eq(find(&r, "/a", 0)->cgroup_id, 10);
+	cr_assert_eq(find(&r, "/a", 0)->thp_alloc, 4);
+	cr_assert_eq(find(&r, "/a", 1)->cgroup_id, 12);
+	cr_assert_eq(find(&r, "/a", 1)->thp_alloc, 1);
+	cr_assert_eq(find(&r, "/c", 0)->thp_alloc, 2);
+	cr_assert_not(report_cgroup_present(&r, find(&r, "/b", 0)));
+	cr_assert_not(report_cgroup_present(&r, find(&r, "/a", 1)), "the id went to /c");
+	cr_assert(report_cgroup_present(&r, find(&r, "/c", 0)));
+	report_free(&r);
+	load(&r, 0, 10000, "/[ab]");
+	cr_assert_eq(r.ncgroups, 3, "glob filter");
+	cr_assert_eq(r.thp_alloc, 14);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+static const char *class_by_time(void *ctx, const struct cgroup_entry *e)
+{
+	(void)e;
+	return *(int *)ctx < 2 ? "good" : "abuser";
+}
+
+Test(history, class_changes_and_actions)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct action_record a = {.time_ms = 2500, .result = RESULT_DRY_RUN};
+	struct report r;
+	const struct report_cgroup *c;
+	int batch;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 1, 1, 100, 50);
+	for (batch = 0; batch < 3; batch++)
+		history_record(h, &t, 1000 * (batch + 1), NULL, class_by_time, &batch);
+	a.req.kind = ACTION_SHATTER;
+	a.req.cgroup_id = 10;
+	snprintf(a.req.cgroup, sizeof(a.req.cgroup), "/a");
+	snprintf(a.req.policy, sizeof(a.req.policy), "tenants");
+	snprintf(a.detail, sizeof(a.detail), "would write max to memory.thp_shatter");
+	cr_assert_eq(history_record_action(h, &a), 0);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	c = find(&r, "/a", 0);
+	cr_assert_str_eq(c->class, "abuser");
+	cr_assert_eq(c->nchanges, 2);
+	cr_assert_str_eq(c->changes[0].from, "");
+	cr_assert_str_eq(c->changes[0].to, "good");
+	cr_assert_str_eq(c->changes[1].from, "good");
+	cr_assert_str_eq(c->changes[1].to, "abuser");
+	cr_assert_eq(c->nactions, 1);
+	cr_assert_str_eq(c->actions[0].kind, "shatter");
+	cr_assert_str_eq(c->actions[0].result, "dry-run");
+	cr_assert_str_eq(c->actions[0].policy, "tenants");
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+Test(history, machine_figures)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct machine_stats *m = calloc(1, sizeof(*m));
+	struct report r;
+
+	cgroup_table_init(&t, 4);
+	m->nzones = 1;
+	m->zones[0] = (struct zone_stat){.node = 0,
+					 .name = "Normal",
+					 .managed_pages = 1000,
+					 .free_pages = 400,
+					 .norders = 3,
+					 .free_blocks = {5, 6, 7}};
+	m->nmthp = 1;
+	m->mthp[0] = (struct mthp_stat){.size_kb = 2048, .name = "split", .value = 10};
+	history_record(h, &t, 1000, m, NULL, NULL);
+	m->mthp[0].value = 17;
+	m->zones[0].free_pages = 300;
+	history_record(h, &t, 2000, m, NULL, NULL);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.nzones, 1);
+	cr_assert_eq(r.zones[0].free_pages, 300, "the latest figures");
+	cr_assert_str_eq(r.zones[0].free_blocks, "5 6 7");
+	cr_assert_eq(r.nmthp, 1);
+	cr_assert_eq(r.mthp[0].value, 17);
+	cr_assert_eq(r.mthp[0].delta, 7);
+	report_free(&r);
+	free(m);
+	cgroup_table_free(&t);
+}
+
+Test(history, retention_by_age)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_begin_tick(&t);
+	set_cg(&t, 11, "/old", 1, 0, 100, 0);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	cgroup_table_begin_tick(&t);
+	set_cg(&t, 10, "/a", 1, 0, 100, 50);
+	cgroup_table_sweep(&t, NULL, NULL);
+	for (int i = 2; i <= 10; i++)
+		history_record(h, &t, 1000 * i, NULL, NULL, NULL);
+	cr_assert_eq(history_retain(h, 10000, 5000, 0), 0);
+	history_close(h);
+	cr_assert_eq(query_int("SELECT min(t_ms) FROM samples"), 5000);
+	cr_assert_eq(query_int("SELECT count(*) FROM cgroups WHERE path = '/old'"), 0,
+		     "a gone cgroup goes with its last sample");
+	cr_assert_eq(query_int("SELECT count(*) FROM cgroups WHERE path = '/a'"), 1);
+	cgroup_table_free(&t);
+}
+
+Test(history, retention_by_size_keeps_the_newest)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	const uint64_t limit = 256 << 10;
+	char path[32];
+
+	cgroup_table_init(&t, 4);
+	for (int b = 1; b <= 60; b++) {
+		for (int i = 0; i < 100; i++) {
+			snprintf(path, sizeof(path), "/tenant-%03d", i);
+			set_cg(&t, 100 + i, path, b * i, b, 1 << 20, 1 << 19);
+		}
+		cr_assert_eq(history_record(h, &t, 1000 * b, NULL, NULL, NULL), 0);
+	}
+	cr_assert_gt(history_size_bytes(h), (int64_t)limit);
+	cr_assert_eq(history_retain(h, 60000, 0, limit), 0);
+	cr_assert_leq(history_size_bytes(h), (int64_t)limit);
+	history_close(h);
+	cr_assert_eq(query_int("SELECT max(t_ms) FROM samples"), 60000, "newest batch kept");
+	cr_assert_gt(query_int("SELECT min(t_ms) FROM samples"), 1000, "oldest batches gone");
+	cr_assert_eq(query_int("SELECT count(*) FROM pragma_integrity_check"
+			       " WHERE integrity_check = 'ok'"),
+		     1);
+	cgroup_table_free(&t);
+}
+
+Test(history, report_errors_name_the_file)
+{
+	struct report_query q = {.db_path = db_path, .until_ms = 1};
+	struct report r;
+	char err[512];
+	FILE *f;
+
+	cr_assert_neq(report_load(&q, &r, err, sizeof(err)), 0);
+	cr_assert(strstr(err, db_path), "%s", err);
+	report_free(&r);
+	snprintf(db_path, sizeof(db_path), "%s/empty.db", dir);
+	f = fopen(db_path, "w");
+	fclose(f);
+	cr_assert_neq(report_load(&q, &r, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "no taod history"), "%s", err);
+	report_free(&r);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prometheus exposition: escaping, families, and the atomic textfile. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "taod/metrics.h"
+#include "taod/rootfs.h"
+
+Test(metrics, label_escaping)
+{
+	char out[64];
+
+	prom_escape_label("a\\b\"c\nd", out, sizeof(out));
+	cr_assert_str_eq(out, "a\\\\b\\\"c\\nd");
+	prom_escape_label("\"\"\"\"", out, 6); /* never a half escape at the end */
+	cr_assert_str_eq(out, "\\\"\\\"");
+}
+
+static void table_with_two(struct cgroup_table *t)
+{
+	struct taod_cg_counters c = {
+	    .thp_fault_alloc = 5, .thp_collapse_alloc = 1, .pmd_split = 2, .pmd_unmap_whole = 3};
+	struct memstat m = {.anon_bytes = 4096, .thp_bytes = 1024, .has_anon = true};
+	struct cgroup_entry *e;
+
+	cgroup_table_init(t, 2);
+	cgroup_table_set_counters(t, 1, &c, 1);
+	e = cgroup_table_touch(t, 1, "/we\"ird\\", 1);
+	cgroup_entry_set_memstat(e, &m, true);
+	cgroup_table_touch(t, 2, "/empty", 1); /* no memory.stat: no gauges */
+}
+
+Test(metrics, families_and_values)
+{
+	struct cgroup_table t;
+	uint64_t stats[TAOD_STAT_MAX] = {10, 20, 30, 40, 5};
+	struct metrics_input in = {.bpf_stats = stats, .ticks = 9, .version = "v1"};
+	char *text;
+
+	table_with_two(&t);
+	in.cgroups = &t;
+	text = metrics_text(&in);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "# TYPE taod_cgroup_thp_allocations_total counter\n"));
+	cr_assert(strstr(text, "taod_cgroup_thp_allocations_total{cgroup=\"/we\\\"ird\\\\\"} 6\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "taod_cgroup_thp_coverage_ratio{cgroup=\"/we\\\"ird\\\\\"} 0.25\n"));
+	cr_assert(strstr(text, "taod_cgroup_pmd_whole_unmaps_total{cgroup=\"/empty\"} 0\n"));
+	cr_assert_null(strstr(text, "taod_cgroup_anon_bytes{cgroup=\"/empty\"}"));
+	cr_assert(strstr(text, "taod_bpf_events_total{program=\"lruvec\"} 20\n"));
+	cr_assert(strstr(text, "taod_ticks_total 9\n"));
+	cr_assert(strstr(text, "taod_up 1\n"));
+	free(text);
+	cgroup_table_free(&t);
+}
+
+Test(metrics, textfile_replaced_atomically)
+{
+	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], text[8192];
+	struct cgroup_table t;
+	uint64_t stats[TAOD_STAT_MAX] = {0};
+	struct metrics_input in = {.bpf_stats = stats, .ticks = 1};
+	struct stat st1, st2;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/taod.prom", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	table_with_two(&t);
+	in.cgroups = &t;
+	cr_assert_eq(metrics_textfile_write(path, &in), 0);
+	cr_assert_eq(stat(path, &st1), 0);
+	in.ticks = 2;
+	cr_assert_eq(metrics_textfile_write(path, &in), 0);
+	cr_assert_eq(stat(path, &st2), 0);
+	cr_assert_neq(st1.st_ino, st2.st_ino, "a new file renamed over the old one");
+	cr_assert_neq(access(tmp, F_OK), 0, "no temporary left behind");
+	cr_assert_gt(read_file(path, text, sizeof(text)), 0);
+	cr_assert(strstr(text, "taod_ticks_total 2\n"));
+	unlink(path);
+	rmdir(dir);
+	snprintf(path, sizeof(path), "/nonexistent-dir/taod.prom");
+	cr_assert_lt(metrics_textfile_write(path, &in), 0);
+	cgroup_table_free(&t);
+}

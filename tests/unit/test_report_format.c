@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Report renderings: CSV quoting, JSON fields, HTML escaping and charts. */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/report.h"
+
+typedef int (*writer_fn)(FILE *, const struct report *);
+
+static char *render(writer_fn w, const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(w(f, r), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct report_action shatter = {
+    .t_ms = 1500, .kind = "shatter", .result = "done", .detail = "wrote max"};
+static struct report_class_change to_abuser = {.t_ms = 1200, .from = "", .to = "abuser"};
+
+/* Two cgroups: one with an awkward path and known figures, one unknown. */
+static void sample_report(struct report *r, struct report_cgroup c[2], char *odd)
+{
+	memset(r, 0, sizeof(*r));
+	memset(c, 0, 2 * sizeof(*c));
+	snprintf(r->db, sizeof(r->db), "/tmp/x.db");
+	c[0] = (struct report_cgroup){.path = odd,
+				      .cgroup_id = 42,
+				      .samples = 3,
+				      .coverage_now = 50,
+				      .coverage_min = 25,
+				      .coverage_mean = 40,
+				      .coverage_max = 60,
+				      .anon_bytes = 4 << 20,
+				      .thp_bytes = 2 << 20,
+				      .thp_alloc = 8,
+				      .pmd_split = 2,
+				      .class = "abuser",
+				      .actions = &shatter,
+				      .nactions = 1,
+				      .changes = &to_abuser,
+				      .nchanges = 1};
+	c[1] = (struct report_cgroup){.path = "/plain",
+				      .cgroup_id = 7,
+				      .coverage_now = -1,
+				      .coverage_min = -1,
+				      .coverage_mean = -1,
+				      .coverage_max = -1,
+				      .anon_bytes = -1,
+				      .thp_bytes = -1};
+	r->cgroups = c;
+	r->ncgroups = 2;
+}
+
+Test(report_format, csv_quotes_what_needs_it)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	char odd[] = "/a,b \"q\"\nx";
+	char *out;
+
+	sample_report(&r, c, odd);
+	out = render(report_write_csv, &r);
+	cr_assert(strstr(out, "\"/a,b \"\"q\"\"\nx\",42,"), "%s", out);
+	cr_assert(strstr(out, "\r\n/plain,7,0,0,,0,,,,,,,0,0,0,0.0000,0,0\r\n"), "%s", out);
+	cr_assert(strstr(out, ",abuser,3,50.00,25.00,40.00,60.00,4194304,2097152,8,2,0,0.2500,1,1"),
+		  "%s", out);
+	free(out);
+}
+
+Test(report_format, json_has_nulls_for_unknown)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	char odd[] = "/a\"b";
+	struct json_object *o, *cgs, *a, *b, *v;
+	char *out;
+
+	sample_report(&r, c, odd);
+	out = render(report_write_json, &r);
+	o = json_tokener_parse(out);
+	cr_assert_not_null(o, "%s", out);
+	cr_assert(json_object_object_get_ex(o, "cgroups", &cgs));
+	a = json_object_array_get_idx(cgs, 0);
+	b = json_object_array_get_idx(cgs, 1);
+	json_object_object_get_ex(a, "path", &v);
+	cr_assert_str_eq(json_object_get_string(v), "/a\"b");
+	json_object_object_get_ex(a, "split_ratio", &v);
+	cr_assert_float_eq(json_object_get_double(v), 0.25, 1e-9);
+	json_object_object_get_ex(a, "actions", &v);
+	cr_assert_eq(json_object_array_length(v), 1);
+	cr_assert(json_object_object_get_ex(b, "coverage_now_pct", &v));
+	cr_assert_null(v);
+	cr_assert(json_object_object_get_ex(b, "anon_bytes", &v));
+	cr_assert_null(v);
+	json_object_put(o);
+	free(out);
+}
+
+Test(report_format, html_escapes_and_charts_each_cgroup)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_point pts[3] = {{1000, 10, 0}, {2000, 50, 2}, {3000, -1, 1}};
+	char odd[] = "/x<script>&\"";
+	char *out, *sec;
+
+	sample_report(&r, c, odd);
+	c[0].points = pts;
+	c[0].npoints = 3;
+	out = render(report_write_html, &r);
+	cr_assert_null(strstr(out, "<script>"), "path must be escaped");
+	cr_assert_null(strstr(out, "src="), "nothing fetched");
+	cr_assert_null(strstr(out, "href=\"http"), "nothing linked");
+	sec = strstr(
+	    out,
+	    "<section class=\"cgroup\" id=\"cg0\" data-cgroup=\"/x&lt;script&gt;&amp;&quot;\"");
+	cr_assert_not_null(sec, "%s", out);
+	cr_assert_not_null(strstr(sec, "<svg"));
+	cr_assert_not_null(strstr(sec, "data-points=\"3\""));
+	cr_assert_not_null(strstr(sec, "class=\"action\" data-kind=\"shatter\""));
+	cr_assert_not_null(strstr(sec, "class=\"class-change\""));
+	cr_assert_not_null(strstr(out, "data-cgroup=\"/plain\""));
+	free(out);
+}
+
+Test(report_format, long_series_are_bucketed)
+{
+	struct report_cgroup c = {.path = "/big", .npoints = 10000};
+	char *buf = NULL, *line;
+	size_t len = 0, pairs = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	c.points = calloc(c.npoints, sizeof(*c.points));
+	for (size_t i = 0; i < c.npoints; i++)
+		c.points[i] = (struct report_point){(int64_t)i * 1000, (double)(i % 100), 1};
+	svg_chart(f, &c, 0, 10000000);
+	fclose(f);
+	line = strstr(buf, "class=\"coverage\"");
+	cr_assert_not_null(line);
+	for (char *p = strstr(line, "points=\""); *p && *p != '/'; p++)
+		pairs += *p == ',';
+	cr_assert_leq(pairs, 600);
+	cr_assert_geq(pairs, 500);
+	free(c.points);
+	free(buf);
+}
