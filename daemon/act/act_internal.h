@@ -49,7 +49,7 @@ uint64_t backoff_wait_ms(const struct backoff_table *t, const char *key, uint64_
 struct vma_info {
 	uint64_t start, end;
 	uint64_t rss, anon, anon_huge; /* bytes */
-	bool thp_eligible;
+	bool no_hugepage; /* VmFlags "nh": MADV_NOHUGEPAGE, MADV_COLLAPSE refused */
 	bool anon_mapping; /* no backing file */
 };
 

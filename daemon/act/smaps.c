@@ -37,6 +37,10 @@ static void parse_field(const char *line, struct vma_info *v)
 	unsigned long long val;
 	char key[64];
 
+	if (!strncmp(line, "VmFlags:", 8)) {
+		v->no_hugepage = strstr(line + 8, " nh") != NULL;
+		return;
+	}
 	if (sscanf(line, "%63[^:]: %llu", key, &val) != 2)
 		return;
 	if (!strcmp(key, "Rss"))
@@ -45,8 +49,6 @@ static void parse_field(const char *line, struct vma_info *v)
 		v->anon = val << 10;
 	else if (!strcmp(key, "AnonHugePages"))
 		v->anon_huge = val << 10;
-	else if (!strcmp(key, "THPeligible"))
-		v->thp_eligible = val == 1;
 }
 
 /* A field line's first word ends with ':'; a header's starts with hex and '-'. */

@@ -28,7 +28,12 @@ struct collapse_plan {
 	uint64_t budget, planned; /* bytes of base pages to collapse */
 };
 
-/* Keeps the 2 MiB-aligned part of each eligible range that has base pages. */
+/*
+ * Keeps the 2 MiB-aligned part of each anonymous range that has base
+ * pages. MADV_COLLAPSE does not depend on the sysfs "enabled" mode (so
+ * THPeligible, which reflects faults, is not the test); it only refuses
+ * ranges marked MADV_NOHUGEPAGE.
+ */
 static int plan_range(void *ctx, const struct vma_info *v)
 {
 	struct collapse_plan *p = ctx;
@@ -37,7 +42,7 @@ static int plan_range(void *ctx, const struct vma_info *v)
 	uint64_t base = v->anon > v->anon_huge ? v->anon - v->anon_huge : 0;
 	uint64_t left = p->budget - p->planned;
 
-	if (!v->thp_eligible || !v->anon_mapping || !base || end <= start)
+	if (v->no_hugepage || !v->anon_mapping || !base || end <= start)
 		return 0;
 	if (base > left) { /* the part of the range the budget pays for */
 		base = left;

@@ -221,3 +221,13 @@ def anon_huge_kib(pid):
         if line.startswith("AnonHugePages:"):
             return int(line.split()[1])
     raise AssertionError("no AnonHugePages in smaps_rollup")
+
+
+def thp_enabled_mode():
+    text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    return text.split("[", 1)[1].split("]", 1)[0]
+
+
+# `smallfault` relies on THP "enabled" = madvise to get base pages.
+needs_thp_madvise = pytest.mark.skipif(thp_enabled_mode() != "madvise",
+                                       reason="THP enabled mode is not madvise")

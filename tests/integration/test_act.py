@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import anon_huge_kib, wait_for
+from conftest import anon_huge_kib, wait_for, needs_thp_madvise
 
 N = 8
 THP_KIB = 2048
@@ -75,6 +75,7 @@ def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
     assert [anon_huge_kib(p.pid) for p in ps] == [0, 0]
 
 
+@needs_thp_madvise
 def test_collapse_raises_coverage(enforcing, cgroups):
     cg = cgroups.make("collapse")
     p = cgroups.workload(cg, "smallfault", N, "hold", 60)

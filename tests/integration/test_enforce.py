@@ -6,7 +6,7 @@ import json
 import subprocess
 import time
 
-from conftest import TAOCTL, anon_huge_kib, cgroup_row, wait_for
+from conftest import TAOCTL, anon_huge_kib, cgroup_row, wait_for, needs_thp_madvise
 
 THP_KIB = 2048
 WINDOW_S = 2
@@ -65,6 +65,7 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     assert rel_b not in judged or judged[rel_b]["class"] == "good"
 
 
+@needs_thp_madvise
 def test_guarantee_below_target_is_collapsed(daemon_factory, cgroups, tmp_path):
     d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
                                     "coverage_guarantee = 80\nmin_allocs = 0\n"))

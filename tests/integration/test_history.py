@@ -9,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families

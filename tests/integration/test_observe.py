@@ -1,5 +1,7 @@
 """End to end on the real kernel: BPF counts per cgroup and per task."""
-from conftest import cgroup_row, finish, wait_for
+import os
+
+from conftest import cgroup_row, finish, wait_for, needs_thp_madvise
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -41,7 +43,9 @@ def test_splits_told_from_whole_unmaps(daemon, cgroups):
     assert rb["pmd_split"] == 0
     assert rb["pmd_unmap_whole"] == 12
 
-    tasks = daemon.ctl("top-tasks", "--limit", "50")
+    # Only this test's cgroups: other tests may run on the machine meanwhile.
+    ours = f"{cgroups.rel(cgroups.base)}/taodtest-{os.getpid()}-*"
+    tasks = daemon.ctl("top-tasks", "--limit", "50", "--cgroup", ours)
     top = tasks[0]
     assert top["pid"] == pa.pid
     assert top["cgroup"] == rel_a
@@ -49,6 +53,7 @@ def test_splits_told_from_whole_unmaps(daemon, cgroups):
     assert top["pmd_split"] == M_PARTIAL
     assert top["alive"] is True
     mine = {t["pid"]: t for t in tasks}
+    assert set(mine) == {pa.pid, pb.pid}
     assert mine[pb.pid]["pmd_split"] == 0
     assert mine[pb.pid]["pmd_unmap_whole"] == 12
 
@@ -106,6 +111,7 @@ def test_status_names_mode_and_kernel(daemon):
     assert rc == 0 and "observation:" in out and st["observation_mode"] in out
 
 
+@needs_thp_madvise
 def test_collapse_allocations_counted(daemon, cgroups):
     g = cgroups.make("G")
     result = finish(cgroups.workload(g, "smallfault", 3, "collapse", "hold-ms", 300))

@@ -149,6 +149,11 @@ static void make_tree(void)
 		"7f1000000000-7f1000800000 rw-p 00000000 00:00 0 \n"
 		"Rss:                8192 kB\nAnonymous:          8192 kB\n"
 		"AnonHugePages:      2048 kB\nTHPeligible:    1\n"
+		"VmFlags: rd wr mr mw me ac sd hg\n"
+		"7f1800000000-7f1800400000 rw-p 00000000 00:00 0 \n"
+		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
+		"VmFlags: rd wr mr mw me ac sd nh\n"
 		"7f2000000000-7f2000200000 r-xp 00000000 08:01 1234 /usr/lib/libc.so.6\n"
 		"Rss:                 900 kB\nAnonymous:             0 kB\n"
 		"AnonHugePages:         0 kB\nTHPeligible:    0\n");

@@ -7,8 +7,10 @@
  *
  * Steps:
  *   fault N        map N regions with MADV_HUGEPAGE and touch them (THPs)
- *   smallfault N   map N regions, fault them as base pages, then mark them
- *                  MADV_HUGEPAGE so that MADV_COLLAPSE can raise coverage
+ *   smallfault N   map N regions with no THP advice and fault them page by
+ *                  page: base pages where THP "enabled" is madvise, and
+ *                  khugepaged leaves them alone, but MADV_COLLAPSE can
+ *                  collapse them
  *   partial M      munmap one 4 KiB page inside each of the first M intact
  *                  regions (a PMD split each)
  *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
@@ -108,12 +110,8 @@ static int add_regions(long n, int advice, bool touch_all_pages)
 
 static int step_smallfault(long n)
 {
-	size_t first = nregions;
-
-	if (add_regions(n, MADV_NOHUGEPAGE, true))
+	if (add_regions(n, MADV_NORMAL, true))
 		return -1;
-	for (size_t i = first; i < nregions; i++)
-		madvise(regions[i], REGION, MADV_HUGEPAGE);
 	counts[C_SMALL] += n;
 	return 0;
 }
