@@ -50,7 +50,8 @@ struct act_stats {
 	uint64_t thp_shatter_page, thp_shatter_page_failed, thp_shatter_page_discarded;
 	uint64_t thp_hvo_page;
 	uint64_t hvo_saved_bytes;	       /* 28 KiB per HVO'd THP */
-	uint64_t nosplit_bytes, nomerge_bytes; /* present pages of the zones */
+	uint64_t nosplit_bytes, nomerge_bytes; /* online memory blocks of the zones */
+	uint64_t block_bytes;		       /* one memory block */
 };
 
 /* Per-cgroup TAO memory.stat keys. */
@@ -104,5 +105,10 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 struct audit_log *actor_audit(struct actor *a);
 /* decide's action sink: @actor is the struct actor. */
 void actor_sink(void *actor, const struct action_request *req);
+/*
+ * decide's zone_view_fn: the NoSplit zone now and the target a resize for
+ * @demand would aim at (demand + headroom, within bounds).
+ */
+int actor_zone_view(void *actor, uint64_t demand, struct zone_view *out);
 
 #endif
