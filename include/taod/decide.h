@@ -87,11 +87,11 @@ struct cg_judge {
 
 /* zone_demand.c: sizing requests for the TAO policy zones. */
 struct zone_demand {
-	uint64_t next_ms;	  /* next look at the demand; 0: at the first pass */
-	uint64_t demand_bytes;	  /* at the last look */
-	unsigned guaranteed;	  /* cgroups counted in it */
-	struct zone_view view;	  /* the zone then */
-	uint64_t requests;	  /* resize requests made */
+	uint64_t next_ms;      /* next look at the demand; 0: at the first pass */
+	uint64_t demand_bytes; /* at the last look */
+	unsigned guaranteed;   /* cgroups counted in it */
+	struct zone_view view; /* the zone then */
+	uint64_t requests;     /* resize requests made */
 };
 
 struct decide_state {

@@ -138,6 +138,10 @@ def test_zone_sizing_from_guarantees(daemon_factory, tmp_path, fixture_root):
     assert "THP demand 768 MiB of 2 guaranteed cgroups" in rec["evidence"], rec
     assert "NoSplit 256 MiB, target 1024 MiB" in rec["evidence"], rec
     assert "NoSplit 2 -> 8 blocks" in rec["detail"], rec
+    rc, out, err = d.ctl_rc("actions")
+    assert rc == 0, err
+    line = next(l for l in out.splitlines() if "resize-zones" in l)
+    assert "(policy zones)" in line and " done " in line and "THP demand 768 MiB" in line, out
 
     # The offline block that may join NoSplit first, then Movable from the top.
     moved = [14, 11, 10, 9, 8, 7]
