@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "taod/act.h"
 #include "taod/commands.h"
 #include "taod/daemon.h"
 #include "taod/log.h"
@@ -79,6 +80,9 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 		.sink_ctx = d->action_sink_ctx,
 		.tasks = collect_tasks,
 		.tasks_ctx = d,
+		.zone_view = d->actor ? actor_zone_view : NULL,
+		.zone_view_ctx = d->actor,
+		.zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
 	};
 
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);

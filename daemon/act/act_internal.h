@@ -89,8 +89,9 @@ struct zone_targets {
 void zone_plan(const struct act_settings *s, uint64_t demand, struct zone_targets *t);
 /* Moves memory blocks until the zones reach @t (or busy blocks/floor stop it). */
 void zone_resize(const struct act_ctx *c, const struct zone_targets *t, struct act_outcome *o);
-/* Bytes of online memory blocks in @zone. */
-int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out);
+/* Bytes of online memory blocks in @zone, and the block size (may be NULL). */
+int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out,
+		      uint64_t *block_size);
 
 #define THP_BYTES	  (2ULL << 20)
 #define HVO_SAVED_PER_THP (28ULL << 10)

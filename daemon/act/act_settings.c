@@ -16,6 +16,7 @@ void act_settings_defaults(struct act_settings *s)
 	s->zone_max = 0; /* no bound but the memory there is */
 	s->zone_headroom = 256ULL << 20;
 	s->free_floor = 1ULL << 30;
+	s->zone_resize_every_ms = 60000;
 	snprintf(s->audit_log, sizeof(s->audit_log), "%s", "/var/lib/taod/audit.jsonl");
 }
 

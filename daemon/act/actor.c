@@ -316,3 +316,14 @@ void actor_sink(void *actor, const struct action_request *req)
 {
 	actor_submit(actor, req, NULL);
 }
+
+int actor_zone_view(void *actor, uint64_t demand, struct zone_view *out)
+{
+	struct actor *a = actor;
+	struct zone_targets t;
+
+	zone_plan(&a->s, demand, &t);
+	out->target_bytes = t.nosplit;
+	return zone_online_bytes(&a->ctx, a->k.zone_nosplit, &out->nosplit_bytes,
+				 &out->block_bytes);
+}

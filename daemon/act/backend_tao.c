@@ -130,8 +130,8 @@ static int tao_read_stats(const struct act_ctx *c, struct act_stats *out)
 	out->thp_shatter_page_discarded = lookup(text, "thp_shatter_page_discarded");
 	out->thp_hvo_page = lookup(text, "thp_hvo_page");
 	out->hvo_saved_bytes = out->thp_hvo_page * HVO_SAVED_PER_THP;
-	zone_online_bytes(c, c->k->zone_nosplit, &out->nosplit_bytes);
-	zone_online_bytes(c, c->k->zone_nomerge, &out->nomerge_bytes);
+	zone_online_bytes(c, c->k->zone_nosplit, &out->nosplit_bytes, &out->block_bytes);
+	zone_online_bytes(c, c->k->zone_nomerge, &out->nomerge_bytes, NULL);
 	return 0;
 }
 

@@ -132,13 +132,16 @@ static uint64_t zone_blocks(const struct block_list *bl, const char *zone)
 	return n;
 }
 
-int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out)
+int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out,
+		      uint64_t *block_size)
 {
 	struct block_list bl;
 	int r = read_blocks(c, &bl);
 
 	if (!r)
 		*out = zone_blocks(&bl, zone) * bl.block_size;
+	if (!r && block_size)
+		*block_size = bl.block_size;
 	free(bl.v);
 	return r;
 }

@@ -93,7 +93,9 @@ int write_file(const char *path, const char *s)
 
 	if (r)
 		return r < 0 ? r : 0;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC is a no-op on sysfs, cgroupfs and debugfs; it keeps a regular
+	 * file (a fixture tree) holding exactly the last value written. */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, s, n);

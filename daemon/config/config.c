@@ -109,6 +109,7 @@ static const struct setting settings[] = {
 	{ "enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL },
 	{ "enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL },
 	{ "enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL },
+	{ "enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL },
 	{ "enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL },
 	{ "history", "path", T_OPT_PATH, FIELD(history_path), NULL },
 	{ "history", "every", T_COUNT, FIELD(history_every), NULL },

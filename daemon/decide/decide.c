@@ -179,4 +179,6 @@ void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t 
 			visit(s, t->v[i], now_ms, io, &tc);
 	judge_table_sweep(s);
 	free(tc.rows);
+	if (io->tao_kernel)
+		zone_demand_tick(&s->zones, t, now_ms, io);
 }

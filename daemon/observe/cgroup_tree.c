@@ -116,8 +116,9 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 		snprintf(why, why_len, "cgroup root %s is not a directory", t->mount);
 		return -ENOTDIR;
 	}
+	/* Under a fixture root, taod's own cgroup is the fixture's, if it says. */
 	COPY(t->self, "/");
-	if (read_file("/proc/self/cgroup", text, sizeof(text)) > 0)
+	if (rootfs_read("/proc/self/cgroup", text, sizeof(text)) > 0)
 		cgroup_of_proc_text(text, t->version, t->self, sizeof(t->self));
 	return 0;
 }

@@ -164,6 +164,18 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 	return o;
 }
 
+/* The THP demand of guaranteed cgroups at the last look, and the resizes asked. */
+static struct json_object *zone_demand_json(const struct zone_demand *z)
+{
+	struct json_object *o = json_object_new_object();
+
+	put(o, "demand_bytes", json_object_new_uint64(z->demand_bytes));
+	put(o, "guaranteed_cgroups", json_object_new_uint64(z->guaranteed));
+	put(o, "target_bytes", json_object_new_uint64(z->view.target_bytes));
+	put(o, "resize_requests", json_object_new_uint64(z->requests));
+	return o;
+}
+
 struct json_object *decide_status_json(const struct taod *d)
 {
 	struct json_object *o = json_object_new_object();
@@ -177,5 +189,7 @@ struct json_object *decide_status_json(const struct taod *d)
 		put(o, cg_class_name(c), json_object_new_uint64(count[c]));
 	put(o, "judgements", json_object_new_uint64(d->decide.judgements));
 	put(o, "requests", json_object_new_uint64(d->decide.requests));
+	if (d->kernel.kind == KERNEL_TAO)
+		put(o, "zones", zone_demand_json(&d->decide.zones));
 	return o;
 }

@@ -124,9 +124,12 @@ struct json_object *act_status_json(struct taod *d)
 	json_object_object_add(o, "thp_shatter_page", json_object_new_uint64(s.thp_shatter_page));
 	json_object_object_add(o, "thp_shatter_page_failed",
 			       json_object_new_uint64(s.thp_shatter_page_failed));
+	json_object_object_add(o, "thp_shatter_page_discarded",
+			       json_object_new_uint64(s.thp_shatter_page_discarded));
 	json_object_object_add(o, "thp_hvo_page", json_object_new_uint64(s.thp_hvo_page));
 	json_object_object_add(o, "hvo_saved_bytes", json_object_new_uint64(s.hvo_saved_bytes));
 	json_object_object_add(o, "nosplit_bytes", json_object_new_uint64(s.nosplit_bytes));
 	json_object_object_add(o, "nomerge_bytes", json_object_new_uint64(s.nomerge_bytes));
+	json_object_object_add(o, "block_bytes", json_object_new_uint64(s.block_bytes));
 	return o;
 }

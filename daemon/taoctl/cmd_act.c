@@ -25,11 +25,14 @@ static void print_record(struct json_object *a)
 {
 	char when[32];
 	int err = (int)jget_u64(a, "errno");
+	const char *cgroup = jget_str(a, "cgroup");
 
 	printf("%-19s %-32s %7llu %-12s %-12s %-6s %s | %s\n",
-	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")), jget_str(a, "cgroup"),
+	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")),
+	       *cgroup ? cgroup : "(policy zones)", /* resize-zones is machine-wide */
 	       (unsigned long long)jget_u64(a, "pid"), jget_str(a, "action"), jget_str(a, "result"),
-	       err ? jget_str(a, "errno_name") : "-", jget_str(a, "evidence"), jget_str(a, "detail"));
+	       err ? jget_str(a, "errno_name") : "-", jget_str(a, "evidence"),
+	       jget_str(a, "detail"));
 }
 
 static int parse_positive(const char *s, long *out)

@@ -10,6 +10,35 @@
 #include "commands.h"
 #include "format.h"
 
+/* TAO kernels only: the policy zones, their counters and the HVO saving. */
+static void print_tao_figures(struct json_object *act, struct json_object *zones)
+{
+	char ns[32], nm[32], blk[32], hvo[32], dem[32], tgt[32];
+
+	if (!jget(act, "nosplit_bytes"))
+		return;
+	printf("zones:       NoSplit %s, NoMerge %s (blocks of %s)",
+	       fmt_bytes(ns, sizeof(ns), jget_u64(act, "nosplit_bytes")),
+	       fmt_bytes(nm, sizeof(nm), jget_u64(act, "nomerge_bytes")),
+	       fmt_bytes(blk, sizeof(blk), jget_u64(act, "block_bytes")));
+	if (zones)
+		printf("; demand %s of %llu guaranteed cgroups, target %s, %llu resizes asked",
+		       fmt_bytes(dem, sizeof(dem), jget_u64(zones, "demand_bytes")),
+		       (unsigned long long)jget_u64(zones, "guaranteed_cgroups"),
+		       fmt_bytes(tgt, sizeof(tgt), jget_u64(zones, "target_bytes")),
+		       (unsigned long long)jget_u64(zones, "resize_requests"));
+	printf("\nvmstat:      pgalloc_nosplit %llu, pgalloc_nomerge %llu, thp_shatter_page %llu "
+	       "(failed %llu, discarded %llu)\n",
+	       (unsigned long long)jget_u64(act, "pgalloc_nosplit"),
+	       (unsigned long long)jget_u64(act, "pgalloc_nomerge"),
+	       (unsigned long long)jget_u64(act, "thp_shatter_page"),
+	       (unsigned long long)jget_u64(act, "thp_shatter_page_failed"),
+	       (unsigned long long)jget_u64(act, "thp_shatter_page_discarded"));
+	printf("hvo:         %llu THPs, %s of vmemmap saved (28 KiB each)\n",
+	       (unsigned long long)jget_u64(act, "thp_hvo_page"),
+	       fmt_bytes(hvo, sizeof(hvo), jget_u64(act, "hvo_saved_bytes")));
+}
+
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
@@ -45,6 +74,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	printf("act:         %s backend, %s mode, %llu actions audited\n",
 	       jget_str(r, "backend"), jget_str(jget(r, "act"), "mode"),
 	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
+	print_tao_figures(jget(r, "act"), jget(jget(r, "decide"), "zones"));
 	dec = jget(r, "decide");
 	printf("decide:      %llu policies; %llu cgroups: %llu good, %llu misuser, %llu abuser; "
 	       "%llu requests\n",

@@ -50,7 +50,8 @@ struct act_stats {
 	uint64_t thp_shatter_page, thp_shatter_page_failed, thp_shatter_page_discarded;
 	uint64_t thp_hvo_page;
 	uint64_t hvo_saved_bytes;	       /* 28 KiB per HVO'd THP */
-	uint64_t nosplit_bytes, nomerge_bytes; /* present pages of the zones */
+	uint64_t nosplit_bytes, nomerge_bytes; /* online memory blocks of the zones */
+	uint64_t block_bytes;		       /* one memory block */
 };
 
 /* Per-cgroup TAO memory.stat keys. */
@@ -107,5 +108,10 @@ typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx);
 /* decide's action sink: @actor is the struct actor. */
 void actor_sink(void *actor, const struct action_request *req);
+/*
+ * decide's zone_view_fn: the NoSplit zone now and the target a resize for
+ * @demand would aim at (demand + headroom, within bounds).
+ */
+int actor_zone_view(void *actor, uint64_t demand, struct zone_view *out);
 
 #endif

@@ -23,6 +23,7 @@ struct act_settings {
 	uint64_t zone_max;
 	uint64_t zone_headroom;	  /* bytes on top of the guaranteed demand */
 	uint64_t free_floor;	  /* never take free memory below this */
+	uint64_t zone_resize_every_ms; /* decide asks for a resize at most this often */
 	char audit_log[PATH_MAX]; /* JSON lines; "" for none */
 };
 

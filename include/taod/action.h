@@ -57,6 +57,19 @@ struct action_record {
 	char detail[256]; /* what was written where, or why not */
 };
 
+/*
+ * What act knows of the NoSplit zone for a given THP demand, so that decide
+ * asks for a resize only when it would move at least one memory block.
+ */
+struct zone_view {
+	uint64_t nosplit_bytes; /* online now */
+	uint64_t block_bytes;	/* one memory block */
+	uint64_t target_bytes;	/* what a resize for the demand aims at */
+};
+
+/* Fills @out for @demand; 0, or -errno when the zones cannot be read. */
+typedef int (*zone_view_fn)(void *ctx, uint64_t demand, struct zone_view *out);
+
 const char *action_kind_name(enum action_kind k);
 const char *action_result_name(enum action_result r);
 

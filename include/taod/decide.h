@@ -85,11 +85,21 @@ struct cg_judge {
 	unsigned seen_gen;
 };
 
+/* zone_demand.c: sizing requests for the TAO policy zones. */
+struct zone_demand {
+	uint64_t next_ms;      /* next look at the demand; 0: at the first pass */
+	uint64_t demand_bytes; /* at the last look */
+	unsigned guaranteed;   /* cgroups counted in it */
+	struct zone_view view; /* the zone then */
+	uint64_t requests;     /* resize requests made */
+};
+
 struct decide_state {
 	struct cg_judge **v; /* sorted by id */
 	size_t n, cap;
 	unsigned gen;
 	uint64_t judgements, requests;
+	struct zone_demand zones;
 };
 
 /* Inputs of one decide pass. */
@@ -100,6 +110,10 @@ struct decide_io {
 	void *sink_ctx;
 	task_source_fn tasks; /* may be NULL: no offenders named */
 	void *tasks_ctx;
+	/* TAO kernels: the NoSplit zone as act sees it; NULL: no zone sizing */
+	zone_view_fn zone_view;
+	void *zone_view_ctx;
+	uint64_t zone_resize_every_ms; /* at most one resize request per this */
 };
 
 void decide_init(struct decide_state *s);
@@ -124,6 +138,16 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 /* The next action due and the earliest time it can be asked for. */
 bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
 			enum action_kind *kind, uint64_t *due_ms);
+
+/*
+ * zone_demand.c: THP bytes the guaranteed cgroups of @t need (see the
+ * file's comment for the formula); @counted receives how many cgroups.
+ */
+uint64_t zone_demand_bytes(const struct cgroup_table *t, const struct policy_set *ps,
+			   unsigned *counted);
+/* Asks for ACTION_RESIZE_ZONES when due and a block's worth off; true if asked. */
+bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint64_t now_ms,
+		      const struct decide_io *io);
 
 /* offenders.c: the tasks of @id with the most splits, from @rows. */
 unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,

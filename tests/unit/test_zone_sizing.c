@@ -24,7 +24,7 @@ static uint64_t nosplit_blocks(void)
 	struct act_ctx c = {.k = &fx.cfg.k, .s = &fx.cfg.enforce};
 	uint64_t b = 0;
 
-	cr_assert_eq(zone_online_bytes(&c, "NoSplit", &b), 0);
+	cr_assert_eq(zone_online_bytes(&c, "NoSplit", &b, NULL), 0);
 	return b / FIX_BLOCK;
 }
 
