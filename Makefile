@@ -52,7 +52,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 # Keep BPF objects: they are what the skeleton embeds, and handy to inspect.
 .SECONDARY:
 
-.PHONY: all clean check unit-test integration-test deps install format bench
+.PHONY: all clean check unit-test integration-test deps install format format-check bench
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -98,6 +98,7 @@ integration-test: all
 # The whole suite: unit tests plain and under ASan+UBSan, then the
 # integration tests against the running kernel with the sanitized daemon.
 check:
+	$(MAKE) format-check
 	$(MAKE) unit-test
 	$(MAKE) SANITIZE=address,undefined unit-test all
 	$(MAKE) SANITIZE=address,undefined integration-test
@@ -110,7 +111,7 @@ bench: all
 # Debian packages needed to build, test and run.
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
-	python3 python3-pytest python3-prometheus-client chromium
+	python3 python3-pytest python3-prometheus-client clang-format chromium
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
@@ -128,8 +129,13 @@ install: all
 		systemd/taod.service.in > $(DESTDIR)$(UNITDIR)/taod.service
 	install -m 0644 systemd/taod.socket $(DESTDIR)$(UNITDIR)/taod.socket
 
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
-	clang-format -i $(LIB_SRCS) $(TAOCTL_SRCS) $(UNIT_SRCS) daemon/taod.c bpf/*.c include/taod/*.h
+	clang-format -i $(FORMAT_SRCS)
+
+# Fails when a source file is not formatted as .clang-format says.
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format: $(words $(FORMAT_SRCS)) files clean"
 
 clean:
 	rm -rf build build-san

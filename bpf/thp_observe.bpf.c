@@ -23,7 +23,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct taod_bpf_config taod_cfg = {
-	.stale_pending_ns = 1000000,
+    .stale_pending_ns = 1000000,
 };
 
 struct {
@@ -76,8 +76,7 @@ static __always_inline struct taod_cg_counters *cg_get(__u64 cgid)
 	return bpf_map_lookup_elem(&cg_counters, &cgid);
 }
 
-static __always_inline struct taod_task_counters *task_get(__u32 tgid, __u64 cgid,
-							   const char *comm)
+static __always_inline struct taod_task_counters *task_get(__u32 tgid, __u64 cgid, const char *comm)
 {
 	static const struct taod_task_counters zero;
 	struct taod_task_counters *t = bpf_map_lookup_elem(&task_counters, &tgid);

@@ -74,15 +74,15 @@ static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
 static void decide_step(struct taod *d, uint64_t now_ms)
 {
 	struct decide_io io = {
-		.policies = &d->cfg->policies,
-		.tao_kernel = d->kernel.kind == KERNEL_TAO,
-		.sink = d->action_sink,
-		.sink_ctx = d->action_sink_ctx,
-		.tasks = collect_tasks,
-		.tasks_ctx = d,
-		.zone_view = d->actor ? actor_zone_view : NULL,
-		.zone_view_ctx = d->actor,
-		.zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
+	    .policies = &d->cfg->policies,
+	    .tao_kernel = d->kernel.kind == KERNEL_TAO,
+	    .sink = d->action_sink,
+	    .sink_ctx = d->action_sink_ctx,
+	    .tasks = collect_tasks,
+	    .tasks_ctx = d,
+	    .zone_view = d->actor ? actor_zone_view : NULL,
+	    .zone_view_ctx = d->actor,
+	    .zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
 	};
 
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);
@@ -91,7 +91,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 int pipeline_tick(struct taod *d)
 {
 	uint64_t start_us = monotonic_us();
-	struct tick_ctx t = { .d = d, .now = start_us / 1000 };
+	struct tick_ctx t = {.d = d, .now = start_us / 1000};
 	int r;
 
 	cgroup_table_begin_tick(&d->cgroups);

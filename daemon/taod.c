@@ -26,23 +26,21 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: taod [-c CONFIG] [--check-config]\n"
-		   "  -c, --config PATH    configuration file (default %s)\n"
-		   "  -d, --dropin-dir DIR drop-in directory (default CONFIG.d)\n"
-		   "  -t, --check-config   check the configuration and exit\n"
-		   "  -V, --version        print the version\n",
-		   TAOD_DEFAULT_CONFIG);
+	fprintf(f,
+		"Usage: taod [-c CONFIG] [--check-config]\n"
+		"  -c, --config PATH    configuration file (default %s)\n"
+		"  -d, --dropin-dir DIR drop-in directory (default CONFIG.d)\n"
+		"  -t, --check-config   check the configuration and exit\n"
+		"  -V, --version        print the version\n",
+		TAOD_DEFAULT_CONFIG);
 }
 
 static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "dropin-dir", required_argument, NULL, 'd' },
-		{ "check-config", no_argument, NULL, 't' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"config", required_argument, NULL, 'c'}, {"dropin-dir", required_argument, NULL, 'd'},
+	    {"check-config", no_argument, NULL, 't'}, {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -182,7 +180,7 @@ static int setup_event_loop(struct taod *d)
 static int start_actor(struct taod *d)
 {
 	const struct act_backend_ops *be =
-		act_backend_pick(d->cfg->enforce.backend, d->kernel.kind);
+	    act_backend_pick(d->cfg->enforce.backend, d->kernel.kind);
 	int r = actor_open(&d->actor, &d->cfg->enforce, &d->cfg->k, &d->tree, be);
 
 	if (r) {
@@ -252,7 +250,7 @@ static void stop(struct taod *d)
 
 int main(int argc, char **argv)
 {
-	struct taod d = { 0 };
+	struct taod d = {0};
 	bool check_only = false;
 	int r;
 

@@ -26,8 +26,7 @@ int kv_lookup_u64(const char *text, const char *key, uint64_t *out)
 	return -ENOENT;
 }
 
-int memstat_parse(const char *text, const char *anon_key, const char *thp_key,
-		  struct memstat *out)
+int memstat_parse(const char *text, const char *anon_key, const char *thp_key, struct memstat *out)
 {
 	int ra, rt;
 

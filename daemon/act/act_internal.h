@@ -49,8 +49,8 @@ uint64_t backoff_wait_ms(const struct backoff_table *t, const char *key, uint64_
 struct vma_info {
 	uint64_t start, end;
 	uint64_t rss, anon, anon_huge; /* bytes */
-	bool no_hugepage; /* VmFlags "nh": MADV_NOHUGEPAGE, MADV_COLLAPSE refused */
-	bool anon_mapping; /* no backing file */
+	bool no_hugepage;	       /* VmFlags "nh": MADV_NOHUGEPAGE, MADV_COLLAPSE refused */
+	bool anon_mapping;	       /* no backing file */
 };
 
 typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);

@@ -113,7 +113,8 @@ static void append_line(struct audit_log *a, const struct action_record *r)
 		}
 	}
 	o = action_record_json(r);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	n = strlen(text);
 	if (write_line(a->fd, text, n))
 		a->file_errors++;

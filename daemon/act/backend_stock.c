@@ -65,8 +65,7 @@ static int split_range(void *ctx, const struct vma_info *v)
 		 (unsigned long long)v->end);
 	r = write_file(s->path, cmd);
 	if (r && debugfs_refused(r)) {
-		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path,
-			 strerror(-r));
+		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path, strerror(-r));
 		s->pageout = true;
 		return split_range_pageout(s, v);
 	}
@@ -127,7 +126,8 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 		act_outcome_set(o, RESULT_DONE, s.failed ? s.err : 0,
 				"split %d THP ranges (%llu bytes) of %d task(s) via %s%s", s.ranges,
 				(unsigned long long)s.bytes, n,
-				s.pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages,
+				s.pageout ? "MADV_PAGEOUT (debugfs refused)"
+					  : c->k->split_huge_pages,
 				s.failed ? ", some writes failed" : "");
 }
 

@@ -18,9 +18,9 @@
 #include "act_internal.h"
 #include "taod/rootfs.h"
 
-#define PM_PFN_MASK ((1ULL << 55) - 1)
-#define PM_PRESENT (1ULL << 63)
-#define KPF_THP 22
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_PRESENT	(1ULL << 63)
+#define KPF_THP		22
 #define PAGEOUT_IOV_MAX 64
 
 static uint64_t read_u64_at(int fd, uint64_t index)

@@ -162,8 +162,8 @@ static int64_t general_free_bytes(const struct act_ctx *c)
 		long long v;
 
 		if (sscanf(line, "Node %*d, zone %63s", zone) == 1)
-			policy = !strcmp(zone, c->k->zone_nosplit) ||
-				 !strcmp(zone, c->k->zone_nomerge);
+			policy =
+			    !strcmp(zone, c->k->zone_nosplit) || !strcmp(zone, c->k->zone_nomerge);
 		else if (!policy && sscanf(line, " pages free %lld", &v) == 1)
 			pages += v;
 	}

@@ -42,9 +42,8 @@ int parse_duration_ms(const char *s, uint64_t *out_ms)
 		const char *suffix;
 		uint64_t ms;
 	} units[] = {
-		{ "ms", 1 },	  { "s", 1000 },	 { "", 1000 },
-		{ "m", 60000 },	  { "min", 60000 },	 { "h", 3600000 },
-		{ "d", 86400000 }, { "w", 604800000 },
+	    {"ms", 1},	    {"s", 1000},    {"", 1000},	     {"m", 60000},
+	    {"min", 60000}, {"h", 3600000}, {"d", 86400000}, {"w", 604800000},
 	};
 	uint64_t v;
 	char *end;
@@ -78,8 +77,8 @@ int parse_size_bytes(const char *s, uint64_t *out)
 
 int parse_bool(const char *s, bool *out)
 {
-	static const char *yes[] = { "1", "yes", "true", "on" };
-	static const char *no[] = { "0", "no", "false", "off" };
+	static const char *yes[] = {"1", "yes", "true", "on"};
+	static const char *no[] = {"0", "no", "false", "off"};
 
 	for (size_t i = 0; i < 4; i++) {
 		if (!strcasecmp(s, yes[i])) {

@@ -19,7 +19,17 @@
 #include "config_internal.h"
 #include "taod/parse.h"
 
-enum setting_type { T_DURATION, T_PATH, T_OPT_PATH, T_NAME, T_MODE, T_U64, T_COUNT, T_SIZE, T_ENUM };
+enum setting_type {
+	T_DURATION,
+	T_PATH,
+	T_OPT_PATH,
+	T_NAME,
+	T_MODE,
+	T_U64,
+	T_COUNT,
+	T_SIZE,
+	T_ENUM
+};
 
 struct enum_value {
 	const char *name;
@@ -36,86 +46,85 @@ struct setting {
 };
 
 static const struct enum_value tao_values[] = {
-	{ "auto", TAO_AUTO }, { "yes", TAO_YES }, { "no", TAO_NO }, { NULL, 0 }
-};
-static const struct enum_value attach_values[] = { { "auto", ATTACH_AUTO },
-						   { "fentry", ATTACH_FENTRY },
-						   { "tracepoint", ATTACH_TRACEPOINT },
-						   { NULL, 0 } };
+    {"auto", TAO_AUTO}, {"yes", TAO_YES}, {"no", TAO_NO}, {NULL, 0}};
+static const struct enum_value attach_values[] = {
+    {"auto", ATTACH_AUTO}, {"fentry", ATTACH_FENTRY}, {"tracepoint", ATTACH_TRACEPOINT}, {NULL, 0}};
 static const struct enum_value readers_values[] = {
-	{ "all", READERS_ALL }, { "root", READERS_ROOT }, { NULL, 0 }
-};
+    {"all", READERS_ALL}, {"root", READERS_ROOT}, {NULL, 0}};
 static const struct enum_value cgroup_version_values[] = {
-	{ "auto", 0 }, { "1", 1 }, { "2", 2 }, { NULL, 0 }
-};
-static const struct enum_value act_mode_values[] = { { "observe", ACT_MODE_OBSERVE },
-						     { "enforce", ACT_MODE_ENFORCE },
-						     { NULL, 0 } };
-static const struct enum_value backend_values[] = {
-	{ "auto", BACKEND_AUTO },	{ "tao", BACKEND_TAO },	    { "stock", BACKEND_STOCK },
-	{ "dry-run", BACKEND_DRY_RUN }, { NULL, 0 }
-};
+    {"auto", 0}, {"1", 1}, {"2", 2}, {NULL, 0}};
+static const struct enum_value act_mode_values[] = {
+    {"observe", ACT_MODE_OBSERVE}, {"enforce", ACT_MODE_ENFORCE}, {NULL, 0}};
+static const struct enum_value backend_values[] = {{"auto", BACKEND_AUTO},
+						   {"tao", BACKEND_TAO},
+						   {"stock", BACKEND_STOCK},
+						   {"dry-run", BACKEND_DRY_RUN},
+						   {NULL, 0}};
 static const struct enum_value log_level_values[] = {
-	{ "err", LOG_ERR },   { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
-	{ "info", LOG_INFO }, { "debug", LOG_DEBUG },	  { NULL, 0 }
-};
+    {"err", LOG_ERR},	{"warning", LOG_WARNING}, {"notice", LOG_NOTICE},
+    {"info", LOG_INFO}, {"debug", LOG_DEBUG},	  {NULL, 0}};
 
 #define FIELD(f) offsetof(struct taod_config, f), sizeof(((struct taod_config *)0)->f)
-#define KPATH(key, f) { "kernel", key, T_PATH, FIELD(k.f), NULL }
-#define KNAME(key, f) { "kernel", key, T_NAME, FIELD(k.f), NULL }
+#define KPATH(key, f)                                                                              \
+	{                                                                                          \
+		"kernel", key, T_PATH, FIELD(k.f), NULL                                            \
+	}
+#define KNAME(key, f)                                                                              \
+	{                                                                                          \
+		"kernel", key, T_NAME, FIELD(k.f), NULL                                            \
+	}
 
 static const struct setting settings[] = {
-	{ "daemon", "tick", T_DURATION, FIELD(tick_ms), NULL },
-	{ "daemon", "root", T_PATH, FIELD(root), NULL },
-	{ "daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values },
-	{ "control", "socket", T_PATH, FIELD(socket_path), NULL },
-	{ "control", "socket_mode", T_MODE, FIELD(socket_mode), NULL },
-	{ "control", "readers", T_ENUM, FIELD(readers), readers_values },
-	{ "kernel", "tao", T_ENUM, FIELD(tao), tao_values },
-	{ "kernel", "attach", T_ENUM, FIELD(attach), attach_values },
-	{ "kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values },
-	KPATH("btf", btf),
-	KPATH("cgroup_root", cgroup_root),
-	KPATH("mounts", mounts),
-	KPATH("zoneinfo", zoneinfo),
-	KPATH("buddyinfo", buddyinfo),
-	KPATH("vmstat", vmstat),
-	KPATH("cmdline", cmdline),
-	KPATH("thp_sysfs", thp_sysfs),
-	KPATH("memory_blocks", memory_blocks),
-	KPATH("split_huge_pages", split_huge_pages),
-	KPATH("tracefs", tracefs),
-	KPATH("debugfs", debugfs),
-	KNAME("memstat_v2_anon", memstat_v2_anon),
-	KNAME("memstat_v2_thp", memstat_v2_thp),
-	KNAME("memstat_v1_anon", memstat_v1_anon),
-	KNAME("memstat_v1_thp", memstat_v1_thp),
-	KNAME("memcg_thp_shatter", memcg_thp_shatter),
-	KNAME("memcg_thp_zones", memcg_thp_zones),
-	KNAME("zone_nosplit", zone_nosplit),
-	KNAME("zone_nomerge", zone_nomerge),
-	KNAME("state_online_nosplit", state_online_nosplit),
-	KNAME("state_online_nomerge", state_online_nomerge),
-	KNAME("state_online_movable", state_online_movable),
-	KNAME("state_offline", state_offline),
-	{ "history", "sample_keep", T_U64, FIELD(sample_keep), NULL },
-	{ "enforce", "mode", T_ENUM, FIELD(enforce.mode), act_mode_values },
-	{ "enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values },
-	{ "enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL },
-	{ "enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute),
-	  NULL },
-	{ "enforce", "allowlist", T_NAME, FIELD(enforce.allowlist), NULL },
-	{ "enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL },
-	{ "enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL },
-	{ "enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL },
-	{ "enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL },
-	{ "enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL },
-	{ "enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL },
-	{ "history", "path", T_OPT_PATH, FIELD(history_path), NULL },
-	{ "history", "every", T_COUNT, FIELD(history_every), NULL },
-	{ "history", "retention", T_DURATION, FIELD(history_retention_ms), NULL },
-	{ "history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL },
-	{ "metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL },
+    {"daemon", "tick", T_DURATION, FIELD(tick_ms), NULL},
+    {"daemon", "root", T_PATH, FIELD(root), NULL},
+    {"daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values},
+    {"control", "socket", T_PATH, FIELD(socket_path), NULL},
+    {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
+    {"control", "readers", T_ENUM, FIELD(readers), readers_values},
+    {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
+    {"kernel", "attach", T_ENUM, FIELD(attach), attach_values},
+    {"kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values},
+    KPATH("btf", btf),
+    KPATH("cgroup_root", cgroup_root),
+    KPATH("mounts", mounts),
+    KPATH("zoneinfo", zoneinfo),
+    KPATH("buddyinfo", buddyinfo),
+    KPATH("vmstat", vmstat),
+    KPATH("cmdline", cmdline),
+    KPATH("thp_sysfs", thp_sysfs),
+    KPATH("memory_blocks", memory_blocks),
+    KPATH("split_huge_pages", split_huge_pages),
+    KPATH("tracefs", tracefs),
+    KPATH("debugfs", debugfs),
+    KNAME("memstat_v2_anon", memstat_v2_anon),
+    KNAME("memstat_v2_thp", memstat_v2_thp),
+    KNAME("memstat_v1_anon", memstat_v1_anon),
+    KNAME("memstat_v1_thp", memstat_v1_thp),
+    KNAME("memcg_thp_shatter", memcg_thp_shatter),
+    KNAME("memcg_thp_zones", memcg_thp_zones),
+    KNAME("zone_nosplit", zone_nosplit),
+    KNAME("zone_nomerge", zone_nomerge),
+    KNAME("state_online_nosplit", state_online_nosplit),
+    KNAME("state_online_nomerge", state_online_nomerge),
+    KNAME("state_online_movable", state_online_movable),
+    KNAME("state_offline", state_offline),
+    {"history", "sample_keep", T_U64, FIELD(sample_keep), NULL},
+    {"enforce", "mode", T_ENUM, FIELD(enforce.mode), act_mode_values},
+    {"enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values},
+    {"enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL},
+    {"enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute), NULL},
+    {"enforce", "allowlist", T_NAME, FIELD(enforce.allowlist), NULL},
+    {"enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL},
+    {"enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL},
+    {"enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL},
+    {"enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL},
+    {"enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL},
+    {"enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL},
+    {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
+    {"history", "every", T_COUNT, FIELD(history_every), NULL},
+    {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
+    {"history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL},
+    {"metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL},
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
@@ -396,7 +405,7 @@ static void parse_dropins(struct config_parse *p, const char *dir)
 int config_load(struct taod_config *cfg, const char *path, const char *dropin_dir,
 		struct config_errors *errs)
 {
-	struct config_parse p = { .cfg = cfg, .errs = errs };
+	struct config_parse p = {.cfg = cfg, .errs = errs};
 
 	memset(errs, 0, sizeof(*errs));
 	config_defaults(cfg);

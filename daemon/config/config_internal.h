@@ -19,7 +19,7 @@ struct config_parse {
 };
 
 void config_error_add(struct config_parse *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int config_parse_file(struct config_parse *p, const char *path);
 
 /* policy_config.c: [policy NAME] sections. */

@@ -21,9 +21,9 @@ struct bpf_observer {
 };
 
 /* Kernel function names for each exact-split program, newest first. */
-static const char *const pmd_split_fns[] = { "__split_huge_pmd", NULL };
-static const char *const folio_split_fns[] = { "__folio_split", "split_huge_page_to_list_to_order",
-					       "split_huge_page_to_list", NULL };
+static const char *const pmd_split_fns[] = {"__split_huge_pmd", NULL};
+static const char *const folio_split_fns[] = {"__folio_split", "split_huge_page_to_list_to_order",
+					      "split_huge_page_to_list", NULL};
 
 static const char *find_kernel_fn(const struct btf *vmlinux, const char *const *names)
 {
@@ -113,7 +113,8 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 			r = load_and_attach(o->skel, true);
 		if (!r) {
 			o->fentry = true;
-			snprintf(o->reason, sizeof(o->reason), "fentry attached to split functions");
+			snprintf(o->reason, sizeof(o->reason),
+				 "fentry attached to split functions");
 			goto out;
 		}
 		if (!why[0])
@@ -197,11 +198,11 @@ int bpf_observer_flush(struct bpf_observer *o)
 	return 0;
 }
 
-#define SUM_FIELD(dst, vals, n, f)                    \
-	do {                                          \
-		(dst)->f = 0;                         \
-		for (int i_ = 0; i_ < (n); i_++)      \
-			(dst)->f += (vals)[i_].f;     \
+#define SUM_FIELD(dst, vals, n, f)                                                                 \
+	do {                                                                                       \
+		(dst)->f = 0;                                                                      \
+		for (int i_ = 0; i_ < (n); i_++)                                                   \
+			(dst)->f += (vals)[i_].f;                                                  \
 	} while (0)
 
 static void sum_cg(const struct taod_cg_counters *v, int n, struct taod_cg_counters *s)
@@ -300,8 +301,7 @@ int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t
 	struct bpf_program *prog;
 	size_t n = 0;
 
-	bpf_object__for_each_program(prog, o->skel->obj)
-	{
+	bpf_object__for_each_program (prog, o->skel->obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);

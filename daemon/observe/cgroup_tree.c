@@ -64,7 +64,9 @@ static int pick_mount(struct cgroup_tree *t, const struct taod_config *cfg, char
 		return rootfs_path(t->mount, sizeof(t->mount), v2);
 	}
 	snprintf(why, why_len, "no %s memory cgroup mount in %s",
-		 cfg->cgroup_version == 1 ? "v1" : cfg->cgroup_version == 2 ? "v2" : "v1 or v2",
+		 cfg->cgroup_version == 1   ? "v1"
+		 : cfg->cgroup_version == 2 ? "v2"
+					    : "v1 or v2",
 		 cfg->k.mounts);
 	return -ENOENT;
 }
@@ -84,8 +86,8 @@ int cgroup_of_proc_text(const char *text, int version, char *out, size_t len)
 			bool match;
 
 			snprintf(ctrls, sizeof(ctrls), "%.*s", (int)clen, colon1 + 1);
-			match = version == 2 ? (line[0] == '0' && clen == 0) :
-					       has_option(ctrls, "memory");
+			match = version == 2 ? (line[0] == '0' && clen == 0)
+					     : has_option(ctrls, "memory");
 			if (match) {
 				snprintf(out, len, "%.*s", (int)(eol - colon2 - 1), colon2 + 1);
 				return 0;
@@ -135,8 +137,7 @@ int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *f
 }
 
 /* Depth-first walk by directory fds: no path length or fd-count surprises. */
-static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_visit_fn fn,
-		    void *ctx)
+static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_visit_fn fn, void *ctx)
 {
 	DIR *d = fdopendir(dirfd);
 	struct dirent *de;

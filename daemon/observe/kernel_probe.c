@@ -17,8 +17,8 @@ bool zoneinfo_has_zone(const char *text, const char *zone)
 
 		while (*name == ' ')
 			name++;
-		if (!strncmp(name, zone, zlen) && (name[zlen] == '\n' || name[zlen] == ' ' ||
-						   !name[zlen]))
+		if (!strncmp(name, zone, zlen) &&
+		    (name[zlen] == '\n' || name[zlen] == ' ' || !name[zlen]))
 			return true;
 	}
 	return false;
@@ -65,7 +65,8 @@ void kernel_probe(const struct taod_config *cfg, const struct cgroup_tree *tree,
 		snprintf(out->release, sizeof(out->release), "%s", u.release);
 	if (cfg->tao != TAO_AUTO) {
 		out->kind = cfg->tao == TAO_YES ? KERNEL_TAO : KERNEL_STOCK;
-		snprintf(out->why, sizeof(out->why), "tao = %s in config", tao_detect_name(cfg->tao));
+		snprintf(out->why, sizeof(out->why), "tao = %s in config",
+			 tao_detect_name(cfg->tao));
 		return;
 	}
 	if (zones_present(cfg, out->why, sizeof(out->why)) ||

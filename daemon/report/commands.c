@@ -44,11 +44,11 @@ static struct json_object *cmd_ping(struct taod *d, struct json_object *req)
 static struct json_object *events_json(const struct taod *d)
 {
 	static const char *const names[TAOD_STAT_MAX] = {
-		[TAOD_STAT_MEMCG_EVENTS] = "memcg_events",
-		[TAOD_STAT_LRUVEC_EVENTS] = "lruvec_events",
-		[TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc_events",
-		[TAOD_STAT_SPLIT_EVENTS] = "split_events",
-		[TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
+	    [TAOD_STAT_MEMCG_EVENTS] = "memcg_events",
+	    [TAOD_STAT_LRUVEC_EVENTS] = "lruvec_events",
+	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc_events",
+	    [TAOD_STAT_SPLIT_EVENTS] = "split_events",
+	    [TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
 	};
 	struct json_object *o = json_object_new_object();
 	uint64_t total = 0;
@@ -112,9 +112,9 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 }
 
 /* Sort keys for `cgroups`: numeric ones sort largest first. */
-static const char *const sort_keys[] = { "path",   "anon",	 "thp",	       "coverage",
-					 "allocs", "splits",	 "alloc_rate", "split_rate",
-					 "split_ratio", NULL };
+static const char *const sort_keys[] = {"path",	       "anon",	 "thp",	       "coverage",
+					"allocs",      "splits", "alloc_rate", "split_rate",
+					"split_ratio", NULL};
 
 static double sort_value(const struct cgroup_entry *e, const char *key)
 {
@@ -232,7 +232,7 @@ static int compare_tasks(const void *a, const void *b)
 
 size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max)
 {
-	struct task_collect tc = { 0 };
+	struct task_collect tc = {0};
 	size_t n;
 
 	bpf_observer_read_tasks(d->obs, on_task, &tc);
@@ -327,16 +327,11 @@ static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
 }
 
 static const struct command commands[] = {
-	{ "ping", false, cmd_ping },
-	{ "status", false, cmd_status },
-	{ "cgroups", false, cmd_cgroups },
-	{ "top-tasks", false, cmd_top_tasks },
-	{ "actions", false, cmd_actions },
-	{ "act", true, cmd_act },
-	{ "policy", false, cmd_policy },
-	{ "abusers", false, cmd_abusers },
-	{ "reload", true, cmd_reload },
-	{ "metrics", false, cmd_metrics },
+    {"ping", false, cmd_ping},	     {"status", false, cmd_status},
+    {"cgroups", false, cmd_cgroups}, {"top-tasks", false, cmd_top_tasks},
+    {"actions", false, cmd_actions}, {"act", true, cmd_act},
+    {"policy", false, cmd_policy},   {"abusers", false, cmd_abusers},
+    {"reload", true, cmd_reload},    {"metrics", false, cmd_metrics},
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
@@ -351,8 +346,9 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 		if (strcmp(c->name, name))
 			continue;
 		if ((c->needs_root || d->cfg->readers == READERS_ROOT) && peer->uid != 0)
-			return protocol_errorf("permission denied: \"%s\" needs root (uid %u asked)",
-					       name, (unsigned)peer->uid);
+			return protocol_errorf(
+			    "permission denied: \"%s\" needs root (uid %u asked)", name,
+			    (unsigned)peer->uid);
 		return c->run(d, request);
 	}
 	return protocol_errorf("unknown command \"%s\"", name);

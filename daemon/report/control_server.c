@@ -104,8 +104,8 @@ static bool request_complete(const struct client *c)
 static int client_read(struct client *c)
 {
 	for (;;) {
-		ssize_t n = recv(c->fd, c->in + c->in_len, CONTROL_MAX_REQUEST - c->in_len,
-				 MSG_DONTWAIT);
+		ssize_t n =
+		    recv(c->fd, c->in + c->in_len, CONTROL_MAX_REQUEST - c->in_len, MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -249,7 +249,7 @@ static int make_parent_dir(const char *path)
 
 static int bind_socket(struct control_server *srv, const char *path, unsigned mode)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -262,8 +262,7 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 	if (fd < 0)
 		return -errno;
 	unlink(path); /* a stale socket from a previous run */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) ||
-	    listen(fd, 64)) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) || listen(fd, 64)) {
 		int e = errno;
 
 		close(fd);
@@ -272,8 +271,8 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 	return fd;
 }
 
-int control_server_start(struct control_server **out, sd_event *e, const char *path,
-			 unsigned mode, control_handler_fn handler, void *ctx)
+int control_server_start(struct control_server **out, sd_event *e, const char *path, unsigned mode,
+			 control_handler_fn handler, void *ctx)
 {
 	struct control_server *srv = calloc(1, sizeof(*srv));
 	int r;

@@ -10,8 +10,7 @@
 
 #include "taod/cgroup_state.h"
 
-int protocol_parse_request(const char *text, struct json_object **out, char *err,
-			   size_t err_len)
+int protocol_parse_request(const char *text, struct json_object **out, char *err, size_t err_len)
 {
 	struct json_tokener *tok = json_tokener_new_ex(PROTOCOL_MAX_DEPTH);
 	const char *eol = strchr(text, '\n');
@@ -26,8 +25,8 @@ int protocol_parse_request(const char *text, struct json_object **out, char *err
 	req = json_tokener_parse_ex(tok, text, (int)len);
 	if (!req || json_tokener_get_error(tok) != json_tokener_success) {
 		snprintf(err, err_len, "malformed JSON: %s",
-			 len ? json_tokener_error_desc(json_tokener_get_error(tok)) :
-			       "empty request");
+			 len ? json_tokener_error_desc(json_tokener_get_error(tok))
+			     : "empty request");
 		json_object_put(req);
 		json_tokener_free(tok);
 		return -EINVAL;

@@ -8,12 +8,13 @@
 
 #include "taod/report.h"
 
-static const char style[] = "body{font:14px sans-serif;margin:2em;color:#1b2631}"
-			    "table{border-collapse:collapse;margin:1em 0}"
-			    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
-			    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
-			    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
-			    ".legend span{margin-right:1.5em}";
+static const char style[] =
+    "body{font:14px sans-serif;margin:2em;color:#1b2631}"
+    "table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
+    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
+    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
+    ".legend span{margin-right:1.5em}";
 
 void html_text(FILE *f, const char *s)
 {

@@ -13,13 +13,13 @@
 
 #include "taod/protocol.h"
 
-#define REPLY_MAX (64 << 20)
+#define REPLY_MAX      (64 << 20)
 #define CALL_TIMEOUT_S 10
 
 static int connect_to(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = CALL_TIMEOUT_S };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = CALL_TIMEOUT_S};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -40,8 +40,10 @@ static int connect_to(const char *path)
 		return -EXIT_NOT_RUNNING;
 	}
 	if (errno == EACCES || errno == EPERM) {
-		fprintf(stderr, "taoctl: may not connect to %s: %s (run as root, or ask the "
-				"admin for access)\n", path, strerror(errno));
+		fprintf(stderr,
+			"taoctl: may not connect to %s: %s (run as root, or ask the "
+			"admin for access)\n",
+			path, strerror(errno));
 		close(fd);
 		return -EXIT_NO_ACCESS;
 	}

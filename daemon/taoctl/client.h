@@ -8,11 +8,11 @@ struct json_object;
 /* Exit codes that scripts can rely on. */
 enum taoctl_exit {
 	EXIT_OK = 0,
-	EXIT_FAILED = 1,     /* the daemon answered with an error */
+	EXIT_FAILED = 1, /* the daemon answered with an error */
 	EXIT_USAGE = 2,
 	EXIT_NOT_RUNNING = 3,
 	EXIT_NO_ACCESS = 4,
-	EXIT_PROTOCOL = 5,   /* unreadable reply */
+	EXIT_PROTOCOL = 5, /* unreadable reply */
 };
 
 /*

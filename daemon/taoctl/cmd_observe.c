@@ -71,8 +71,8 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(ev, "lruvec_events"),
 	       (unsigned long long)jget_u64(ev, "page_alloc_events"),
 	       (unsigned long long)jget_u64(ev, "split_events"));
-	printf("act:         %s backend, %s mode, %llu actions audited\n",
-	       jget_str(r, "backend"), jget_str(jget(r, "act"), "mode"),
+	printf("act:         %s backend, %s mode, %llu actions audited\n", jget_str(r, "backend"),
+	       jget_str(jget(r, "act"), "mode"),
 	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
 	print_tao_figures(jget(r, "act"), jget(jget(r, "decide"), "zones"));
 	dec = jget(r, "decide");
@@ -106,9 +106,9 @@ static void print_cgroup_row(struct json_object *row)
 
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = { { "sort", required_argument, NULL, 's' },
-					      { "glob", required_argument, NULL, 'g' },
-					      { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
+					     {"glob", required_argument, NULL, 'g'},
+					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc;
 
@@ -143,9 +143,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 
 int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = { { "limit", required_argument, NULL, 'n' },
-					      { "cgroup", required_argument, NULL, 'g' },
-					      { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
+					     {"cgroup", required_argument, NULL, 'g'},
+					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc;
 

@@ -6,7 +6,7 @@
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	double v = (double)bytes;
 	int u = 0;
 
@@ -58,5 +58,5 @@ const char *jget_str(struct json_object *o, const char *key)
 void print_json(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+						   JSON_C_TO_STRING_NOSLASHESCAPE));
 }

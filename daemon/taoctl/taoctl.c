@@ -13,22 +13,21 @@
 #define DEFAULT_SOCKET "/run/taod/taod.sock"
 
 static const struct taoctl_command commands[] = {
-	{ "status", "", "daemon version, kernel kind, observation mode, counts", taoctl_status },
-	{ "cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups },
-	{ "top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
-	  taoctl_top_tasks },
-	{ "actions", "[--limit N] [--cgroup GLOB]", "the audit log: actions done or suppressed",
-	  taoctl_actions },
-	{ "act", "ACTION --cgroup P [--pid N] [--dry-run]",
-	  "(root) one action through the safety gate", taoctl_act },
-	{ "policy", "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy },
-	{ "abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
-	  taoctl_abusers },
-	{ "reload", "", "re-read the configuration (root); errors keep the old one",
-	  taoctl_reload },
-	{ "report", "[--since D] [--cgroup G] [--format F]",
-	  "THP coverage history from the database (no daemon needed)", taoctl_report },
-	{ "metrics", "", "Prometheus text exposition from taod", taoctl_metrics },
+    {"status", "", "daemon version, kernel kind, observation mode, counts", taoctl_status},
+    {"cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
+    {"top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
+     taoctl_top_tasks},
+    {"actions", "[--limit N] [--cgroup GLOB]", "the audit log: actions done or suppressed",
+     taoctl_actions},
+    {"act", "ACTION --cgroup P [--pid N] [--dry-run]", "(root) one action through the safety gate",
+     taoctl_act},
+    {"policy", "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy},
+    {"abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
+     taoctl_abusers},
+    {"reload", "", "re-read the configuration (root); errors keep the old one", taoctl_reload},
+    {"report", "[--since D] [--cgroup G] [--format F]",
+     "THP coverage history from the database (no daemon needed)", taoctl_report},
+    {"metrics", "", "Prometheus text exposition from taod", taoctl_metrics},
 };
 
 static void usage(FILE *f)
@@ -59,11 +58,11 @@ int taoctl_request(const struct taoctl *ctl, const char *command, struct json_ob
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = { { "socket", required_argument, NULL, 's' },
-					      { "json", no_argument, NULL, 'j' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
-	struct taoctl ctl = { .socket_path = getenv("TAOD_SOCKET") };
+	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct taoctl ctl = {.socket_path = getenv("TAOD_SOCKET")};
 	int c;
 
 	if (!ctl.socket_path)

@@ -26,13 +26,13 @@ enum action_kind {
 
 enum action_result {
 	RESULT_DONE,
-	RESULT_FAILED,		/* backend error: errno recorded, retried with back-off */
-	RESULT_DRY_RUN,		/* policy or global mode says observe only */
-	RESULT_RATE_LIMITED,	/* actions/min or bytes/min budget spent */
-	RESULT_ALLOWLISTED,	/* cgroup (or root, or taod's own) is never acted on */
-	RESULT_VANISHED,	/* cgroup or task gone */
-	RESULT_BACKING_OFF,	/* an earlier failure's back-off has not expired */
-	RESULT_UNSUPPORTED,	/* the backend has no such lever */
+	RESULT_FAILED,	     /* backend error: errno recorded, retried with back-off */
+	RESULT_DRY_RUN,	     /* policy or global mode says observe only */
+	RESULT_RATE_LIMITED, /* actions/min or bytes/min budget spent */
+	RESULT_ALLOWLISTED,  /* cgroup (or root, or taod's own) is never acted on */
+	RESULT_VANISHED,     /* cgroup or task gone */
+	RESULT_BACKING_OFF,  /* an earlier failure's back-off has not expired */
+	RESULT_UNSUPPORTED,  /* the backend has no such lever */
 	RESULT_MAX,
 };
 
@@ -53,7 +53,7 @@ struct action_record {
 	uint64_t time_ms; /* realtime */
 	struct action_request req;
 	enum action_result result;
-	int err; /* errno of a failed write, 0 otherwise */
+	int err;	  /* errno of a failed write, 0 otherwise */
 	char detail[256]; /* what was written where, or why not */
 };
 

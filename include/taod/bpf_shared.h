@@ -6,21 +6,21 @@
 #ifndef TAOD_BPF_SHARED_H
 #define TAOD_BPF_SHARED_H
 
-#define TAOD_MAX_ORDER 11 /* orders 0..10 counted for large folios */
-#define TAOD_COMM_LEN 16
+#define TAOD_MAX_ORDER	 11 /* orders 0..10 counted for large folios */
+#define TAOD_COMM_LEN	 16
 #define TAOD_MAX_CGROUPS 16384
-#define TAOD_MAX_TASKS 8192
+#define TAOD_MAX_TASKS	 8192
 
 /* Per cgroup (key: __u64 cgroup id as seen by memcg tracepoints). */
 struct taod_cg_counters {
-	__u64 thp_fault_alloc;	  /* THP_FAULT_ALLOC events */
-	__u64 thp_fault_fallback; /* THP_FAULT_FALLBACK events */
-	__u64 thp_collapse_alloc; /* THP_COLLAPSE_ALLOC events */
-	__u64 pmd_map_pages;	  /* NR_ANON_THPS positive deltas, pages */
-	__u64 pmd_unmap_whole;	  /* PMD removed with its whole folio unmapped */
-	__u64 pmd_split;	  /* PMD removed, folio left partially mapped */
-	__u64 pmd_split_pages;	  /* pages of the PMDs split */
-	__u64 split_exact;	  /* split function entries (fentry mode) */
+	__u64 thp_fault_alloc;		   /* THP_FAULT_ALLOC events */
+	__u64 thp_fault_fallback;	   /* THP_FAULT_FALLBACK events */
+	__u64 thp_collapse_alloc;	   /* THP_COLLAPSE_ALLOC events */
+	__u64 pmd_map_pages;		   /* NR_ANON_THPS positive deltas, pages */
+	__u64 pmd_unmap_whole;		   /* PMD removed with its whole folio unmapped */
+	__u64 pmd_split;		   /* PMD removed, folio left partially mapped */
+	__u64 pmd_split_pages;		   /* pages of the PMDs split */
+	__u64 split_exact;		   /* split function entries (fentry mode) */
 	__u64 folio_alloc[TAOD_MAX_ORDER]; /* movable compound allocs by order */
 };
 

@@ -15,9 +15,9 @@
 #include "taod/config.h"
 
 struct cgroup_tree {
-	int version;		/* 1 or 2 */
-	char mount[PATH_MAX];	/* on the filesystem, root prefix included */
-	char self[PATH_MAX];	/* the daemon's own memory cgroup, relative */
+	int version;	      /* 1 or 2 */
+	char mount[PATH_MAX]; /* on the filesystem, root prefix included */
+	char self[PATH_MAX];  /* the daemon's own memory cgroup, relative */
 };
 
 /* Returns 0, or -errno with @why set to a sentence for the log. */

@@ -12,7 +12,7 @@
 #include "taod/policy.h"
 
 #define TAOD_DEFAULT_CONFIG "/etc/taod.conf"
-#define TAOD_NAME_MAX 64
+#define TAOD_NAME_MAX	    64
 
 enum tao_detect { TAO_AUTO, TAO_YES, TAO_NO };
 enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_TRACEPOINT };
@@ -88,8 +88,8 @@ struct config_error {
 
 struct config_errors {
 	struct config_error items[32];
-	int count;  /* stored */
-	int total;  /* seen, may exceed what is stored */
+	int count; /* stored */
+	int total; /* seen, may exceed what is stored */
 };
 
 void config_defaults(struct taod_config *cfg);

@@ -12,7 +12,7 @@
 #include <systemd/sd-event.h>
 
 #define CONTROL_MAX_REQUEST 65536
-#define CONTROL_TIMEOUT_MS 5000
+#define CONTROL_TIMEOUT_MS  5000
 
 struct json_object;
 struct control_server;
@@ -31,8 +31,8 @@ typedef struct json_object *(*control_handler_fn)(void *ctx, const struct peer *
  * Listens on the socket systemd passed (socket activation) or binds
  * @path with @mode. Returns 0 or -errno.
  */
-int control_server_start(struct control_server **out, sd_event *e, const char *path,
-			 unsigned mode, control_handler_fn handler, void *ctx);
+int control_server_start(struct control_server **out, sd_event *e, const char *path, unsigned mode,
+			 control_handler_fn handler, void *ctx);
 void control_server_stop(struct control_server *s);
 unsigned control_server_clients(const struct control_server *s);
 bool control_server_activated(const struct control_server *s);

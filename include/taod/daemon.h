@@ -29,8 +29,8 @@ struct taod {
 	struct bpf_observer *obs;
 	struct cgroup_table cgroups;
 	uint64_t bpf_stats[TAOD_STAT_MAX];
-	uint64_t start_ms;	  /* monotonic */
-	uint64_t start_wall_ms;	  /* realtime, for reports */
+	uint64_t start_ms;	/* monotonic */
+	uint64_t start_wall_ms; /* realtime, for reports */
 	uint64_t ticks;
 	uint64_t last_tick_ms;
 	uint64_t last_tick_cost_us;
@@ -45,10 +45,10 @@ struct taod {
 	void *action_sink_ctx;
 	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors. */
 	int (*reload)(struct taod *d, struct config_errors *errs);
-	struct history *history;	 /* NULL: no history (off or unusable) */
+	struct history *history; /* NULL: no history (off or unusable) */
 	uint64_t history_batches;
-	uint64_t history_last_tick;	 /* tick of the last batch written */
-	struct machine_stats *machine;	 /* zones and mTHP stats, read when needed */
+	uint64_t history_last_tick;    /* tick of the last batch written */
+	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
 };
 
 /* One pass of observe -> account (-> decide -> act). */

@@ -154,7 +154,5 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, stru
 			unsigned max);
 
 const char *cg_class_name(enum cg_class c);
-/* A sink that only logs the request (until act is connected). */
-void action_sink_log(void *ctx, const struct action_request *req);
 
 #endif

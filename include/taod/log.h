@@ -9,10 +9,10 @@ void log_init(const char *ident);
 void log_set_max_level(int level);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
-#define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 
 #endif

@@ -13,8 +13,7 @@ struct memstat {
 };
 
 /* Looks up @anon_key and @thp_key in memory.stat text ("key value\n"...). */
-int memstat_parse(const char *text, const char *anon_key, const char *thp_key,
-		  struct memstat *out);
+int memstat_parse(const char *text, const char *anon_key, const char *thp_key, struct memstat *out);
 /* THP-backed share of anon memory in percent, or -1 when there is no anon. */
 double memstat_coverage_pct(const struct memstat *m);
 /* Value of one key in "key value" text; -ENOENT when absent. */

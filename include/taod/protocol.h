@@ -14,12 +14,11 @@ struct json_object;
 struct cgroup_entry;
 struct taod_task_counters;
 
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION   1
 #define PROTOCOL_MAX_DEPTH 16
 
 /* Parses one request line; on error fills @err with what is wrong. */
-int protocol_parse_request(const char *text, struct json_object **out, char *err,
-			   size_t err_len);
+int protocol_parse_request(const char *text, struct json_object **out, char *err, size_t err_len);
 const char *protocol_command(struct json_object *req);
 /* Member of "args", or NULL. */
 struct json_object *protocol_arg(struct json_object *req, const char *name);

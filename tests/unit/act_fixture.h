@@ -14,7 +14,7 @@
 #include "taod/act.h"
 #include "taod/config.h"
 
-#define FIX_PID 4242
+#define FIX_PID	  4242
 #define FIX_BLOCK (128ULL << 20)
 
 struct act_fixture {
@@ -40,7 +40,6 @@ void fx_file(const char *rel, const char *text);
 void fx_fail(const char *rel, int err);
 /* Every file under the root, concatenated with names: a before/after snapshot. */
 char *fx_snapshot(void);
-struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid,
-			     uint64_t bytes);
+struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes);
 
 #endif

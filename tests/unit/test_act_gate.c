@@ -357,8 +357,7 @@ Test(act_gate, collapse_plans_eligible_base_pages_only)
 	/* Fixture pids are not real processes: planned, never advised. */
 	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
 	cr_assert_eq(rec.err, EXDEV);
-	cr_assert(strstr(rec.detail, "over 1 ranges of 1 tasks, 6291456 bytes"), "%s",
-		  rec.detail);
+	cr_assert(strstr(rec.detail, "over 1 ranges of 1 tasks, 6291456 bytes"), "%s", rec.detail);
 	fx_now += 11000;
 	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_FAILED);
 	cr_assert(strstr(rec.detail, "1048576 bytes"), "%s", rec.detail);

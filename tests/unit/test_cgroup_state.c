@@ -6,7 +6,7 @@
 
 static struct taod_cg_counters counts(uint64_t allocs, uint64_t splits)
 {
-	struct taod_cg_counters c = { .thp_fault_alloc = allocs, .pmd_split = splits };
+	struct taod_cg_counters c = {.thp_fault_alloc = allocs, .pmd_split = splits};
 
 	return c;
 }
@@ -15,7 +15,7 @@ static void tick(struct cgroup_table *t, uint64_t now, uint64_t id, const char *
 		 uint64_t allocs, uint64_t splits, uint64_t anon, uint64_t thp)
 {
 	struct taod_cg_counters c = counts(allocs, splits);
-	struct memstat m = { .anon_bytes = anon, .thp_bytes = thp, .has_anon = true };
+	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
 	struct cgroup_entry *e;
 
 	cgroup_table_begin_tick(t);
@@ -131,7 +131,7 @@ Test(cgroup_state, rename_and_sorted_lookup)
 
 Test(cgroup_state, empty_window)
 {
-	struct cgroup_entry e = { 0 };
+	struct cgroup_entry e = {0};
 	struct cg_window w;
 
 	cr_assert_eq(cgroup_entry_window(&e, 1000, &w), -ENODATA);

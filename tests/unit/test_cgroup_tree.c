@@ -11,7 +11,8 @@
 
 Test(cgroup_tree, proc_cgroup_v1_and_v2)
 {
-	const char *text = "12:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/user.slice/u\n";
+	const char *text =
+	    "12:pids:/\n4:memory:/process_api/abc\n1:cpu,cpuacct:/x\n0::/user.slice/u\n";
 	char out[256];
 
 	cr_assert_eq(cgroup_of_proc_text(text, 1, out, sizeof(out)), 0);
@@ -51,7 +52,7 @@ Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
 	struct taod_config cfg;
 	struct cgroup_tree t;
-	struct seen s = { 0 };
+	struct seen s = {0};
 	struct stat st;
 	char why[256] = "";
 	FILE *f;

@@ -90,7 +90,8 @@ Test(config, zero_tick_and_relative_paths_rejected)
 {
 	struct taod_config cfg;
 	struct config_errors errs;
-	const char *p = write_conf("z.conf", "[daemon]\ntick = 0s\n[kernel]\nvmstat = proc/vmstat\n");
+	const char *p =
+	    write_conf("z.conf", "[daemon]\ntick = 0s\n[kernel]\nvmstat = proc/vmstat\n");
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 2);
 	cr_assert_eq(errs.items[0].line, 2);

@@ -59,7 +59,7 @@ Test(memstat, malformed_values_rejected)
 
 Test(memstat, coverage_capped_at_100)
 {
-	struct memstat m = { .anon_bytes = 100, .thp_bytes = 200, .has_anon = true };
+	struct memstat m = {.anon_bytes = 100, .thp_bytes = 200, .has_anon = true};
 
 	cr_assert_float_eq(memstat_coverage_pct(&m), 100.0, 1e-9);
 }

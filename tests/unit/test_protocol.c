@@ -39,12 +39,12 @@ Test(protocol, malformed_requests_explained)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "", "empty request" },
-		{ "{\"command\": ", "malformed JSON" },
-		{ "[1,2]", "string \"command\"" },
-		{ "{\"command\": 3}", "string \"command\"" },
-		{ "{\"command\": \"x\", \"args\": 1}", "\"args\" must be an object" },
-		{ "\xff\xfe", "malformed JSON" },
+	    {"", "empty request"},
+	    {"{\"command\": ", "malformed JSON"},
+	    {"[1,2]", "string \"command\""},
+	    {"{\"command\": 3}", "string \"command\""},
+	    {"{\"command\": \"x\", \"args\": 1}", "\"args\" must be an object"},
+	    {"\xff\xfe", "malformed JSON"},
 	};
 	char err[128];
 	struct json_object *req;
@@ -72,16 +72,15 @@ Test(protocol, only_first_line_counts)
 	char err[128];
 	struct json_object *req;
 
-	cr_assert_eq(protocol_parse_request("{\"command\":\"ping\"}\ngarbage", &req, err,
-					    sizeof(err)),
-		     0);
+	cr_assert_eq(
+	    protocol_parse_request("{\"command\":\"ping\"}\ngarbage", &req, err, sizeof(err)), 0);
 	cr_assert_str_eq(protocol_command(req), "ping");
 	json_object_put(req);
 }
 
 Test(protocol, cgroup_row_fields)
 {
-	struct cgroup_entry e = { .id = 42, .path = "/a", .mem_ok = true, .coverage_pct = 50 };
+	struct cgroup_entry e = {.id = 42, .path = "/a", .mem_ok = true, .coverage_pct = 50};
 	struct json_object *row, *v;
 
 	e.mem.anon_bytes = 4 << 20;

@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REGION (2UL << 20)
-#define PAGE 4096UL
+#define REGION	    (2UL << 20)
+#define PAGE	    4096UL
 #define MAX_REGIONS 65536
 
 enum region_state { R_NONE, R_INTACT, R_SPLIT, R_GONE };
@@ -161,7 +161,7 @@ static void unmap_all(void)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
