@@ -2,6 +2,7 @@
 #include "taod/cgroup_state.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,58 +32,28 @@ void cgroup_table_begin_tick(struct cgroup_table *t)
 	t->gen++;
 }
 
-/* Index of @id, or where it would be inserted. */
-static size_t lower_bound(const struct cgroup_table *t, uint64_t id)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+_Static_assert(offsetof(struct cgroup_entry, id) == 0, "id_vec needs the id first");
 
 struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id)
 {
-	size_t i = lower_bound(t, id);
-
-	return i < t->n && t->v[i]->id == id ? t->v[i] : NULL;
+	return id_vec_find(&t->ids, id);
 }
 
 static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t now_ms)
 {
-	size_t i = lower_bound(t, id);
-	struct cgroup_entry *e;
+	struct cgroup_entry *e = calloc(1, sizeof(*e));
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cgroup_entry **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
-	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->ring = calloc(t->ring_cap, sizeof(*e->ring));
-	if (!e->ring) {
-		free(e);
-		return NULL;
-	}
 	e->ring_cap = t->ring_cap;
 	e->id = id;
 	e->first_seen_ms = now_ms;
 	e->coverage_pct = -1;
-	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
-	t->v[i] = e;
-	t->n++;
+	if (!e->ring || id_vec_insert(&t->ids, e)) {
+		entry_free(e);
+		return NULL;
+	}
 	return e;
 }
 
@@ -191,24 +162,36 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 	}
 }
 
+struct sweep_ctx {
+	const struct cgroup_table *t;
+	cgroup_gone_fn gone;
+	void *ctx;
+	size_t dropped;
+};
+
+static int seen_this_tick(void *ctx, void *item)
+{
+	const struct sweep_ctx *sc = ctx;
+
+	return ((struct cgroup_entry *)item)->seen_gen == sc->t->gen;
+}
+
+static void drop_entry(void *ctx, void *item)
+{
+	struct sweep_ctx *sc = ctx;
+
+	if (sc->gone)
+		sc->gone(sc->ctx, item);
+	entry_free(item);
+	sc->dropped++;
+}
+
 size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, void *ctx)
 {
-	size_t kept = 0, dropped = 0;
+	struct sweep_ctx sc = {.t = t, .gone = gone, .ctx = ctx};
 
-	for (size_t i = 0; i < t->n; i++) {
-		struct cgroup_entry *e = t->v[i];
-
-		if (e->seen_gen == t->gen) {
-			t->v[kept++] = e;
-			continue;
-		}
-		if (gone)
-			gone(ctx, e);
-		entry_free(e);
-		dropped++;
-	}
-	t->n = kept;
-	return dropped;
+	id_vec_filter(&t->ids, seen_this_tick, drop_entry, &sc);
+	return sc.dropped;
 }
 
 static void add_coverage(struct cg_window *w, const struct cg_sample *s, double *sum, size_t *n)

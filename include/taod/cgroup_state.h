@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "taod/bpf_shared.h"
+#include "taod/id_vec.h"
 #include "taod/memstat.h"
 
 struct cg_sample {
@@ -39,8 +40,13 @@ struct cgroup_entry {
 };
 
 struct cgroup_table {
-	struct cgroup_entry **v; /* sorted by id */
-	size_t n, cap;
+	union { /* the typed view of the same sorted vector */
+		struct id_vec ids;
+		struct {
+			struct cgroup_entry **v; /* sorted by id */
+			size_t n, cap;
+		};
+	};
 	size_t ring_cap;
 	unsigned gen;
 };

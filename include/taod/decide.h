@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "taod/action.h"
+#include "taod/id_vec.h"
 #include "taod/cgroup_state.h"
 #include "taod/policy.h"
 
@@ -95,8 +96,13 @@ struct zone_demand {
 };
 
 struct decide_state {
-	struct cg_judge **v; /* sorted by id */
-	size_t n, cap;
+	union { /* the typed view of the same sorted vector */
+		struct id_vec ids;
+		struct {
+			struct cg_judge **v; /* sorted by id */
+			size_t n, cap;
+		};
+	};
 	unsigned gen;
 	uint64_t judgements, requests;
 	struct zone_demand zones;
