@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "taod/audit.h"
+#include "taod/json_fields.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,29 +156,25 @@ unsigned long audit_file_errors(const struct audit_log *a)
 	return a->file_errors;
 }
 
-static void add_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v));
-}
-
 struct json_object *action_record_json(const struct action_record *r)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "id", json_object_new_uint64(r->id));
 	json_object_object_add(o, "time_ms", json_object_new_uint64(r->time_ms));
-	add_str(o, "cgroup", r->req.cgroup);
+	json_add_str(o, "cgroup", r->req.cgroup);
 	json_object_object_add(o, "cgroup_id", json_object_new_uint64(r->req.cgroup_id));
 	json_object_object_add(o, "pid", json_object_new_int(r->req.pid));
-	add_str(o, "action", action_kind_name(r->req.kind));
+	json_add_str(o, "action", action_kind_name(r->req.kind));
 	json_object_object_add(o, "bytes", json_object_new_uint64(r->req.bytes));
 	json_object_object_add(o, "dry_run", json_object_new_boolean(r->req.dry_run));
-	add_str(o, "policy", r->req.policy);
-	add_str(o, "evidence", r->req.evidence);
-	add_str(o, "result", action_result_name(r->result));
+	json_add_str(o, "policy", r->req.policy);
+	json_add_str(o, "evidence", r->req.evidence);
+	json_add_str(o, "result", action_result_name(r->result));
 	json_object_object_add(o, "errno", json_object_new_int(r->err));
-	add_str(o, "errno_name", r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
-	add_str(o, "error", r->err ? strerror(r->err) : "");
-	add_str(o, "detail", r->detail);
+	json_add_str(o, "errno_name",
+		     r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
+	json_add_str(o, "error", r->err ? strerror(r->err) : "");
+	json_add_str(o, "detail", r->detail);
 	return o;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "taod/commands.h"
+#include "taod/json_fields.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -24,16 +25,6 @@ struct command {
 	struct json_object *(*run)(struct taod *d, struct json_object *req);
 };
 
-static void add_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v));
-}
-
-static void add_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
 static struct json_object *cmd_ping(struct taod *d, struct json_object *req)
 {
 	(void)d;
@@ -54,11 +45,11 @@ static struct json_object *events_json(const struct taod *d)
 	uint64_t total = 0;
 
 	for (int i = 0; i < TAOD_STAT_MAX; i++) {
-		add_u64(o, names[i], d->bpf_stats[i]);
+		json_add_u64(o, names[i], d->bpf_stats[i]);
 		if (i != TAOD_STAT_PENDING_FLUSHED)
 			total += d->bpf_stats[i];
 	}
-	add_u64(o, "total", total);
+	json_add_u64(o, "total", total);
 	return o;
 }
 
@@ -72,9 +63,9 @@ static struct json_object *programs_json(const struct taod *d)
 	for (int i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
 
-		add_str(o, "name", costs[i].name);
-		add_u64(o, "run_cnt", costs[i].run_cnt);
-		add_u64(o, "run_time_ns", costs[i].run_time_ns);
+		json_add_str(o, "name", costs[i].name);
+		json_add_u64(o, "run_cnt", costs[i].run_cnt);
+		json_add_u64(o, "run_time_ns", costs[i].run_time_ns);
 		json_object_array_add(list, o);
 	}
 	return list;
@@ -85,27 +76,27 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
 
 	(void)req;
-	add_str(o, "version", TAOD_VERSION);
-	add_u64(o, "protocol", PROTOCOL_VERSION);
-	add_u64(o, "pid", (uint64_t)getpid());
-	add_u64(o, "uptime_s", (monotonic_ms() - d->start_ms) / 1000);
-	add_str(k, "kind", kernel_kind_name(d->kernel.kind));
-	add_str(k, "why", d->kernel.why);
-	add_str(k, "release", d->kernel.release);
+	json_add_str(o, "version", TAOD_VERSION);
+	json_add_u64(o, "protocol", PROTOCOL_VERSION);
+	json_add_u64(o, "pid", (uint64_t)getpid());
+	json_add_u64(o, "uptime_s", (monotonic_ms() - d->start_ms) / 1000);
+	json_add_str(k, "kind", kernel_kind_name(d->kernel.kind));
+	json_add_str(k, "why", d->kernel.why);
+	json_add_str(k, "release", d->kernel.release);
 	json_object_object_add(o, "kernel", k);
-	add_str(o, "observation_mode", bpf_observer_mode(d->obs));
-	add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
-	add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
-	add_str(o, "cgroup_root", d->tree.mount);
-	add_u64(o, "cgroups_tracked", d->cgroups.n);
+	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
+	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
+	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
+	json_add_str(o, "cgroup_root", d->tree.mount);
+	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
 	json_object_object_add(o, "events", events_json(d));
 	json_object_object_add(o, "programs", programs_json(d));
-	add_u64(o, "ticks", d->ticks);
-	add_u64(o, "tick_ms", d->cfg->tick_ms);
-	add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
-	add_str(o, "config", d->config_path);
-	add_str(o, "root", rootfs_get());
-	add_str(o, "backend", actor_backend_name(d->actor));
+	json_add_u64(o, "ticks", d->ticks);
+	json_add_u64(o, "tick_ms", d->cfg->tick_ms);
+	json_add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
+	json_add_str(o, "config", d->config_path);
+	json_add_str(o, "root", rootfs_get());
+	json_add_str(o, "backend", actor_backend_name(d->actor));
 	json_object_object_add(o, "act", act_status_json(d));
 	json_object_object_add(o, "decide", decide_status_json(d));
 	return o;
@@ -257,20 +248,20 @@ static struct json_object *task_json(struct taod *d, const struct task_row *t)
 	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, t->c.cgroup_id);
 	struct json_object *o = json_object_new_object();
 
-	add_u64(o, "pid", t->tgid);
-	add_str(o, "comm", t->c.comm);
-	add_u64(o, "cgroup_id", t->c.cgroup_id);
+	json_add_u64(o, "pid", t->tgid);
+	json_add_str(o, "comm", t->c.comm);
+	json_add_u64(o, "cgroup_id", t->c.cgroup_id);
 	if (e && e->path)
-		add_str(o, "cgroup", e->path);
+		json_add_str(o, "cgroup", e->path);
 	else
 		json_object_object_add(o, "cgroup", NULL);
 	json_object_object_add(o, "alive", json_object_new_boolean(task_alive(t->tgid)));
-	add_u64(o, "thp_fault_alloc", t->c.thp_fault_alloc);
-	add_u64(o, "pmd_split", t->c.pmd_split);
-	add_u64(o, "pmd_split_pages", t->c.pmd_split_pages);
-	add_u64(o, "pmd_unmap_whole", t->c.pmd_unmap_whole);
-	add_u64(o, "split_exact", t->c.split_exact);
-	add_u64(o, "large_folio_alloc", t->c.large_folio_alloc);
+	json_add_u64(o, "thp_fault_alloc", t->c.thp_fault_alloc);
+	json_add_u64(o, "pmd_split", t->c.pmd_split);
+	json_add_u64(o, "pmd_split_pages", t->c.pmd_split_pages);
+	json_add_u64(o, "pmd_unmap_whole", t->c.pmd_unmap_whole);
+	json_add_u64(o, "split_exact", t->c.split_exact);
+	json_add_u64(o, "large_folio_alloc", t->c.large_folio_alloc);
 	return o;
 }
 
@@ -321,7 +312,7 @@ static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
 	if (!text)
 		return protocol_error("out of memory");
 	o = protocol_ok();
-	add_str(o, "text", text);
+	json_add_str(o, "text", text);
 	free(text);
 	return o;
 }

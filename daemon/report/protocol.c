@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "taod/json_fields.h"
 #include "taod/protocol.h"
 
 #include <errno.h>
@@ -128,11 +129,6 @@ struct json_object *protocol_pct_or_null(double v)
 	return v < 0 ? NULL : json_object_new_double(v);
 }
 
-static void add_u64(struct json_object *o, const char *k, uint64_t v)
-{
-	json_object_object_add(o, k, json_object_new_uint64(v));
-}
-
 static struct json_object *folio_orders(const struct taod_cg_counters *c)
 {
 	struct json_object *o = json_object_new_object();
@@ -143,7 +139,7 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 		if (!c->folio_alloc[order])
 			continue;
 		snprintf(key, sizeof(key), "%d", order);
-		add_u64(o, key, c->folio_alloc[order]);
+		json_add_u64(o, key, c->folio_alloc[order]);
 	}
 	return o;
 }
@@ -154,20 +150,20 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	struct json_object *o = json_object_new_object();
 	uint64_t allocs = cg_thp_allocs(c);
 
-	add_u64(o, "id", e->id);
+	json_add_u64(o, "id", e->id);
 	json_object_object_add(o, "path", json_object_new_string(e->path ? e->path : "?"));
-	add_u64(o, "anon_bytes", e->mem_ok ? e->mem.anon_bytes : 0);
-	add_u64(o, "thp_bytes", e->mem_ok ? e->mem.thp_bytes : 0);
+	json_add_u64(o, "anon_bytes", e->mem_ok ? e->mem.anon_bytes : 0);
+	json_add_u64(o, "thp_bytes", e->mem_ok ? e->mem.thp_bytes : 0);
 	json_object_object_add(o, "coverage_pct", protocol_pct_or_null(e->coverage_pct));
-	add_u64(o, "thp_alloc", allocs);
-	add_u64(o, "thp_fault_alloc", c->thp_fault_alloc);
-	add_u64(o, "thp_collapse_alloc", c->thp_collapse_alloc);
-	add_u64(o, "thp_fault_fallback", c->thp_fault_fallback);
-	add_u64(o, "pmd_mapped_pages", c->pmd_map_pages);
-	add_u64(o, "pmd_split", c->pmd_split);
-	add_u64(o, "pmd_split_pages", c->pmd_split_pages);
-	add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
-	add_u64(o, "split_exact", c->split_exact);
+	json_add_u64(o, "thp_alloc", allocs);
+	json_add_u64(o, "thp_fault_alloc", c->thp_fault_alloc);
+	json_add_u64(o, "thp_collapse_alloc", c->thp_collapse_alloc);
+	json_add_u64(o, "thp_fault_fallback", c->thp_fault_fallback);
+	json_add_u64(o, "pmd_mapped_pages", c->pmd_map_pages);
+	json_add_u64(o, "pmd_split", c->pmd_split);
+	json_add_u64(o, "pmd_split_pages", c->pmd_split_pages);
+	json_add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
+	json_add_u64(o, "split_exact", c->split_exact);
 	json_object_object_add(o, "alloc_rate", json_object_new_double(e->alloc_rate));
 	json_object_object_add(o, "split_rate", json_object_new_double(e->split_rate));
 	json_object_object_add(o, "split_ratio",

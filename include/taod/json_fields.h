@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One-line adders for the JSON objects taod builds (json-c). */
+#ifndef TAOD_JSON_FIELDS_H
+#define TAOD_JSON_FIELDS_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+static inline void json_add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static inline void json_add_i64(struct json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+static inline void json_add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+/* null for a missing or empty string */
+static inline void json_add_str_or_null(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v && *v ? json_object_new_string(v) : NULL);
+}
+
+/* null for a negative value, which means "not known" */
+static inline void json_add_known(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, v < 0 ? NULL : json_object_new_double(v));
+}
+
+#endif
