@@ -40,7 +40,7 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     wait_for(lambda: anon_huge_kib(pa.pid) >= 8 * THP_KIB and
              anon_huge_kib(pb.pid) >= 8 * THP_KIB, what="THPs faulted")
     t0 = time.time()
-    wait_for(lambda: anon_huge_kib(pa.pid) < 2 * THP_KIB, timeout=8 * WINDOW_S,
+    wait_for(lambda: anon_huge_kib(pa.pid) < 2 * THP_KIB, timeout=10 * WINDOW_S,
              what="the abuser's THPs to be split")
     took = time.time() - t0
 
@@ -48,7 +48,9 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     acts = d.ctl("actions", "--cgroup", rel_a)
     done = [x for x in acts if x["action"] == "shatter" and x["result"] == "done"]
     assert done and done[0]["pid"] == pa.pid, acts
-    assert took <= 4 * WINDOW_S + 2, took
+    # One partial window, escalate_after = 1, then the action; slack for a
+    # loaded machine and the sanitized build.
+    assert took <= 6 * WINDOW_S + 2, took
     row = next(r for r in d.ctl("abusers") if r["cgroup"] == rel_a)
     assert row["class"] == "abuser"
 
