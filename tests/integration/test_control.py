@@ -68,7 +68,7 @@ def test_silent_and_half_open_clients_do_not_stall_it(daemon):
         idle.append(s)
     t0 = time.time()
     ok_status(daemon)
-    assert time.time() - t0 < 2, "a stalled client delayed others"
+    assert time.time() - t0 < 4, "a stalled client delayed others"  # they time out at 5 s
     # Abrupt disconnects mid-request.
     for s in idle:
         s.close()
