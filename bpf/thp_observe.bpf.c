@@ -149,8 +149,7 @@ static __always_inline void count_whole_unmap(struct taod_anon_event *e)
 		t->pmd_unmap_whole++;
 }
 
-SEC("tp_btf/count_memcg_events")
-int BPF_PROG(on_memcg_event, struct mem_cgroup *memcg, int item, unsigned long val)
+static __always_inline int handle_memcg_event(struct mem_cgroup *memcg, int item, unsigned long val)
 {
 	struct taod_cg_counters *c;
 	struct taod_task_counters *t = NULL;
@@ -199,8 +198,7 @@ static __always_inline void remember(struct taod_anon_event *e, int val, __u64 c
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 }
 
-SEC("tp_btf/mod_memcg_lruvec_state")
-int BPF_PROG(on_lruvec_state, struct mem_cgroup *memcg, int item, int val)
+static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int item, int val)
 {
 	int anon_thps = bpf_core_enum_value(enum node_stat_item, NR_ANON_THPS);
 	int anon_mapped = bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED);
@@ -248,6 +246,38 @@ int BPF_PROG(on_lruvec_state, struct mem_cgroup *memcg, int item, int val)
 	}
 	st->last_mapped.pages = 0;
 	return 0;
+}
+
+SEC("tp_btf/count_memcg_events")
+int BPF_PROG(on_memcg_event, struct mem_cgroup *memcg, int item, unsigned long val)
+{
+	return handle_memcg_event(memcg, item, val);
+}
+
+SEC("tp_btf/mod_memcg_lruvec_state")
+int BPF_PROG(on_lruvec_state, struct mem_cgroup *memcg, int item, int val)
+{
+	return handle_lruvec_state(memcg, item, val);
+}
+
+/*
+ * Kernels before 6.13 have no memcg tracepoints: the same events through
+ * fentry on the functions that count them. Not autoloaded; the daemon
+ * enables them (and disables the tracepoints) when BTF lacks the
+ * tracepoints.
+ */
+SEC("?fentry/__count_memcg_events")
+int BPF_PROG(on_memcg_event_fn, struct mem_cgroup *memcg, int item, unsigned long val)
+{
+	return handle_memcg_event(memcg, item, val);
+}
+
+SEC("?fentry/__mod_memcg_lruvec_state")
+int BPF_PROG(on_lruvec_state_fn, struct lruvec *lruvec, int item, int val)
+{
+	struct mem_cgroup_per_node *pn = container_of(lruvec, struct mem_cgroup_per_node, lruvec);
+
+	return handle_lruvec_state(BPF_CORE_READ(pn, memcg), item, val);
 }
 
 SEC("tp_btf/mm_page_alloc")

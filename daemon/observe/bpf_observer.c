@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "taod/attach_plan.h"
 #include "taod/log.h"
 #include "thp_observe.skel.h"
 
 struct bpf_observer {
 	struct thp_observe_bpf *skel;
 	int ncpus;
-	bool fentry;
+	struct attach_plan plan; /* the one that loaded */
 	char reason[256];
 	void *percpu_buf; /* ncpus values of the largest map value */
 };
@@ -49,7 +50,10 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t stale_ns)
+/* A PMD removal left unpaired this long is settled as a split by the flush. */
+#define STALE_PENDING_NS 1000000
+
+static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct thp_observe_bpf *skel;
@@ -58,81 +62,92 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t
 		opts.btf_custom_path = cfg->k.btf;
 	skel = thp_observe_bpf__open_opts(&opts);
 	if (skel)
-		skel->rodata->taod_cfg.stale_pending_ns = stale_ns;
+		skel->rodata->taod_cfg.stale_pending_ns = STALE_PENDING_NS;
 	return skel;
 }
 
-/* Enables the fentry programs; returns why not when it cannot. */
-static int enable_fentry(struct thp_observe_bpf *skel, const struct btf *vmlinux, char *why,
-			 size_t len)
+static struct btf_facts read_btf_facts(const struct btf *vmlinux)
 {
-	const char *pmd_fn = vmlinux ? find_kernel_fn(vmlinux, pmd_split_fns) : NULL;
-	const char *folio_fn = vmlinux ? find_kernel_fn(vmlinux, folio_split_fns) : NULL;
+	struct btf_facts f = {0};
 
-	if (!pmd_fn || !folio_fn) {
-		snprintf(why, len, "kernel BTF has no split function to trace");
-		return -ENOENT;
-	}
-	bpf_program__set_autoload(skel->progs.on_split_pmd, true);
-	bpf_program__set_autoload(skel->progs.on_split_folio, true);
-	bpf_program__set_attach_target(skel->progs.on_split_pmd, 0, pmd_fn);
-	bpf_program__set_attach_target(skel->progs.on_split_folio, 0, folio_fn);
-	return 0;
+	if (!vmlinux)
+		return f;
+	f.memcg_tracepoints =
+	    btf__find_by_name_kind(vmlinux, "btf_trace_count_memcg_events", BTF_KIND_TYPEDEF) > 0 &&
+	    btf__find_by_name_kind(vmlinux, "btf_trace_mod_memcg_lruvec_state", BTF_KIND_TYPEDEF) >
+		0;
+	f.memcg_functions =
+	    btf__find_by_name_kind(vmlinux, "__count_memcg_events", BTF_KIND_FUNC) > 0 &&
+	    btf__find_by_name_kind(vmlinux, "__mod_memcg_lruvec_state", BTF_KIND_FUNC) > 0;
+	f.pmd_split_fn = find_kernel_fn(vmlinux, pmd_split_fns);
+	f.folio_split_fn = find_kernel_fn(vmlinux, folio_split_fns);
+	return f;
 }
 
-static int load_and_attach(struct thp_observe_bpf *skel, bool with_fentry)
+/* Chooses the programs of @p: tracepoints or fentry for memcg events, and
+ * the exact split programs or not. */
+static void select_programs(struct thp_observe_bpf *skel, const struct attach_plan *p,
+			    const struct btf_facts *f)
+{
+	__typeof__(skel->progs) *pr = &skel->progs;
+
+	bpf_program__set_autoload(pr->on_memcg_event, !p->memcg_fentry);
+	bpf_program__set_autoload(pr->on_lruvec_state, !p->memcg_fentry);
+	bpf_program__set_autoload(pr->on_memcg_event_fn, p->memcg_fentry);
+	bpf_program__set_autoload(pr->on_lruvec_state_fn, p->memcg_fentry);
+	bpf_program__set_autoload(pr->on_split_pmd, p->split_fentry);
+	bpf_program__set_autoload(pr->on_split_folio, p->split_fentry);
+	if (p->split_fentry) {
+		bpf_program__set_attach_target(pr->on_split_pmd, 0, f->pmd_split_fn);
+		bpf_program__set_attach_target(pr->on_split_folio, 0, f->folio_split_fn);
+	}
+}
+
+static int load_and_attach(struct thp_observe_bpf *skel)
 {
 	int r = thp_observe_bpf__load(skel);
 
 	if (r)
 		return r;
 	bpf_program__set_autoattach(skel->progs.flush_pending, false);
-	if (!with_fentry) {
-		bpf_program__set_autoattach(skel->progs.on_split_pmd, false);
-		bpf_program__set_autoattach(skel->progs.on_split_folio, false);
-	}
 	return thp_observe_bpf__attach(skel);
 }
 
-/* Try fentry first when allowed; fall back to tracepoints only. */
+/* Tries each plan, best first; the first that loads and attaches wins. */
 static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
-	uint64_t stale_ns = 1000000;
+	struct btf_facts facts = read_btf_facts(vmlinux);
+	struct attach_plan plans[2];
 	char why[200] = "";
-	int r = -EPERM;
+	int n = attach_plans(&facts, cfg->attach, plans, why, sizeof(why));
+	int r = -EOPNOTSUPP;
 
-	if (cfg->attach != ATTACH_TRACEPOINT) {
-		o->skel = open_skel(cfg, stale_ns);
+	for (int i = 0; i < n; i++) {
+		o->skel = open_skel(cfg);
 		if (!o->skel) {
 			r = -errno;
-			goto out;
+			break;
 		}
-		r = enable_fentry(o->skel, vmlinux, why, sizeof(why));
-		if (!r)
-			r = load_and_attach(o->skel, true);
+		select_programs(o->skel, &plans[i], &facts);
+		r = load_and_attach(o->skel);
 		if (!r) {
-			o->fentry = true;
-			snprintf(o->reason, sizeof(o->reason),
-				 "fentry attached to split functions");
-			goto out;
+			o->plan = plans[i];
+			snprintf(o->reason, sizeof(o->reason), "%s",
+				 why[0]			 ? why
+				 : plans[i].split_fentry ? "fentry attached to split functions"
+				 : cfg->attach == ATTACH_TRACEPOINT
+				     ? "attach = tracepoint in config"
+				     : "tracepoints");
+			break;
 		}
-		if (!why[0])
-			snprintf(why, sizeof(why), "fentry refused: %s", strerror(-r));
 		thp_observe_bpf__destroy(o->skel);
 		o->skel = NULL;
-		if (cfg->attach == ATTACH_FENTRY)
-			goto out;
-	} else {
-		snprintf(why, sizeof(why), "attach = tracepoint in config");
+		snprintf(why, sizeof(why), "%s refused: %s", plans[i].mode, strerror(-r));
 	}
-	o->skel = open_skel(cfg, stale_ns);
-	r = o->skel ? load_and_attach(o->skel, false) : -errno;
-	snprintf(o->reason, sizeof(o->reason), "%s", why);
-out:
-	btf__free(vmlinux);
-	if (r && !o->reason[0])
+	if (r)
 		snprintf(o->reason, sizeof(o->reason), "%s", why);
+	btf__free(vmlinux);
 	return r;
 }
 
@@ -175,7 +190,7 @@ void bpf_observer_close(struct bpf_observer *o)
 
 const char *bpf_observer_mode(const struct bpf_observer *o)
 {
-	return o->fentry ? "fentry+tracepoint" : "tracepoint";
+	return o->plan.mode;
 }
 
 const char *bpf_observer_mode_reason(const struct bpf_observer *o)
