@@ -39,7 +39,8 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="taod-bench-"))
     sock = str(tmp / "taod.sock")
     conf = tmp / "taod.conf"
-    conf.write_text(f"[daemon]\ntick = 1s\n[control]\nsocket = {sock}\n")
+    conf.write_text(f"[daemon]\ntick = 1s\n[control]\nsocket = {sock}\n"
+                    f"[history]\npath = {tmp}/history.db\n")
     old_stats = STATS.read_text().strip()
     STATS.write_text("1")
     cgs = CgroupSet()
