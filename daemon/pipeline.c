@@ -112,7 +112,6 @@ int pipeline_tick(struct taod *d)
 	bpf_observer_stats(d->obs, d->bpf_stats);
 	d->ticks++;
 	report_stage_tick(d);
-	d->last_tick_ms = t.now;
 	d->last_tick_cost_us = monotonic_us() - start_us;
 	return 0;
 }

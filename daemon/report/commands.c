@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* qsort_r */
 #include "taod/commands.h"
 #include "taod/json_fields.h"
 
@@ -128,18 +129,17 @@ static double sort_value(const struct cgroup_entry *e, const char *key)
 	return cg_split_ratio(e->counters.pmd_split, allocs);
 }
 
-static const char *current_sort_key;
-
-static int compare_rows(const void *a, const void *b)
+static int compare_rows(const void *a, const void *b, void *sort_key)
 {
+	const char *key = sort_key;
 	const struct cgroup_entry *x = *(struct cgroup_entry *const *)a;
 	const struct cgroup_entry *y = *(struct cgroup_entry *const *)b;
 	double vx, vy;
 
-	if (!strcmp(current_sort_key, "path"))
+	if (!strcmp(key, "path"))
 		return strcmp(x->path, y->path);
-	vx = sort_value(x, current_sort_key);
-	vy = sort_value(y, current_sort_key);
+	vx = sort_value(x, key);
+	vy = sort_value(y, key);
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
 	return strcmp(x->path, y->path);
@@ -176,8 +176,7 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 		if (e->path && !fnmatch(glob, e->path, 0))
 			rows[n++] = e;
 	}
-	current_sort_key = sort;
-	qsort(rows, n, sizeof(*rows), compare_rows);
+	qsort_r(rows, n, sizeof(*rows), compare_rows, (void *)sort);
 	list = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(list, protocol_cgroup_row(rows[i]));

@@ -32,9 +32,7 @@ struct taod {
 	uint64_t start_ms;	/* monotonic */
 	uint64_t start_wall_ms; /* realtime, for reports */
 	uint64_t ticks;
-	uint64_t last_tick_ms;
 	uint64_t last_tick_cost_us;
-	uint64_t tick_errors;
 	sd_event *event;
 	sd_event_source *tick_source;
 	struct control_server *ctl;
