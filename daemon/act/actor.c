@@ -16,6 +16,7 @@
 
 #include "act_internal.h"
 #include "taod/audit.h"
+#include "taod/cgroup_path.h"
 #include "taod/clock.h"
 
 #define AUDIT_RING 1024
@@ -118,14 +119,24 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (req->cgroup[0] != '/' || strstr(req->cgroup, "/..")) {
-		act_outcome_set(o, RESULT_VANISHED, EINVAL, "\"%s\" is not a cgroup path",
-				req->cgroup);
+	char why[96];
+
+	/* One spelling per cgroup, or "//" and "/a/./b" would dodge protected(). */
+	if (!cgroup_path_canonical(req->cgroup, why, sizeof(why))) {
+		act_outcome_set(o, RESULT_VANISHED, EINVAL, "\"%.200s\" is not a cgroup path: %s",
+				req->cgroup, why);
 		return true;
 	}
 	if (cgroup_file_path(a->tree, req->cgroup, NULL, dir, sizeof(dir)) || stat(dir, &st) ||
 	    !S_ISDIR(st.st_mode)) {
 		act_outcome_set(o, RESULT_VANISHED, ENOENT, "cgroup %s is gone", req->cgroup);
+		return true;
+	}
+	/* Removed and made again since it was judged: not the cgroup judged. */
+	if (req->cgroup_id && (uint64_t)st.st_ino != req->cgroup_id) {
+		act_outcome_set(o, RESULT_VANISHED, ESTALE,
+				"cgroup %s is now id %llu, judged as %llu", req->cgroup,
+				(unsigned long long)st.st_ino, (unsigned long long)req->cgroup_id);
 		return true;
 	}
 	if (req->pid && !proc_task_exists(req->pid)) {
