@@ -36,8 +36,9 @@ bool cgroup_path_canonical(const char *path, char *why, size_t why_len)
 		size_t n = end ? (size_t)(end - c) : strlen(c);
 
 		if (!component_ok(c, n))
-			return refuse(why, why_len,
-				      "has an empty, \".\" or \"..\" component (or a trailing '/')");
+			return refuse(
+			    why, why_len,
+			    "has an empty, \".\" or \"..\" component (or a trailing '/')");
 		if (!end)
 			return true;
 		c = end + 1;

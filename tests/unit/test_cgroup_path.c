@@ -8,8 +8,8 @@
 
 Test(cgroup_path, canonical_paths_pass)
 {
-	const char *ok[] = {"/", "/a", "/a/b", "/system.slice/db.service", "/a/.hidden", "/a/b..c",
-			    "/..a", "/a/..."};
+	const char *ok[] = {"/",	  "/a",	     "/a/b", "/system.slice/db.service",
+			    "/a/.hidden", "/a/b..c", "/..a", "/a/..."};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		cr_assert(cgroup_path_canonical(ok[i], NULL, 0), "%s", ok[i]);
@@ -17,7 +17,7 @@ Test(cgroup_path, canonical_paths_pass)
 
 Test(cgroup_path, aliases_are_refused_with_a_reason)
 {
-	const char *bad[] = {"",     "a",	"//",	 "/.",	 "/..",	  "/a/",   "/a//b",
+	const char *bad[] = {"",       "a",	  "//",	  "/.",	  "/..",   "/a/",   "/a//b",
 			     "/a/./b", "/a/../b", "/./a", "/a/.", "/a/..", "/a\nb", "/a\tb"};
 	char why[128];
 
