@@ -19,6 +19,7 @@
 
 #include "taod/clock.h"
 #include "taod/log.h"
+#include "taod/state_files.h"
 
 struct audit_log {
 	struct action_record *ring;
@@ -66,21 +67,6 @@ void audit_set_path(struct audit_log *a, const char *path)
 	snprintf(a->path, sizeof(a->path), "%s", path ? path : "");
 }
 
-/* mkdir -p of the file's directory. */
-static void make_parent_dirs(const char *path)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0750);
-		*p = '/';
-	}
-}
-
 /* One write per line: O_APPEND keeps concurrent lines whole. */
 static int write_line(int fd, const char *text, size_t n)
 {
@@ -105,11 +91,13 @@ static void append_line(struct audit_log *a, const struct action_record *r)
 	if (!a->path[0])
 		return;
 	if (a->fd < 0) {
-		make_parent_dirs(a->path);
-		a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		int r = make_parent_dirs(a->path, 0700);
+
+		a->fd = r ? r : open_private_file(a->path, O_WRONLY | O_APPEND, 0600);
 		if (a->fd < 0) {
 			if (!a->file_errors++)
-				log_warn("audit log %s: %s", a->path, strerror(errno));
+				log_warn("audit log %s: %s", a->path, strerror(-a->fd));
+			a->fd = -1;
 			return;
 		}
 	}
