@@ -49,33 +49,60 @@ static int split_range_pageout(struct split_run *s, const struct vma_info *v)
 	return 0;
 }
 
-static int split_range(void *ctx, const struct vma_info *v)
+/* Writes one debugfs split of [start, end); false once debugfs refuses. */
+static bool split_chunk(struct split_run *s, uint64_t start, uint64_t end)
 {
-	struct split_run *s = ctx;
 	char cmd[96];
 	int r;
 
-	if (!v->anon_huge)
-		return 0;
-	if (s->bytes >= s->budget)
-		return 1;
-	if (s->pageout)
-		return split_range_pageout(s, v);
-	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
+	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)start,
+		 (unsigned long long)end);
 	r = write_file(s->path, cmd);
 	if (r && debugfs_refused(r)) {
 		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path, strerror(-r));
 		s->pageout = true;
-		return split_range_pageout(s, v);
+		return false;
 	}
 	if (r) {
 		s->failed++;
 		s->err = -r;
-		return 0;
 	}
-	s->ranges++;
-	s->bytes += v->anon_huge;
+	return true;
+}
+
+/*
+ * debugfs splits every THP in the range it is given, so a mapping is cut
+ * into 2 MiB-aligned chunks no longer than the budget left: the bytes split
+ * never exceed the budget, whatever the mapping holds.
+ */
+static int split_range(void *ctx, const struct vma_info *v)
+{
+	struct split_run *s = ctx;
+	uint64_t addr = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1), huge_left = v->anon_huge;
+
+	if (!v->anon_huge)
+		return 0;
+	if (s->budget - s->bytes < THP_BYTES)
+		return 1;
+	if (s->pageout)
+		return split_range_pageout(s, v);
+	while (addr < v->end && huge_left && s->budget - s->bytes >= THP_BYTES) {
+		uint64_t left = (s->budget - s->bytes) & ~(THP_BYTES - 1);
+		uint64_t len = v->end - addr < left ? v->end - addr : left;
+		int failed = s->failed;
+
+		if (!split_chunk(s, addr, addr + len))
+			return split_range_pageout(s, v);
+		if (s->failed == failed) {
+			/* At most the THPs the mapping holds, never more than the chunk. */
+			uint64_t got = len < huge_left ? len : huge_left;
+
+			s->ranges++;
+			s->bytes += got;
+			huge_left -= got;
+		}
+		addr += len;
+	}
 	return 0;
 }
 

@@ -262,8 +262,18 @@ Test(act_gate, stock_shatter_stops_at_the_byte_budget)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
+	/* debugfs splits all it is given: only 2 MiB of the 4 MiB mapping is named. */
 	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
-	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n");
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000200000\n");
+	fx.writes[0] = '\0';
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000200000\n");
+	cr_assert(strstr(rec.detail, "6291456 bytes"), "%s", rec.detail);
+	/* Less than one THP left: nothing is split rather than too much. */
+	fx.writes[0] = '\0';
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, "");
 }
 
 Test(act_gate, stock_shatter_of_a_cgroup_reads_its_tasks)
