@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "taod/json_fields.h"
 #include "taod/log.h"
 #include "taod/protocol.h"
 
@@ -83,14 +84,15 @@ static int client_write(struct client *c)
 
 static void client_reply(struct client *c, struct json_object *reply)
 {
-	const char *text = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
-	size_t n = strlen(text);
+	char *text = json_to_text(reply, JSON_C_TO_STRING_PLAIN);
+	size_t n = text ? strlen(text) : 0;
 
-	c->out = malloc(n + 1);
+	c->out = text ? realloc(text, n + 1) : NULL;
 	if (c->out) {
-		memcpy(c->out, text, n);
 		c->out[n] = '\n';
 		c->out_len = n + 1;
+	} else {
+		free(text);
 	}
 	json_object_put(reply);
 }
