@@ -113,6 +113,24 @@ static bool moves_bytes(const struct action_request *req)
 	return req->kind == ACTION_SHATTER || req->kind == ACTION_COLLAPSE;
 }
 
+/* The backend takes its own pidfd and checks again; this names the result. */
+static bool task_vanished(const struct actor *a, const struct action_request *req,
+			  struct act_outcome *o)
+{
+	struct task_ref t;
+	bool gone = task_ref_open(&t, req->pid) != 0, moved = false;
+
+	if (!gone)
+		moved = !task_ref_in_cgroup(a->tree, &t, req->cgroup);
+	task_ref_close(&t);
+	if (gone)
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is gone", (int)req->pid);
+	else if (moved)
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is no longer in %s",
+				(int)req->pid, req->cgroup);
+	return gone || moved;
+}
+
 /* Gone, or not a path inside the hierarchy at all. */
 static bool vanished(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
@@ -139,16 +157,7 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 				(unsigned long long)st.st_ino, (unsigned long long)req->cgroup_id);
 		return true;
 	}
-	if (req->pid && !proc_task_exists(req->pid)) {
-		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is gone", (int)req->pid);
-		return true;
-	}
-	if (req->pid && !proc_task_in_cgroup(a->tree, req->pid, req->cgroup)) {
-		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is no longer in %s",
-				(int)req->pid, req->cgroup);
-		return true;
-	}
-	return false;
+	return req->pid && task_vanished(a, req, o);
 }
 
 /* @anc is @path or one of its ancestors. */

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -18,10 +19,8 @@
 #include "taod/log.h"
 #include "taod/rootfs.h"
 
-#define MAX_TASKS 4096
-
 struct split_run {
-	pid_t pid;
+	const struct task_ref *task;
 	const char *path; /* split_huge_pages, root prefix included */
 	uint64_t budget, bytes;
 	int ranges, failed, err;
@@ -37,7 +36,7 @@ static bool debugfs_refused(int r)
 static int split_range_pageout(struct split_run *s, const struct vma_info *v)
 {
 	uint64_t done = 0;
-	long r = thp_split_by_pageout(s->pid, v->start, v->end, s->budget - s->bytes, &done);
+	long r = thp_split_by_pageout(s->task, v->start, v->end, s->budget - s->bytes, &done);
 
 	if (r) {
 		s->failed++;
@@ -55,7 +54,13 @@ static bool split_chunk(struct split_run *s, uint64_t start, uint64_t end)
 	char cmd[96];
 	int r;
 
-	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)start,
+	/* debugfs takes a pid: held by the pidfd across the write, or not written. */
+	if (!task_ref_alive(s->task)) {
+		s->failed++;
+		s->err = ESRCH;
+		return true;
+	}
+	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->task->pid, (unsigned long long)start,
 		 (unsigned long long)end);
 	r = write_file(s->path, cmd);
 	if (r && debugfs_refused(r)) {
@@ -117,34 +122,44 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
 		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
 }
 
-static void split_task(struct split_run *s, pid_t pid)
+/* smaps is read by pid: its ranges are this task's if the pidfd outlives the read. */
+static int split_task(void *ctx, const struct task_ref *t)
 {
+	struct split_run *s = ctx;
+	struct vma_info *v = NULL;
 	char rel[64], path[PATH_MAX];
+	int n;
 
-	s->pid = pid;
-	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)pid);
-	if (!rootfs_path(path, sizeof(path), rel))
-		smaps_scan(path, split_range, s);
+	s->task = t;
+	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)t->pid);
+	if (rootfs_path(path, sizeof(path), rel))
+		return 0;
+	n = smaps_collect(path, &v);
+	if (n > 0 && task_ref_alive(t))
+		for (int i = 0; i < n && !split_range(s, &v[i]); i++)
+			;
+	free(v);
+	return s->bytes >= s->budget;
 }
 
 static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
 			  uint64_t budget, struct act_outcome *o)
 {
-	static pid_t pids[MAX_TASKS];
 	char path[PATH_MAX];
 	struct split_run s = {.path = path, .budget = budget};
-	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
+	int n;
 
-	if (req->pid)
-		pids[0] = req->pid;
-	if (n < 0 || rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
-		act_outcome_set(o, RESULT_FAILED, n < 0 ? -n : ENAMETOOLONG,
-				"cannot list tasks of %s", req->cgroup);
+	if (rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
+		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "%s: path too long",
+				c->k->split_huge_pages);
 		return;
 	}
 	ensure_debugfs(c, path);
-	for (int i = 0; i < n && s.bytes < budget; i++)
-		split_task(&s, pids[i]);
+	n = for_each_task(c->tree, req->cgroup, req->pid, split_task, &s);
+	if (n < 0) {
+		act_outcome_set(o, RESULT_FAILED, -n, "cannot list tasks of %s", req->cgroup);
+		return;
+	}
 	o->bytes = s.bytes;
 	if (s.failed && !s.ranges)
 		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,

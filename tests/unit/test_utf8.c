@@ -16,10 +16,10 @@ Test(utf8, sequence_lengths)
 	cr_assert_eq(utf8_sequence_len("\xe2\x82\xac"), 3);
 	cr_assert_eq(utf8_sequence_len("\xf0\x9f\x98\x80"), 4);
 	cr_assert_eq(utf8_sequence_len("\xff"), 0);
-	cr_assert_eq(utf8_sequence_len("\xc0\xaf"), 0);	    /* overlong '/' */
-	cr_assert_eq(utf8_sequence_len("\xed\xa0\x80"), 0);	    /* surrogate */
+	cr_assert_eq(utf8_sequence_len("\xc0\xaf"), 0);		/* overlong '/' */
+	cr_assert_eq(utf8_sequence_len("\xed\xa0\x80"), 0);	/* surrogate */
 	cr_assert_eq(utf8_sequence_len("\xf4\x90\x80\x80"), 0); /* above U+10FFFF */
-	cr_assert_eq(utf8_sequence_len("\xe2\x82"), 0);	    /* cut short */
+	cr_assert_eq(utf8_sequence_len("\xe2\x82"), 0);		/* cut short */
 }
 
 Test(utf8, sanitize_replaces_only_bad_bytes)
