@@ -7,6 +7,7 @@
 #include "taod/config.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stddef.h>
@@ -330,17 +331,77 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 	return apply_setting(p, section, key, value);
 }
 
+static char *trim(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Cuts an inline comment: ';' or '#' after whitespace, as inih does. */
+static void cut_inline_comment(char *s)
+{
+	for (char *c = s + 1; *c; c++)
+		if ((*c == ';' || *c == '#') && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			return;
+		}
+}
+
+/*
+ * inih reads into a fixed buffer and would split a longer line in two, so
+ * a long "key = value" line is parsed here with the same rules and handed
+ * to the handler directly; anything else that long is an error.
+ */
+static void long_line(struct config_parse *p, char *raw)
+{
+	char *s = trim(raw), *eq;
+
+	if (!*s || *s == ';' || *s == '#')
+		return;
+	eq = strpbrk(s, "=:");
+	if (*s == '[' || !eq) {
+		config_error_add(p, "line is %zu bytes long and not a key = value line",
+				 strlen(raw));
+		return;
+	}
+	*eq = '\0';
+	cut_inline_comment(eq + 1);
+	on_ini_entry(p, p->section, trim(s), trim(eq + 1));
+}
+
+/* Remembers the section a line opens, for long_line(). */
+static void track_section(struct config_parse *p, const char *line)
+{
+	const char *s = line + strspn(line, " \t");
+	const char *end = *s == '[' ? strchr(s, ']') : NULL;
+
+	if (end)
+		snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+}
+
 /* Counts lines for the handler: inih calls it right after each read. */
 static char *read_counted_line(char *str, int num, void *stream)
 {
 	struct config_parse *p = stream;
-	char *r = fgets(str, num, p->fp);
+	ssize_t n = getline(&p->raw, &p->raw_cap, p->fp);
 
-	if (r) {
-		p->line++;
-		p->entries_on_line = 0;
+	if (n < 0)
+		return NULL;
+	p->line++;
+	p->entries_on_line = 0;
+	if (n >= num) {
+		long_line(p, p->raw);
+		snprintf(str, (size_t)num, "\n"); /* inih sees an empty line */
+		return str;
 	}
-	return r;
+	track_section(p, p->raw);
+	memcpy(str, p->raw, (size_t)n + 1);
+	return str;
 }
 
 int config_parse_file(struct config_parse *p, const char *path)
@@ -350,6 +411,7 @@ int config_parse_file(struct config_parse *p, const char *path)
 	p->fp = fopen(path, "re");
 	COPY(p->file, path);
 	p->line = 0;
+	p->section[0] = '\0';
 	if (!p->fp) {
 		config_error_add(p, "cannot open: %s", strerror(errno));
 		return -1;
@@ -357,6 +419,9 @@ int config_parse_file(struct config_parse *p, const char *path)
 	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
 	fclose(p->fp);
 	p->fp = NULL;
+	free(p->raw);
+	p->raw = NULL;
+	p->raw_cap = 0;
 	if (first_bad > 0) {
 		/* inih's own syntax errors (no '=', unclosed '[') carry no text. */
 		bool already = false;
