@@ -93,7 +93,8 @@ bool task_ref_alive(const struct task_ref *t)
 {
 	if (t->pidfd < 0)
 		return !pids_are_real() && proc_task_exists(t->pid);
-	return !syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0);
+	/* EPERM: alive, but another user's and no CAP_KILL; ESRCH: exited. */
+	return !syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) || errno == EPERM;
 }
 
 bool task_ref_in_cgroup(const struct cgroup_tree *tree, const struct task_ref *t, const char *rel)
