@@ -25,6 +25,7 @@ enum setting_type {
 	T_PATH,
 	T_OPT_PATH,
 	T_NAME,
+	T_LIST, /* words, may be empty */
 	T_MODE,
 	T_U64,
 	T_COUNT,
@@ -114,13 +115,13 @@ static const struct setting settings[] = {
     {"enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values},
     {"enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL},
     {"enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute), NULL},
-    {"enforce", "allowlist", T_NAME, FIELD(enforce.allowlist), NULL},
+    {"enforce", "allowlist", T_LIST, FIELD(enforce.allowlist), NULL},
     {"enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL},
     {"enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL},
     {"enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL},
     {"enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL},
     {"enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL},
-    {"enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL},
+    {"enforce", "audit_log", T_OPT_PATH, FIELD(enforce.audit_log), NULL},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
     {"history", "every", T_COUNT, FIELD(history_every), NULL},
     {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
@@ -251,7 +252,11 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		/* fallthrough */
 	case T_NAME:
-		if (!*v || strlen(v) >= s->size)
+		if (!*v)
+			return -EINVAL;
+		/* fallthrough */
+	case T_LIST:
+		if (strlen(v) >= s->size)
 			return -ENAMETOOLONG;
 		memcpy(dst, v, strlen(v) + 1);
 		return 0;
@@ -280,6 +285,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "an absolute path";
 	case T_NAME:
 		return "a non-empty name";
+	case T_LIST:
+		return "space-separated words no longer than the field, or nothing";
 	case T_ENUM:
 		enum_choices(s->values, buf, len);
 		return buf;

@@ -182,3 +182,18 @@ Test(config, overlong_values_and_lines_are_errors_with_their_line)
 	cr_assert_eq(errs.items[1].line, 3);
 	cr_assert(strstr(errs.items[1].msg, "not a key = value line"), "%s", errs.items[1].msg);
 }
+
+Test(config, empty_allowlist_and_audit_log_mean_none)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("empty.conf", "[enforce]\nallowlist =\naudit_log =\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s:%d: %s", errs.items[0].file,
+		     errs.items[0].line, errs.items[0].msg);
+	cr_assert_str_eq(cfg.enforce.allowlist, "");
+	cr_assert_str_eq(cfg.enforce.audit_log, "");
+	p = write_conf("rel.conf", "[enforce]\naudit_log = relative.jsonl\n");
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 1);
+	cr_assert(strstr(errs.items[0].msg, "absolute path"), "%s", errs.items[0].msg);
+}
