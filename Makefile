@@ -150,7 +150,7 @@ bench: all
 # Debian packages needed to build, test and run.
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
-	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev
+	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev groff-base
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
@@ -167,6 +167,11 @@ install: all
 	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		systemd/taod.service.in > $(DESTDIR)$(UNITDIR)/taod.service
 	install -m 0644 systemd/taod.socket $(DESTDIR)$(UNITDIR)/taod.socket
+	install -D -m 0644 man/taod.8 $(DESTDIR)$(PREFIX)/share/man/man8/taod.8
+	install -D -m 0644 man/taoctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/taoctl.8
+	install -D -m 0644 man/taod.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/taod.conf.5
+	install -D -m 0644 completion/taoctl.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/taoctl
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

@@ -67,7 +67,10 @@ def test_install_and_verify_units(tmp_path):
     subprocess.run(["make", "-C", str(REPO), f"BUILD={BUILD}", "install", f"DESTDIR={dest}",
                     "PREFIX=/usr"], check=True, capture_output=True)
     for f in ["usr/sbin/taod", "usr/bin/taoctl", "etc/taod.conf",
-              "usr/lib/systemd/system/taod.service", "usr/lib/systemd/system/taod.socket"]:
+              "usr/lib/systemd/system/taod.service", "usr/lib/systemd/system/taod.socket",
+              "usr/share/man/man8/taod.8", "usr/share/man/man8/taoctl.8",
+              "usr/share/man/man5/taod.conf.5",
+              "usr/share/bash-completion/completions/taoctl"]:
         assert (dest / f).exists(), f
     unit = (dest / "usr/lib/systemd/system/taod.service").read_text()
     assert "ExecStart=/usr/sbin/taod -c /etc/taod.conf" in unit

@@ -1,0 +1,48 @@
+# bash completion for taoctl(8)
+_taoctl()
+{
+	local cur prev words cword cmd i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	local commands="status cgroups top-tasks actions act policy abusers reload report metrics"
+
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--socket) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	case $prev in
+	--socket|-o|--db|-c)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--sort)
+		COMPREPLY=($(compgen -W "path anon thp coverage allocs splits alloc_rate split_rate split_ratio" -- "$cur")); return ;;
+	--format)
+		COMPREPLY=($(compgen -W "table json csv html" -- "$cur")); return ;;
+	--since)
+		COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
+	--limit|--pid|--bytes|--cgroup)
+		return ;;
+	esac
+
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W "$commands --socket --json --help" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	cgroups) COMPREPLY=($(compgen -W "--sort --json" -- "$cur")) ;;
+	top-tasks|actions) COMPREPLY=($(compgen -W "--limit --cgroup --json" -- "$cur")) ;;
+	act)
+		if [[ $prev == act ]]; then
+			COMPREPLY=($(compgen -W "warn restrict grant shatter collapse resize-zones" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --json" -- "$cur"))
+		fi ;;
+	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "--since --cgroup --format -o --db -c" -- "$cur")) ;;
+	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
+	esac
+}
+complete -F _taoctl taoctl
