@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report` for a terminal: machine summary, then a line per cgroup. */
+#include <string.h>
 #include <time.h>
 
 #include "taod/report.h"
@@ -61,17 +62,32 @@ static void summary(FILE *f, const struct report *r)
 	fputc('\n', f);
 }
 
+/* The path column fits the longest path, so long paths keep columns aligned. */
+static int path_width(const struct report *r)
+{
+	int w = 6; /* "CGROUP" */
+
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		int n = (int)strlen(r->cgroups[i].path);
+
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
 int report_write_table(FILE *f, const struct report *r)
 {
+	int w = path_width(r);
+
 	summary(f, r);
-	fprintf(f, "%-40s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", "CGROUP", "CLASS",
+	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", w, "CGROUP", "CLASS",
 		"COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO", "CLASS",
 		"ACTS");
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
 		char now[16], lo[16], mean[16], hi[16], thp[32];
 
-		fprintf(f, "%-40s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n",
+		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n", w,
 			c->path, report_cgroup_present(r, c) ? " " : "*",
 			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
 			fmt_pct(lo, sizeof(lo), c->coverage_min),

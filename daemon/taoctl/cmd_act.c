@@ -21,14 +21,14 @@ static const char *fmt_when(char *buf, size_t len, uint64_t ms)
 	return buf;
 }
 
-static void print_record(struct json_object *a)
+static void print_record(struct json_object *a, int width)
 {
 	char when[32];
 	int err = (int)jget_u64(a, "errno");
 	const char *cgroup = jget_str(a, "cgroup");
 
-	printf("%-19s %-32s %7llu %-12s %-12s %-6s %s | %s\n",
-	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")),
+	printf("%-19s %-*s %7llu %-12s %-12s %-6s %s | %s\n",
+	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")), width,
 	       *cgroup ? cgroup : "(policy zones)", /* resize-zones is machine-wide */
 	       (unsigned long long)jget_u64(a, "pid"), jget_str(a, "action"), jget_str(a, "result"),
 	       err ? jget_str(a, "errno_name") : "-", jget_str(a, "evidence"),
@@ -71,10 +71,12 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 	if (ctl->json) {
 		print_json(list);
 	} else {
-		printf("%-19s %-32s %7s %-12s %-12s %-6s %s\n", "WHEN", "CGROUP", "TASK", "ACTION",
-		       "RESULT", "ERRNO", "EVIDENCE | DETAIL");
+		int w = column_width(list, "cgroup", 14); /* "(policy zones)" */
+
+		printf("%-19s %-*s %7s %-12s %-12s %-6s %s\n", "WHEN", w, "CGROUP", "TASK",
+		       "ACTION", "RESULT", "ERRNO", "EVIDENCE | DETAIL");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
-			print_record(json_object_array_get_idx(list, i));
+			print_record(json_object_array_get_idx(list, i), w);
 	}
 	json_object_put(r);
 	return 0;

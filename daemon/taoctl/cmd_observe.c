@@ -91,11 +91,11 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-static void print_cgroup_row(struct json_object *row)
+static void print_cgroup_row(struct json_object *row, int width)
 {
 	char anon[32], thp[32], cov[16];
 
-	printf("%-40s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f\n", jget_str(row, "path"),
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f\n", width, jget_str(row, "path"),
 	       fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
@@ -132,10 +132,12 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	if (ctl->json) {
 		print_json(list);
 	} else {
-		printf("%-40s %11s %11s %7s %8s %8s %8s %8s %6s\n", "CGROUP", "ANON", "THP",
+		int w = column_width(list, "path", 6);
+
+		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s\n", w, "CGROUP", "ANON", "THP",
 		       "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
-			print_cgroup_row(json_object_array_get_idx(list, i));
+			print_cgroup_row(json_object_array_get_idx(list, i), w);
 	}
 	json_object_put(r);
 	return 0;
@@ -147,7 +149,7 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 					     {"cgroup", required_argument, NULL, 'g'},
 					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
-	int c, rc;
+	int c, rc, w;
 
 	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
 		char *end;
@@ -175,13 +177,14 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 		json_object_put(r);
 		return 0;
 	}
-	printf("%8s %-16s %-36s %8s %8s %8s %6s\n", "PID", "COMM", "CGROUP", "ALLOCS", "SPLITS",
+	w = column_width(list, "cgroup", 6);
+	printf("%8s %-16s %-*s %8s %8s %8s %6s\n", "PID", "COMM", w, "CGROUP", "ALLOCS", "SPLITS",
 	       "WHOLE", "ALIVE");
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *t = json_object_array_get_idx(list, i);
 
-		printf("%8llu %-16s %-36s %8llu %8llu %8llu %6s\n",
-		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"),
+		printf("%8llu %-16s %-*s %8llu %8llu %8llu %6s\n",
+		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"), w,
 		       jget_str(t, "cgroup"), (unsigned long long)jget_u64(t, "thp_fault_alloc"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
 		       (unsigned long long)jget_u64(t, "pmd_unmap_whole"),

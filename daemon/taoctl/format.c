@@ -3,6 +3,7 @@
 
 #include <json-c/json.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
@@ -59,4 +60,16 @@ void print_json(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						   JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int column_width(struct json_object *rows, const char *key, int min)
+{
+	int w = min;
+
+	for (size_t i = 0; i < json_object_array_length(rows); i++) {
+		int n = (int)strlen(jget_str(json_object_array_get_idx(rows, i), key));
+
+		w = n > w ? n : w;
+	}
+	return w;
 }

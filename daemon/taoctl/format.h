@@ -16,5 +16,7 @@ double jget_double(struct json_object *o, const char *key);
 const char *jget_str(struct json_object *o, const char *key);
 struct json_object *jget(struct json_object *o, const char *key);
 void print_json(struct json_object *o);
+/* Width of a table column: the longest @key string in @rows, at least @min. */
+int column_width(struct json_object *rows, const char *key, int min);
 
 #endif

@@ -5,7 +5,7 @@ import subprocess
 import threading
 import time
 
-from conftest import TAOCTL
+from conftest import TAOCTL, wait_for
 
 
 def ok_status(d):
@@ -164,3 +164,18 @@ def test_other_users_cannot_take_every_slot(daemon_factory, public_dir):
         hog.kill()
         hog.wait()
     ok_status(d)
+
+
+def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
+    cg = cgroups.make("a-very-long-cgroup-name-" + "x" * 60)
+    rel = cgroups.rel(cg)
+
+    def table():
+        rc, out, err = daemon.ctl_rc("cgroups", rel)
+        assert rc == 0, err
+        return out.splitlines()
+    lines = wait_for(lambda: len(table()) == 2 and table(), what="long cgroup listed")
+    header, row = lines
+    assert row.startswith(rel + " ")
+    # The last column is right-aligned: it ends where its header ends.
+    assert header.index("RATIO") + len("RATIO") == len(row.rstrip())

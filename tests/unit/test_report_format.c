@@ -152,3 +152,25 @@ Test(report_format, long_series_are_bucketed)
 	free(c.points);
 	free(buf);
 }
+
+/* A path longer than any fixed column still leaves the columns aligned. */
+Test(report_format, table_columns_align_with_long_paths)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	char odd[] = "/kubepods.slice/kubepods-burstable.slice/pod-0123456789abcdef/container-x";
+	char *text, *lines[4] = {0}, *save = NULL;
+	int n = 0;
+
+	sample_report(&r, c, odd);
+	text = render(report_write_table, &r);
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (strstr(l, "CGROUP") == l || strstr(l, "/kubepods") == l ||
+		    strstr(l, "/plain") == l)
+			lines[n++] = l;
+	cr_assert_eq(n, 3, "%s", text);
+	/* CLASS starts in the same column in the header and both rows. */
+	cr_assert_eq(strstr(lines[0], "CLASS") - lines[0], strstr(lines[1], "abuser") - lines[1]);
+	cr_assert_eq(strstr(lines[0], "CLASS") - lines[0], strstr(lines[2], " -") + 1 - lines[2]);
+	free(text);
+}
