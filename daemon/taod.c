@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * taod: observes THP allocation and splitting per cgroup and (in later
- * stages) acts on the kernel's controls. Runs in the foreground as a
- * systemd Type=notify service.
+ * taod: observes THP allocation and splitting per cgroup, judges each
+ * cgroup against its policy and acts on the kernel's controls through a
+ * safety gate. Runs in the foreground as a systemd Type=notify service.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -5,7 +5,6 @@
 #include "taod/json_fields.h"
 #include "taod/report.h"
 
-/* A figure, or null when unknown (negative). */
 static struct json_object *actions_json(const struct report_cgroup *c)
 {
 	struct json_object *list = json_object_new_array();
