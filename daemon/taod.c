@@ -130,7 +130,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *user)
 {
 	struct taod *d = user;
 
-	pipeline_tick(d);
+	log_errno(LOG_WARNING, pipeline_tick(d), "tick");
 	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel", d->cgroups.n,
 		   bpf_observer_mode(d->obs), kernel_kind_name(d->kernel.kind));
 	return sd_event_source_set_time(s, usec + d->cfg->tick_ms * 1000ULL);
@@ -166,10 +166,15 @@ static int setup_event_loop(struct taod *d)
 	r = sd_event_default(&d->event);
 	if (r < 0)
 		return r;
-	sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d);
-	sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d);
-	sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d);
-	sd_event_set_watchdog(d->event, 1);
+	/* Without its signals taod could not stop cleanly or reload: fatal. */
+	if (log_errno(LOG_ERR, sd_event_add_signal(d->event, NULL, SIGTERM, on_signal, d),
+		      "watching SIGTERM") < 0 ||
+	    log_errno(LOG_ERR, sd_event_add_signal(d->event, NULL, SIGINT, on_signal, d),
+		      "watching SIGINT") < 0 ||
+	    log_errno(LOG_ERR, sd_event_add_signal(d->event, NULL, SIGHUP, on_signal, d),
+		      "watching SIGHUP") < 0)
+		return -EIO;
+	log_errno(LOG_WARNING, sd_event_set_watchdog(d->event, 1), "systemd watchdog");
 	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
 	r = sd_event_add_time(d->event, &d->tick_source, CLOCK_MONOTONIC, now, 0, on_tick, d);
 	if (r < 0)

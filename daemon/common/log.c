@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *log_ident = "taod";
 static int log_max_level = LOG_INFO;
@@ -40,4 +41,11 @@ void log_msg(int level, const char *fmt, ...)
 		fprintf(stderr, "<%d>%s\n", level, safe);
 	else
 		fprintf(stderr, "%s: %s\n", log_ident, safe);
+}
+
+int log_errno(int level, int r, const char *what)
+{
+	if (r < 0)
+		log_msg(level, "%s: %s", what, strerror(-r));
+	return r;
 }

@@ -288,7 +288,11 @@ static int inherited_socket(void)
 			 SD_LISTEN_FDS_START);
 		return -1;
 	}
-	fcntl(SD_LISTEN_FDS_START, F_SETFL, O_NONBLOCK);
+	/* A blocking listener would stall the event loop on a vanished client. */
+	if (fcntl(SD_LISTEN_FDS_START, F_SETFL, O_NONBLOCK) < 0) {
+		log_errno(LOG_WARNING, -errno, "inherited socket: O_NONBLOCK");
+		return -1;
+	}
 	return SD_LISTEN_FDS_START;
 }
 

@@ -15,4 +15,10 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 
+/*
+ * For results that must not be dropped silently: logs "@what: <errno>" at
+ * @level when @r is a negative errno, and returns @r either way.
+ */
+int log_errno(int level, int r, const char *what);
+
 #endif
