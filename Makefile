@@ -39,7 +39,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 # observe -> account -> decide -> act -> report, plus shared pieces.
 LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
-	daemon/account/*.c daemon/decide/*.c daemon/act/*.c daemon/report/*.c)
+	daemon/account/*.c daemon/decide/*.c daemon/act/*.c daemon/report/*.c \
+	daemon/control/*.c)
 TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

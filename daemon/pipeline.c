@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "taod/act.h"
-#include "taod/commands.h"
+#include "taod/task_rows.h"
 #include "taod/daemon.h"
 #include "taod/log.h"
 #include "taod/memstat.h"
@@ -67,7 +67,7 @@ static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 
 static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
 {
-	return top_tasks_collect(user, rows, max);
+	return task_rows_collect(((struct taod *)user)->obs, rows, max);
 }
 
 /* decide: judge the cgroups whose window ended, hand requests to act. */

@@ -15,6 +15,7 @@
 #include "taod/metrics.h"
 #include "taod/protocol.h"
 #include "taod/rootfs.h"
+#include "taod/task_rows.h"
 
 #ifndef TAOD_VERSION
 #define TAOD_VERSION "0.1"
@@ -186,54 +187,6 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 	return o;
 }
 
-struct task_collect {
-	struct task_row *rows;
-	size_t n, cap;
-};
-
-static void on_task(void *user, uint32_t tgid, const struct taod_task_counters *c)
-{
-	struct task_collect *tc = user;
-
-	if (tc->n == tc->cap) {
-		size_t cap = tc->cap ? tc->cap * 2 : 256;
-		struct task_row *r = realloc(tc->rows, cap * sizeof(*r));
-
-		if (!r)
-			return;
-		tc->rows = r;
-		tc->cap = cap;
-	}
-	tc->rows[tc->n].tgid = tgid;
-	tc->rows[tc->n].c = *c;
-	tc->n++;
-}
-
-static int compare_tasks(const void *a, const void *b)
-{
-	const struct task_row *x = a, *y = b;
-
-	if (x->c.pmd_split != y->c.pmd_split)
-		return x->c.pmd_split < y->c.pmd_split ? 1 : -1;
-	if (x->c.thp_fault_alloc != y->c.thp_fault_alloc)
-		return x->c.thp_fault_alloc < y->c.thp_fault_alloc ? 1 : -1;
-	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
-}
-
-size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max)
-{
-	struct task_collect tc = {0};
-	size_t n;
-
-	bpf_observer_read_tasks(d->obs, on_task, &tc);
-	qsort(tc.rows, tc.n, sizeof(*tc.rows), compare_tasks);
-	n = tc.n < max ? tc.n : max;
-	if (n)
-		memcpy(rows, tc.rows, n * sizeof(*rows));
-	free(tc.rows);
-	return n;
-}
-
 static bool task_alive(uint32_t tgid)
 {
 	char rel[64], path[PATH_MAX];
@@ -281,7 +234,7 @@ static struct json_object *cmd_top_tasks(struct taod *d, struct json_object *req
 	rows = calloc(TAOD_MAX_TASKS, sizeof(*rows));
 	if (!rows)
 		return protocol_error("out of memory");
-	n = top_tasks_collect(d, rows, TAOD_MAX_TASKS);
+	n = task_rows_collect(d->obs, rows, TAOD_MAX_TASKS);
 	list = json_object_new_array();
 	for (size_t i = 0; i < n && (int64_t)json_object_array_length(list) < limit; i++) {
 		const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, rows[i].c.cgroup_id);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/commands.h"
+#include "taod/task_rows.h"
 #include "taod/decide.h"
 #include "taod/log.h"
 

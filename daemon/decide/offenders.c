@@ -2,7 +2,7 @@
 /* The tasks of a cgroup that split the most THPs, from per-task counts. */
 #include <string.h>
 
-#include "taod/commands.h"
+#include "taod/task_rows.h"
 #include "taod/decide.h"
 
 unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
@@ -10,7 +10,7 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, stru
 {
 	unsigned k = 0;
 
-	/* Rows come sorted by splits, most first (top_tasks_collect). */
+	/* Rows come sorted by splits, most first (task_rows_collect). */
 	for (size_t i = 0; i < n && k < max; i++) {
 		const struct task_row *r = &rows[i];
 

@@ -9,14 +9,6 @@
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);
 
-/* Tasks as `taoctl top-tasks` lists them, most PMD splits first. */
-struct task_row {
-	uint32_t tgid;
-	struct taod_task_counters c;
-};
-/* Fills up to @max rows; returns how many. */
-size_t top_tasks_collect(struct taod *d, struct task_row *rows, size_t max);
-
 /* The act stage's commands (commands_act.c). */
 struct json_object *cmd_actions(struct taod *d, struct json_object *req);
 struct json_object *cmd_act(struct taod *d, struct json_object *req);

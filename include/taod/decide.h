@@ -31,7 +31,7 @@ enum cg_class { CLASS_GOOD, CLASS_MISUSER, CLASS_ABUSER, CLASS_MAX };
 typedef void (*action_sink_fn)(void *ctx, const struct action_request *req);
 
 struct task_row;
-/* Per-task counters (as top_tasks_collect gives them); returns rows filled. */
+/* Per-task counters (as task_rows_collect gives them); returns rows filled. */
 typedef size_t (*task_source_fn)(void *ctx, struct task_row *rows, size_t max);
 
 /* What one window showed, judged against a policy. */

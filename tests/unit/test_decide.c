@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/commands.h"
+#include "taod/task_rows.h"
 #include "taod/decide.h"
 
 #define ID     42
@@ -57,7 +57,7 @@ static void setup(void)
 	allocs = splits = 0;
 	tao = false;
 	memset(rows, 0, sizeof(rows));
-	rows[0].tgid = 777; /* most splits first, as top_tasks_collect sorts */
+	rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	rows[0].c.cgroup_id = ID;
 	rows[0].c.pmd_split = 90;
 	rows[0].c.thp_fault_alloc = 100;

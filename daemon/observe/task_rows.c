@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "taod/task_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/bpf_observer.h"
+
+struct task_collect {
+	struct task_row *rows;
+	size_t n, cap;
+};
+
+static void on_task(void *user, uint32_t tgid, const struct taod_task_counters *c)
+{
+	struct task_collect *tc = user;
+
+	if (tc->n == tc->cap) {
+		size_t cap = tc->cap ? tc->cap * 2 : 256;
+		struct task_row *r = realloc(tc->rows, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		tc->rows = r;
+		tc->cap = cap;
+	}
+	tc->rows[tc->n].tgid = tgid;
+	tc->rows[tc->n].c = *c;
+	tc->n++;
+}
+
+static int compare_tasks(const void *a, const void *b)
+{
+	const struct task_row *x = a, *y = b;
+
+	if (x->c.pmd_split != y->c.pmd_split)
+		return x->c.pmd_split < y->c.pmd_split ? 1 : -1;
+	if (x->c.thp_fault_alloc != y->c.thp_fault_alloc)
+		return x->c.thp_fault_alloc < y->c.thp_fault_alloc ? 1 : -1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t max)
+{
+	struct task_collect tc = {0};
+	size_t n;
+
+	bpf_observer_read_tasks(o, on_task, &tc);
+	qsort(tc.rows, tc.n, sizeof(*tc.rows), compare_tasks);
+	n = tc.n < max ? tc.n : max;
+	if (n)
+		memcpy(rows, tc.rows, n * sizeof(*rows));
+	free(tc.rows);
+	return n;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-task THP counters as observed: one row per task, most PMD splits
+ * first. decide names offenders from them and `taoctl top-tasks` lists them.
+ */
+#ifndef TAOD_TASK_ROWS_H
+#define TAOD_TASK_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "taod/bpf_shared.h"
+
+struct bpf_observer;
+
+struct task_row {
+	uint32_t tgid;
+	struct taod_task_counters c;
+};
+
+/* Fills up to @max rows from the observer's per-task map; returns how many. */
+size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t max);
+
+#endif
