@@ -32,9 +32,9 @@ def status(sock):
     return json.loads(out)
 
 
-def fault_ns(kind):
+def fault_ns(kind, faults=True):
     mode, n, rounds = KINDS[kind]
-    out = subprocess.run([str(FAULT_BENCH), mode, str(n), str(rounds)],
+    out = subprocess.run([str(FAULT_BENCH), mode, str(n if faults else 0), str(rounds)],
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
@@ -44,19 +44,27 @@ def best_of(kind, times=3):
 
 
 def bpf_totals(sock):
-    progs = status(sock)["programs"]
-    return sum(p["run_cnt"] for p in progs), sum(p["run_time_ns"] for p in progs)
+    return {p["name"]: (p["run_cnt"], p["run_time_ns"]) for p in status(sock)["programs"]}
+
+
+def bpf_delta(sock, kind, faults):
+    before = bpf_totals(sock)
+    made = fault_ns(kind, faults)["faults"]
+    after = bpf_totals(sock)
+    return made, {k: (after[k][0] - before[k][0], after[k][1] - before[k][1]) for k in after}
 
 
 def bpf_per_fault(sock, kind):
+    """Runs and ns per fault of each program, less those of a run of the
+    same process that makes no faults (exec, start-up, exit)."""
     STATS.write_text("1")
     try:
-        runs0, ns0 = bpf_totals(sock)
-        faults = fault_ns(kind)["faults"]
-        runs1, ns1 = bpf_totals(sock)
+        _, idle = bpf_delta(sock, kind, False)
+        faults, busy = bpf_delta(sock, kind, True)
     finally:
         STATS.write_text("0")
-    return (runs1 - runs0) / faults, (ns1 - ns0) / faults
+    return {k: ((busy[k][0] - idle[k][0]) / faults, (busy[k][1] - idle[k][1]) / faults)
+            for k in busy}
 
 
 def rss_kib(pid):
@@ -124,9 +132,11 @@ def fault_path(sock_daemon):
     print(f"{'fault':<12}{'BPF runs':>10}{'BPF ns':>10}{'detached ns':>14}"
           f"{'attached ns':>14}{'ratio':>8}")
     for k in KINDS:
-        runs, ns = per[k]
+        runs, ns = (sum(v[i] for v in per[k].values()) for i in (0, 1))
         print(f"{k:<12}{runs:>10.2f}{ns:>10.0f}{detached[k]:>14.0f}{attached[k]:>14.0f}"
               f"{attached[k] / detached[k]:>8.3f}")
+        print("    " + ", ".join(f"{name} {r:.2f} runs {n:.0f} ns"
+                                 for name, (r, n) in per[k].items() if r > 0.005))
 
 
 def scale(sock_daemon, counts):

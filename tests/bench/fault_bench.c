@@ -61,13 +61,13 @@ int main(int argc, char **argv)
 	n = strtoul(argv[2], NULL, 10);
 	rounds = atoi(argv[3]);
 	step = huge ? THP_SIZE : 4096;
-	for (int r = 0; r < rounds; r++) {
+	for (int r = 0; n && r < rounds; r++) {
 		uint64_t ns = one_round(n, step, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 
 		if (ns < best)
 			best = ns;
 	}
 	printf("{\"faults\": %zu, \"ns_per_fault\": %.1f}\n", n * (size_t)rounds,
-	       (double)best / (double)n);
+	       n && rounds > 0 ? (double)best / (double)n : 0.0);
 	return 0;
 }
