@@ -52,7 +52,8 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 # Keep BPF objects: they are what the skeleton embeds, and handy to inspect.
 .SECONDARY:
 
-.PHONY: all clean check unit-test integration-test deps install format format-check bench
+.PHONY: all clean check unit-test integration-test deps install format format-check bench \
+	fuzz fuzz-smoke
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -103,9 +104,47 @@ integration-test: all
 # integration tests against the running kernel with the sanitized daemon.
 check:
 	$(MAKE) format-check
+	$(MAKE) fuzz-smoke
 	$(MAKE) unit-test
 	$(MAKE) SANITIZE=address,undefined unit-test all
 	$(MAKE) SANITIZE=address,undefined integration-test
+
+# libFuzzer targets (tests/fuzz/), built with clang, ASan and UBSan against
+# a libtaod.a of their own in build-fuzz/. Each runs from its seed corpus
+# (tests/fuzz/corpus/NAME); new inputs go to build-fuzz/corpus/NAME.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BUILD := build-fuzz
+FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_RUNS ?= 1000000
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
+
+ifneq ($(BUILD),$(FUZZ_BUILD))
+$(FUZZ_BUILD)/libtaod.a: FORCE
+	$(MAKE) CC=$(CLANG) CFLAGS="-O1 -g -Wno-unknown-warning-option" BUILD=$(FUZZ_BUILD) \
+		SANITIZE=fuzzer-no-link,address,undefined $(FUZZ_BUILD)/libtaod.a
+endif
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/input.c $(FUZZ_BUILD)/libtaod.a
+	$(CLANG) -g -O1 $(FUZZ_SAN) -Iinclude -I$(FUZZ_BUILD) $(PKG_CFLAGS) $^ $(LDLIBS) -o $@
+
+# One target's run: NAME, and the libFuzzer limit (-runs=N or -max_total_time=S).
+fuzz_run = mkdir -p $(FUZZ_BUILD)/corpus/$(1) && \
+	$(FUZZ_BUILD)/$(1) $(2) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		$(FUZZ_BUILD)/corpus/$(1) tests/fuzz/corpus/$(1) 2>&1 | \
+		grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)' ; \
+	test $${PIPESTATUS[0]} -eq 0
+
+fuzz: SHELL := /bin/bash
+fuzz: $(FUZZ_BINS)
+	@set -e; $(foreach t,$(FUZZ_TARGETS),echo "== $(t)"; $(call fuzz_run,$(t),-runs=$(FUZZ_RUNS));)
+
+fuzz-smoke: SHELL := /bin/bash
+fuzz-smoke: $(FUZZ_BINS)
+	@set -e; $(foreach t,$(FUZZ_TARGETS),echo "== $(t)"; \
+		$(call fuzz_run,$(t),-max_total_time=$(FUZZ_SMOKE_SECONDS));)
+
+FORCE:
 
 # Fault-path cost (BPF runs and ns per 4 KiB and THP fault, fault times
 # with taod detached and attached), tick and RSS at 0/1000/10000 cgroups,
@@ -119,7 +158,7 @@ bench: all $(BUILD)/fault_bench
 # Debian packages needed to build, test and run.
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
-	python3 python3-pytest python3-prometheus-client clang-format chromium
+	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
@@ -146,6 +185,6 @@ format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format: $(words $(FORMAT_SRCS)) files clean"
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -31,17 +31,34 @@ static int zone_header(const char *line, int *node, char name[32], int *consumed
 	return sscanf(line, "Node %d, zone %31s%n", node, name, consumed) == 2 ? 0 : -EINVAL;
 }
 
+/*
+ * Copies the line at @text into @buf (cut at @len - 1 bytes) and returns
+ * the next line, or NULL at the end. sscanf() measures its whole input
+ * string, so scanning lines in place was quadratic in the file size.
+ */
+static const char *take_line(const char *text, char *buf, size_t len)
+{
+	const char *nl = strchr(text, '\n');
+	size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), text);
+	return nl ? nl + 1 : NULL;
+}
+
+/* Kernel lines are short; a longer one is cut, never read past. */
+#define LINE_MAX_LEN 512
+
 int machine_parse_zoneinfo(const char *text, struct machine_stats *m)
 {
 	struct zone_stat *z = NULL;
-	const char *line = text;
+	char line[LINE_MAX_LEN];
 
-	while (line && *line) {
-		const char *next = strchr(line, '\n');
+	for (const char *p = text; p && *p;) {
 		char key[32], name[32];
 		unsigned long long v;
 		int node, used;
 
+		p = take_line(p, line, sizeof(line));
 		if (!zone_header(line, &node, name, &used))
 			z = zone_find(m, node, name, true);
 		else if (z && sscanf(line, " pages free %llu", &v) == 1)
@@ -52,35 +69,34 @@ int machine_parse_zoneinfo(const char *text, struct machine_stats *m)
 			else if (!strcmp(key, "managed"))
 				z->managed_pages = v;
 		}
-		line = next ? next + 1 : NULL;
 	}
 	return 0;
 }
 
+static void parse_free_blocks(struct zone_stat *z, const char *p)
+{
+	unsigned long long v;
+	int n;
+
+	z->norders = 0;
+	while (z->norders < MACHINE_MAX_ORDERS && sscanf(p, "%llu%n", &v, &n) == 1) {
+		z->free_blocks[z->norders++] = v;
+		p += n;
+	}
+}
+
 int machine_parse_buddyinfo(const char *text, struct machine_stats *m)
 {
-	const char *line = text;
+	char line[LINE_MAX_LEN];
 
-	while (line && *line) {
-		const char *next = strchr(line, '\n');
+	for (const char *p = text; p && *p;) {
 		char name[32];
 		int node, used;
 		struct zone_stat *z;
 
-		if (!zone_header(line, &node, name, &used) &&
-		    (z = zone_find(m, node, name, true))) {
-			const char *p = line + used;
-			unsigned long long v;
-			int n;
-
-			z->norders = 0;
-			while (z->norders < MACHINE_MAX_ORDERS && (!next || p < next) &&
-			       sscanf(p, "%llu%n", &v, &n) == 1) {
-				z->free_blocks[z->norders++] = v;
-				p += n;
-			}
-		}
-		line = next ? next + 1 : NULL;
+		p = take_line(p, line, sizeof(line));
+		if (!zone_header(line, &node, name, &used) && (z = zone_find(m, node, name, true)))
+			parse_free_blocks(z, line + used);
 	}
 	return 0;
 }

@@ -56,6 +56,8 @@ struct vma_info {
 typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);
 /* Calls @fn for each mapping of an smaps file; non-zero from @fn stops. */
 int smaps_scan(const char *path, vma_visit_fn fn, void *ctx);
+/* All mappings of an smaps file in a malloc'd array (*out); count or -errno. */
+int smaps_collect(const char *path, struct vma_info **out);
 
 /* --- proc_tasks.c: tasks of a cgroup --- */
 bool proc_task_exists(pid_t pid);
@@ -69,13 +71,37 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 /* The pids in @rel's cgroup.procs; returns how many, or -errno. */
 int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max);
 
+/* A task held by a pidfd (-1 under a fixture root, where pids are files). */
+struct task_ref {
+	pid_t pid;
+	int pidfd;
+};
+
+#define ACT_MAX_TASKS 4096
+
+/* 0, or -ESRCH when the task is gone. Close even after a failure. */
+int task_ref_open(struct task_ref *t, pid_t pid);
+void task_ref_close(struct task_ref *t);
+/* The pidfd's task has not exited: what was read by pid before was its. */
+bool task_ref_alive(const struct task_ref *t);
+bool task_ref_in_cgroup(const struct cgroup_tree *tree, const struct task_ref *t, const char *rel);
+
+/* Non-zero from the visitor stops the walk. */
+typedef int (*task_visit_fn)(void *ctx, const struct task_ref *t);
+/*
+ * Calls @fn with a pidfd-held task for @only, or for each task of @rel's
+ * cgroup.procs, that is (still) in @rel. Returns how many, or -errno.
+ */
+int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, task_visit_fn fn,
+		  void *ctx);
+
 /* --- thp_collapse.c: process_madvise(MADV_COLLAPSE), both kernels --- */
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o);
 
 /* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */
-/* Splits the THPs in [start, end) of @pid; returns 0 or -errno. */
-long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budget,
+/* Splits the THPs in [start, end) of @t; returns 0 or -errno. */
+long thp_split_by_pageout(const struct task_ref *t, uint64_t start, uint64_t end, uint64_t budget,
 			  uint64_t *split_bytes);
 
 /* --- zone_sizing.c --- */

@@ -16,6 +16,7 @@
 
 #include "act_internal.h"
 #include "taod/audit.h"
+#include "taod/cgroup_path.h"
 #include "taod/clock.h"
 
 #define AUDIT_RING 1024
@@ -112,15 +113,36 @@ static bool moves_bytes(const struct action_request *req)
 	return req->kind == ACTION_SHATTER || req->kind == ACTION_COLLAPSE;
 }
 
+/* The backend takes its own pidfd and checks again; this names the result. */
+static bool task_vanished(const struct actor *a, const struct action_request *req,
+			  struct act_outcome *o)
+{
+	struct task_ref t;
+	bool gone = task_ref_open(&t, req->pid) != 0, moved = false;
+
+	if (!gone)
+		moved = !task_ref_in_cgroup(a->tree, &t, req->cgroup);
+	task_ref_close(&t);
+	if (gone)
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is gone", (int)req->pid);
+	else if (moved)
+		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is no longer in %s",
+				(int)req->pid, req->cgroup);
+	return gone || moved;
+}
+
 /* Gone, or not a path inside the hierarchy at all. */
 static bool vanished(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (req->cgroup[0] != '/' || strstr(req->cgroup, "/..")) {
-		act_outcome_set(o, RESULT_VANISHED, EINVAL, "\"%s\" is not a cgroup path",
-				req->cgroup);
+	char why[96];
+
+	/* One spelling per cgroup, or "//" and "/a/./b" would dodge protected(). */
+	if (!cgroup_path_canonical(req->cgroup, why, sizeof(why))) {
+		act_outcome_set(o, RESULT_VANISHED, EINVAL, "\"%.200s\" is not a cgroup path: %s",
+				req->cgroup, why);
 		return true;
 	}
 	if (cgroup_file_path(a->tree, req->cgroup, NULL, dir, sizeof(dir)) || stat(dir, &st) ||
@@ -128,16 +150,14 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 		act_outcome_set(o, RESULT_VANISHED, ENOENT, "cgroup %s is gone", req->cgroup);
 		return true;
 	}
-	if (req->pid && !proc_task_exists(req->pid)) {
-		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is gone", (int)req->pid);
+	/* Removed and made again since it was judged: not the cgroup judged. */
+	if (req->cgroup_id && (uint64_t)st.st_ino != req->cgroup_id) {
+		act_outcome_set(o, RESULT_VANISHED, ESTALE,
+				"cgroup %s is now id %llu, judged as %llu", req->cgroup,
+				(unsigned long long)st.st_ino, (unsigned long long)req->cgroup_id);
 		return true;
 	}
-	if (req->pid && !proc_task_in_cgroup(a->tree, req->pid, req->cgroup)) {
-		act_outcome_set(o, RESULT_VANISHED, ESRCH, "task %d is no longer in %s",
-				(int)req->pid, req->cgroup);
-		return true;
-	}
-	return false;
+	return req->pid && task_vanished(a, req, o);
 }
 
 /* @anc is @path or one of its ancestors. */

@@ -19,6 +19,8 @@
 
 #include "taod/clock.h"
 #include "taod/log.h"
+#include "taod/state_files.h"
+#include "taod/utf8.h"
 
 struct audit_log {
 	struct action_record *ring;
@@ -66,21 +68,6 @@ void audit_set_path(struct audit_log *a, const char *path)
 	snprintf(a->path, sizeof(a->path), "%s", path ? path : "");
 }
 
-/* mkdir -p of the file's directory. */
-static void make_parent_dirs(const char *path)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0750);
-		*p = '/';
-	}
-}
-
 /* One write per line: O_APPEND keeps concurrent lines whole. */
 static int write_line(int fd, const char *text, size_t n)
 {
@@ -99,39 +86,50 @@ static int write_line(int fd, const char *text, size_t n)
 static void append_line(struct audit_log *a, const struct action_record *r)
 {
 	struct json_object *o;
-	const char *text;
-	size_t n;
+	char *text;
 
 	if (!a->path[0])
 		return;
 	if (a->fd < 0) {
-		make_parent_dirs(a->path);
-		a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		int r = make_parent_dirs(a->path, 0700);
+
+		a->fd = r ? r : open_private_file(a->path, O_WRONLY | O_APPEND, 0600);
 		if (a->fd < 0) {
 			if (!a->file_errors++)
-				log_warn("audit log %s: %s", a->path, strerror(errno));
+				log_warn("audit log %s: %s", a->path, strerror(-a->fd));
+			a->fd = -1;
 			return;
 		}
 	}
 	o = action_record_json(r);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						     JSON_C_TO_STRING_NOSLASHESCAPE);
-	n = strlen(text);
-	if (write_line(a->fd, text, n))
-		a->file_errors++;
+	text = json_to_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
+	if (!text || write_line(a->fd, text, strlen(text)))
+		a->file_errors++;
+	free(text);
+}
+
+/* Values quoted and escaped: a cgroup name cannot forge fields or lines. */
+static void log_audit_notice(const struct action_record *r)
+{
+	char cg[PATH_MAX], policy[128], evidence[512], detail[512];
+
+	text_escape(r->req.cgroup[0] ? r->req.cgroup : "-", cg, sizeof(cg), true);
+	text_escape(r->req.policy[0] ? r->req.policy : "-", policy, sizeof(policy), true);
+	text_escape(r->req.evidence, evidence, sizeof(evidence), true);
+	text_escape(r->detail, detail, sizeof(detail), true);
+	log_notice("action id=%llu kind=%s cgroup=\"%s\" pid=%d bytes=%llu policy=\"%s\" "
+		   "result=%s errno=%d evidence=\"%s\" detail=\"%s\"",
+		   (unsigned long long)r->id, action_kind_name(r->req.kind), cg, (int)r->req.pid,
+		   (unsigned long long)r->req.bytes, policy, action_result_name(r->result), r->err,
+		   evidence, detail);
 }
 
 void audit_record(struct audit_log *a, struct action_record *r)
 {
 	r->id = ++a->next_id;
 	r->time_ms = realtime_ms();
-	log_notice("action id=%llu kind=%s cgroup=%s pid=%d bytes=%llu policy=%s result=%s "
-		   "errno=%d evidence=\"%s\" detail=\"%s\"",
-		   (unsigned long long)r->id, action_kind_name(r->req.kind),
-		   r->req.cgroup[0] ? r->req.cgroup : "-", (int)r->req.pid,
-		   (unsigned long long)r->req.bytes, r->req.policy[0] ? r->req.policy : "-",
-		   action_result_name(r->result), r->err, r->req.evidence, r->detail);
+	log_audit_notice(r);
 	a->ring[a->head] = *r;
 	a->head = (a->head + 1) % a->cap;
 	if (a->count < a->cap)

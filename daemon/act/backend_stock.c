@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -18,10 +19,8 @@
 #include "taod/log.h"
 #include "taod/rootfs.h"
 
-#define MAX_TASKS 4096
-
 struct split_run {
-	pid_t pid;
+	const struct task_ref *task;
 	const char *path; /* split_huge_pages, root prefix included */
 	uint64_t budget, bytes;
 	int ranges, failed, err;
@@ -37,7 +36,7 @@ static bool debugfs_refused(int r)
 static int split_range_pageout(struct split_run *s, const struct vma_info *v)
 {
 	uint64_t done = 0;
-	long r = thp_split_by_pageout(s->pid, v->start, v->end, s->budget - s->bytes, &done);
+	long r = thp_split_by_pageout(s->task, v->start, v->end, s->budget - s->bytes, &done);
 
 	if (r) {
 		s->failed++;
@@ -49,33 +48,66 @@ static int split_range_pageout(struct split_run *s, const struct vma_info *v)
 	return 0;
 }
 
-static int split_range(void *ctx, const struct vma_info *v)
+/* Writes one debugfs split of [start, end); false once debugfs refuses. */
+static bool split_chunk(struct split_run *s, uint64_t start, uint64_t end)
 {
-	struct split_run *s = ctx;
 	char cmd[96];
 	int r;
 
-	if (!v->anon_huge)
-		return 0;
-	if (s->bytes >= s->budget)
-		return 1;
-	if (s->pageout)
-		return split_range_pageout(s, v);
-	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->pid, (unsigned long long)v->start,
-		 (unsigned long long)v->end);
+	/* debugfs takes a pid: held by the pidfd across the write, or not written. */
+	if (!task_ref_alive(s->task)) {
+		s->failed++;
+		s->err = ESRCH;
+		return true;
+	}
+	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->task->pid, (unsigned long long)start,
+		 (unsigned long long)end);
 	r = write_file(s->path, cmd);
 	if (r && debugfs_refused(r)) {
 		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path, strerror(-r));
 		s->pageout = true;
-		return split_range_pageout(s, v);
+		return false;
 	}
 	if (r) {
 		s->failed++;
 		s->err = -r;
-		return 0;
 	}
-	s->ranges++;
-	s->bytes += v->anon_huge;
+	return true;
+}
+
+/*
+ * debugfs splits every THP in the range it is given, so a mapping is cut
+ * into 2 MiB-aligned chunks no longer than the budget left: the bytes split
+ * never exceed the budget, whatever the mapping holds.
+ */
+static int split_range(void *ctx, const struct vma_info *v)
+{
+	struct split_run *s = ctx;
+	uint64_t addr = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1), huge_left = v->anon_huge;
+
+	if (!v->anon_huge)
+		return 0;
+	if (s->budget - s->bytes < THP_BYTES)
+		return 1;
+	if (s->pageout)
+		return split_range_pageout(s, v);
+	while (addr < v->end && huge_left && s->budget - s->bytes >= THP_BYTES) {
+		uint64_t left = (s->budget - s->bytes) & ~(THP_BYTES - 1);
+		uint64_t len = v->end - addr < left ? v->end - addr : left;
+		int failed = s->failed;
+
+		if (!split_chunk(s, addr, addr + len))
+			return split_range_pageout(s, v);
+		if (s->failed == failed) {
+			/* At most the THPs the mapping holds, never more than the chunk. */
+			uint64_t got = len < huge_left ? len : huge_left;
+
+			s->ranges++;
+			s->bytes += got;
+			huge_left -= got;
+		}
+		addr += len;
+	}
 	return 0;
 }
 
@@ -90,34 +122,44 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
 		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
 }
 
-static void split_task(struct split_run *s, pid_t pid)
+/* smaps is read by pid: its ranges are this task's if the pidfd outlives the read. */
+static int split_task(void *ctx, const struct task_ref *t)
 {
+	struct split_run *s = ctx;
+	struct vma_info *v = NULL;
 	char rel[64], path[PATH_MAX];
+	int n;
 
-	s->pid = pid;
-	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)pid);
-	if (!rootfs_path(path, sizeof(path), rel))
-		smaps_scan(path, split_range, s);
+	s->task = t;
+	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)t->pid);
+	if (rootfs_path(path, sizeof(path), rel))
+		return 0;
+	n = smaps_collect(path, &v);
+	if (n > 0 && task_ref_alive(t))
+		for (int i = 0; i < n && !split_range(s, &v[i]); i++)
+			;
+	free(v);
+	return s->bytes >= s->budget;
 }
 
 static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
 			  uint64_t budget, struct act_outcome *o)
 {
-	static pid_t pids[MAX_TASKS];
 	char path[PATH_MAX];
 	struct split_run s = {.path = path, .budget = budget};
-	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
+	int n;
 
-	if (req->pid)
-		pids[0] = req->pid;
-	if (n < 0 || rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
-		act_outcome_set(o, RESULT_FAILED, n < 0 ? -n : ENAMETOOLONG,
-				"cannot list tasks of %s", req->cgroup);
+	if (rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
+		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "%s: path too long",
+				c->k->split_huge_pages);
 		return;
 	}
 	ensure_debugfs(c, path);
-	for (int i = 0; i < n && s.bytes < budget; i++)
-		split_task(&s, pids[i]);
+	n = for_each_task(c->tree, req->cgroup, req->pid, split_task, &s);
+	if (n < 0) {
+		act_outcome_set(o, RESULT_FAILED, -n, "cannot list tasks of %s", req->cgroup);
+		return;
+	}
 	o->bytes = s.bytes;
 	if (s.failed && !s.ranges)
 		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,

@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Tasks and their memory cgroups, as /proc and cgroup.procs tell. */
+/*
+ * Tasks and their memory cgroups, as /proc and cgroup.procs tell. A pid
+ * may be reused the moment its task is reaped, so every action holds a
+ * pidfd: taken first, the task's cgroup checked after it, the system calls
+ * made through it, and anything read by pid (smaps, pagemap) trusted only
+ * if the pidfd says the task still lives after the read.
+ */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +68,60 @@ int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, 
 	}
 	free(text);
 	return n;
+}
+
+int task_ref_open(struct task_ref *t, pid_t pid)
+{
+	t->pid = pid;
+	t->pidfd = -1;
+	if (pid <= 0)
+		return -ESRCH;
+	if (!pids_are_real()) /* a fixture's pids are files, not tasks */
+		return proc_task_exists(pid) ? 0 : -ESRCH;
+	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return t->pidfd < 0 ? -errno : 0;
+}
+
+void task_ref_close(struct task_ref *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->pidfd = -1;
+}
+
+bool task_ref_alive(const struct task_ref *t)
+{
+	if (t->pidfd < 0)
+		return !pids_are_real() && proc_task_exists(t->pid);
+	/* EPERM: alive, but another user's and no CAP_KILL; ESRCH: exited. */
+	return !syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) || errno == EPERM;
+}
+
+bool task_ref_in_cgroup(const struct cgroup_tree *tree, const struct task_ref *t, const char *rel)
+{
+	/* Read by pid, so believed only if the pidfd's task outlived the read. */
+	return proc_task_in_cgroup(tree, t->pid, rel) && task_ref_alive(t);
+}
+
+int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, task_visit_fn fn,
+		  void *ctx)
+{
+	static pid_t pids[ACT_MAX_TASKS];
+	int n = only ? 1 : cgroup_read_pids(tree, rel, pids, ACT_MAX_TASKS), seen = 0;
+
+	if (only)
+		pids[0] = only;
+	for (int i = 0; i < n; i++) {
+		struct task_ref t;
+		int stop = 0;
+
+		if (!task_ref_open(&t, pids[i]) && task_ref_in_cgroup(tree, &t, rel)) {
+			seen++;
+			stop = fn(ctx, &t);
+		}
+		task_ref_close(&t);
+		if (stop)
+			break;
+	}
+	return n < 0 ? n : seen;
 }

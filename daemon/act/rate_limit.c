@@ -38,6 +38,9 @@ bool rate_limit_action_left(const struct rate_limit *r)
 
 uint64_t rate_limit_bytes_left(const struct rate_limit *r)
 {
+	/* 2^64 as a double: casting anything at or above it is undefined. */
+	if (r->bytes >= 18446744073709551616.0)
+		return UINT64_MAX;
 	return r->bytes > 0 ? (uint64_t)r->bytes : 0;
 }
 

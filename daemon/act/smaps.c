@@ -86,3 +86,38 @@ int smaps_scan(const char *path, vma_visit_fn fn, void *ctx)
 	fclose(f);
 	return r;
 }
+
+struct vma_vec {
+	struct vma_info *v;
+	int n, cap;
+};
+
+static int append_vma(void *ctx, const struct vma_info *v)
+{
+	struct vma_vec *vec = ctx;
+
+	if (vec->n == vec->cap) {
+		int cap = vec->cap ? 2 * vec->cap : 64;
+		struct vma_info *nv = realloc(vec->v, (size_t)cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		vec->v = nv;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = *v;
+	return 0;
+}
+
+int smaps_collect(const char *path, struct vma_info **out)
+{
+	struct vma_vec vec = {0};
+	int r = smaps_scan(path, append_vma, &vec);
+
+	if (r < 0) {
+		free(vec.v);
+		vec.v = NULL;
+	}
+	*out = vec.v;
+	return r < 0 ? r : vec.n;
+}

@@ -20,7 +20,6 @@
 #define MADV_COLLAPSE 25
 #endif
 #define COLLAPSE_IOV_MAX 64
-#define MAX_TASKS	 4096
 
 struct collapse_plan {
 	struct iovec iov[COLLAPSE_IOV_MAX];
@@ -57,60 +56,59 @@ static int plan_range(void *ctx, const struct vma_info *v)
 }
 
 /* Returns bytes advised, or -errno. */
-static long collapse_task(pid_t pid, struct collapse_plan *p)
+static long collapse_task(const struct task_ref *t, struct collapse_plan *p)
 {
 	long r;
-	int e, pidfd;
 
-	if (!pids_are_real())
+	if (!pids_are_real() || t->pidfd < 0)
 		return -EXDEV;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	r = syscall(SYS_process_madvise, pidfd, p->iov, (size_t)p->n, MADV_COLLAPSE, 0);
-	e = errno;
-	close(pidfd);
-	return r < 0 ? -e : r;
+	r = syscall(SYS_process_madvise, t->pidfd, p->iov, (size_t)p->n, MADV_COLLAPSE, 0);
+	return r < 0 ? -errno : r;
+}
+
+struct collapse_run {
+	uint64_t budget, planned;
+	int ranges, err, tasks;
+};
+
+static int collapse_one(void *ctx, const struct task_ref *t)
+{
+	struct collapse_run *run = ctx;
+	struct collapse_plan p = {.budget = run->budget - run->planned};
+	char rel[64], path[PATH_MAX];
+	long r;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)t->pid);
+	if (rootfs_path(path, sizeof(path), rel) || smaps_scan(path, plan_range, &p) < 0 || !p.n ||
+	    !task_ref_alive(t)) /* the plan came from this task's smaps */
+		return 0;
+	r = collapse_task(t, &p);
+	if (r < 0)
+		run->err = (int)-r;
+	run->tasks++;
+	run->ranges += p.n;
+	run->planned += p.planned;
+	return run->planned >= run->budget;
 }
 
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o)
 {
-	static pid_t pids[MAX_TASKS];
-	int n = req->pid ? 1 : cgroup_read_pids(c->tree, req->cgroup, pids, MAX_TASKS);
-	int ranges = 0, err = 0, tasks = 0;
-	uint64_t planned = 0;
+	struct collapse_run run = {.budget = budget};
+	int n = for_each_task(c->tree, req->cgroup, req->pid, collapse_one, &run);
 
-	if (req->pid)
-		pids[0] = req->pid;
 	if (n < 0) {
 		act_outcome_set(o, RESULT_FAILED, -n, "cannot read %s/cgroup.procs: %s",
 				req->cgroup, strerror(-n));
 		return;
 	}
-	for (int i = 0; i < n && planned < budget; i++) {
-		struct collapse_plan p = {.budget = budget - planned};
-		char rel[64], path[PATH_MAX];
-		long r;
-
-		snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)pids[i]);
-		if (rootfs_path(path, sizeof(path), rel) || smaps_scan(path, plan_range, &p) < 0 ||
-		    !p.n)
-			continue;
-		r = collapse_task(pids[i], &p);
-		if (r < 0)
-			err = (int)-r;
-		tasks++;
-		ranges += p.n;
-		planned += p.planned;
-	}
-	o->bytes = planned;
-	if (!ranges)
+	o->bytes = run.planned;
+	if (!run.ranges)
 		act_outcome_set(o, RESULT_DONE, 0, "nothing to collapse in %d tasks", n);
 	else
 		act_outcome_set(
-		    o, err ? RESULT_FAILED : RESULT_DONE, err,
+		    o, run.err ? RESULT_FAILED : RESULT_DONE, run.err,
 		    "MADV_COLLAPSE over %d ranges of %d tasks, %llu bytes of base pages%s%s",
-		    ranges, tasks, (unsigned long long)planned, err ? ": " : "",
-		    err ? strerror(err) : "");
+		    run.ranges, run.tasks, (unsigned long long)run.planned, run.err ? ": " : "",
+		    run.err ? strerror(run.err) : "");
 }

@@ -68,22 +68,22 @@ static long pageout(int pidfd, struct iovec *iov, int n)
 	return r < 0 ? -errno : r;
 }
 
-long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budget,
+long thp_split_by_pageout(const struct task_ref *t, uint64_t start, uint64_t end, uint64_t budget,
 			  uint64_t *split_bytes)
 {
 	struct iovec iov[PAGEOUT_IOV_MAX];
-	int pagemap = -1, kpageflags = -1, n = 0, pidfd, r;
+	int pagemap = -1, kpageflags = -1, n = 0, pidfd = t->pidfd, r;
 	long err = 0;
 
 	*split_bytes = 0;
-	if (!pids_are_real())
+	if (!pids_are_real() || pidfd < 0)
 		return -EXDEV;
-	r = open_pagemaps(pid, &pagemap, &kpageflags);
+	r = open_pagemaps(t->pid, &pagemap, &kpageflags);
 	if (r)
 		return r;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0) {
-		err = -errno;
+	/* The pagemap fd is bound to the mm of the task that had the pid at open. */
+	if (!task_ref_alive(t)) {
+		err = -ESRCH;
 		goto out;
 	}
 	start = (start + THP_BYTES - 1) & ~(THP_BYTES - 1);
@@ -105,7 +105,6 @@ long thp_split_by_pageout(pid_t pid, uint64_t start, uint64_t end, uint64_t budg
 
 		err = w < 0 ? w : err;
 	}
-	close(pidfd);
 out:
 	close(pagemap);
 	close(kpageflags);

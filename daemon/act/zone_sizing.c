@@ -42,8 +42,11 @@ struct move_tally {
 
 void zone_plan(const struct act_settings *s, uint64_t demand, struct zone_targets *t)
 {
-	uint64_t want = demand + s->zone_headroom;
+	uint64_t want;
 
+	/* Saturate below ZONE_KEEP, which would read as "leave it alone". */
+	if (__builtin_add_overflow(demand, s->zone_headroom, &want) || want == ZONE_KEEP)
+		want = ZONE_KEEP - 1;
 	if (want < s->zone_min)
 		want = s->zone_min;
 	if (s->zone_max && want > s->zone_max)
@@ -105,7 +108,8 @@ static int read_blocks(const struct act_ctx *c, struct block_list *bl)
 	if (read_file(path, text, sizeof(text)) <= 0)
 		return -ENOENT;
 	bl->block_size = strtoull(text, NULL, 16);
-	if (!bl->block_size)
+	/* A power of two no larger than 1 TiB, or block arithmetic could wrap. */
+	if (!bl->block_size || bl->block_size & (bl->block_size - 1) || bl->block_size > 1ULL << 40)
 		return -EINVAL;
 	n = scandir(bl->dir, &names, block_filter, alphasort);
 	if (n < 0)
@@ -164,12 +168,15 @@ static int64_t general_free_bytes(const struct act_ctx *c)
 		if (sscanf(line, "Node %*d, zone %63s", zone) == 1)
 			policy =
 			    !strcmp(zone, c->k->zone_nosplit) || !strcmp(zone, c->k->zone_nomerge);
-		else if (!policy && sscanf(line, " pages free %lld", &v) == 1)
-			pages += v;
+		else if (!policy && sscanf(line, " pages free %lld", &v) == 1 && v > 0 &&
+			 __builtin_add_overflow(pages, v, &pages))
+			pages = INT64_MAX;
 	}
 	free(line);
 	fclose(f);
-	return pages * sysconf(_SC_PAGESIZE);
+	if (__builtin_mul_overflow(pages, (int64_t)sysconf(_SC_PAGESIZE), &pages))
+		return INT64_MAX;
+	return pages;
 }
 
 static int write_state(const struct block_list *bl, int id, const char *value)
@@ -241,8 +248,10 @@ static bool block_resting(const struct act_ctx *c, const struct mem_block *b)
 /* Room under the floor for one more block taken from general use. */
 static bool above_floor(const struct act_ctx *c, const struct block_list *bl, struct move_tally *t)
 {
-	if (t->general_free < 0 ||
-	    t->general_free - (int64_t)bl->block_size < (int64_t)c->s->free_floor) {
+	uint64_t avail = t->general_free < 0 ? 0 : (uint64_t)t->general_free;
+
+	if (t->general_free < 0 || avail < bl->block_size ||
+	    avail - bl->block_size < c->s->free_floor) {
 		t->floor_hit = true;
 		return false;
 	}
@@ -291,7 +300,9 @@ static uint64_t shrink(const struct act_ctx *c, struct block_list *bl, const cha
 			break;
 		if (move_block(c, bl, b, ZONE_MOVABLE, t)) {
 			done++;
-			t->general_free += (int64_t)bl->block_size;
+			if (__builtin_add_overflow(t->general_free, (int64_t)bl->block_size,
+						   &t->general_free))
+				t->general_free = INT64_MAX;
 		}
 	}
 	return done;
@@ -309,7 +320,7 @@ static bool resize_one(const struct act_ctx *c, struct block_list *bl, const cha
 			 (unsigned long long)have);
 		return true;
 	}
-	want = (target + bl->block_size - 1) / bl->block_size;
+	want = target / bl->block_size + (target % bl->block_size != 0);
 	if (want > have)
 		done = grow(c, bl, zone, want - have, t);
 	else if (want < have)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "taod/log.h"
+#include "taod/utf8.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,12 +29,15 @@ void log_msg(int level, const char *fmt, ...)
 
 	if (level > log_max_level)
 		return;
+	char msg[2048], safe[4096];
+
 	va_start(ap, fmt);
-	if (log_to_journal)
-		fprintf(stderr, "<%d>", level);
-	else
-		fprintf(stderr, "%s: ", log_ident);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* One record per line: a newline in a logged name must not forge another. */
+	text_escape(msg, safe, sizeof(safe), false);
+	if (log_to_journal)
+		fprintf(stderr, "<%d>%s\n", level, safe);
+	else
+		fprintf(stderr, "%s: %s\n", log_ident, safe);
 }

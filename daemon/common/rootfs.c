@@ -95,7 +95,7 @@ int write_file(const char *path, const char *s)
 		return r < 0 ? r : 0;
 	/* O_TRUNC is a no-op on sysfs, cgroupfs and debugfs; it keeps a regular
 	 * file (a fixture tree) holding exactly the last value written. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, s, n);

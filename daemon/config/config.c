@@ -7,6 +7,7 @@
 #include "taod/config.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@ enum setting_type {
 	T_PATH,
 	T_OPT_PATH,
 	T_NAME,
+	T_LIST, /* words, may be empty */
 	T_MODE,
 	T_U64,
 	T_COUNT,
@@ -113,13 +115,13 @@ static const struct setting settings[] = {
     {"enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values},
     {"enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL},
     {"enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute), NULL},
-    {"enforce", "allowlist", T_NAME, FIELD(enforce.allowlist), NULL},
+    {"enforce", "allowlist", T_LIST, FIELD(enforce.allowlist), NULL},
     {"enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL},
     {"enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL},
     {"enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL},
     {"enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL},
     {"enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL},
-    {"enforce", "audit_log", T_PATH, FIELD(enforce.audit_log), NULL},
+    {"enforce", "audit_log", T_OPT_PATH, FIELD(enforce.audit_log), NULL},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
     {"history", "every", T_COUNT, FIELD(history_every), NULL},
     {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
@@ -250,7 +252,11 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		/* fallthrough */
 	case T_NAME:
-		if (!*v || strlen(v) >= s->size)
+		if (!*v)
+			return -EINVAL;
+		/* fallthrough */
+	case T_LIST:
+		if (strlen(v) >= s->size)
 			return -ENAMETOOLONG;
 		memcpy(dst, v, strlen(v) + 1);
 		return 0;
@@ -279,6 +285,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "an absolute path";
 	case T_NAME:
 		return "a non-empty name";
+	case T_LIST:
+		return "space-separated words no longer than the field, or nothing";
 	case T_ENUM:
 		enum_choices(s->values, buf, len);
 		return buf;
@@ -330,17 +338,77 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 	return apply_setting(p, section, key, value);
 }
 
+static char *trim(char *s)
+{
+	char *e = s + strlen(s);
+
+	while (isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Cuts an inline comment: ';' or '#' after whitespace, as inih does. */
+static void cut_inline_comment(char *s)
+{
+	for (char *c = s + 1; *c; c++)
+		if ((*c == ';' || *c == '#') && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			return;
+		}
+}
+
+/*
+ * inih reads into a fixed buffer and would split a longer line in two, so
+ * a long "key = value" line is parsed here with the same rules and handed
+ * to the handler directly; anything else that long is an error.
+ */
+static void long_line(struct config_parse *p, char *raw)
+{
+	char *s = trim(raw), *eq;
+
+	if (!*s || *s == ';' || *s == '#')
+		return;
+	eq = strpbrk(s, "=:");
+	if (*s == '[' || !eq) {
+		config_error_add(p, "line is %zu bytes long and not a key = value line",
+				 strlen(raw));
+		return;
+	}
+	*eq = '\0';
+	cut_inline_comment(eq + 1);
+	on_ini_entry(p, p->section, trim(s), trim(eq + 1));
+}
+
+/* Remembers the section a line opens, for long_line(). */
+static void track_section(struct config_parse *p, const char *line)
+{
+	const char *s = line + strspn(line, " \t");
+	const char *end = *s == '[' ? strchr(s, ']') : NULL;
+
+	if (end)
+		snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+}
+
 /* Counts lines for the handler: inih calls it right after each read. */
 static char *read_counted_line(char *str, int num, void *stream)
 {
 	struct config_parse *p = stream;
-	char *r = fgets(str, num, p->fp);
+	ssize_t n = getline(&p->raw, &p->raw_cap, p->fp);
 
-	if (r) {
-		p->line++;
-		p->entries_on_line = 0;
+	if (n < 0)
+		return NULL;
+	p->line++;
+	p->entries_on_line = 0;
+	if (n >= num) {
+		long_line(p, p->raw);
+		snprintf(str, (size_t)num, "\n"); /* inih sees an empty line */
+		return str;
 	}
-	return r;
+	track_section(p, p->raw);
+	memcpy(str, p->raw, (size_t)n + 1);
+	return str;
 }
 
 int config_parse_file(struct config_parse *p, const char *path)
@@ -350,6 +418,7 @@ int config_parse_file(struct config_parse *p, const char *path)
 	p->fp = fopen(path, "re");
 	COPY(p->file, path);
 	p->line = 0;
+	p->section[0] = '\0';
 	if (!p->fp) {
 		config_error_add(p, "cannot open: %s", strerror(errno));
 		return -1;
@@ -357,6 +426,9 @@ int config_parse_file(struct config_parse *p, const char *path)
 	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
 	fclose(p->fp);
 	p->fp = NULL;
+	free(p->raw);
+	p->raw = NULL;
+	p->raw_cap = 0;
 	if (first_bad > 0) {
 		/* inih's own syntax errors (no '=', unclosed '[') carry no text. */
 		bool already = false;

@@ -16,6 +16,9 @@ struct config_parse {
 	char file[PATH_MAX];
 	int line;
 	int entries_on_line;
+	char *raw;	   /* the physical line being read (getline) */
+	char section[128]; /* the section that line is in, for long lines */
+	size_t raw_cap;
 };
 
 void config_error_add(struct config_parse *p, const char *fmt, ...)

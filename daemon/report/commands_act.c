@@ -13,6 +13,7 @@
 
 #include "taod/act.h"
 #include "taod/audit.h"
+#include "taod/cgroup_path.h"
 #include "taod/commands.h"
 #include "taod/protocol.h"
 
@@ -83,7 +84,7 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	struct action_record rec;
 	const char *kind = NULL, *cgroup = "";
 	struct json_object *o, *err;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], why[96];
 	struct stat st;
 
 	if (protocol_arg_string(req, "action", &kind) || kind_from_name(kind, &ar.kind))
@@ -92,6 +93,8 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	if (protocol_arg_string(req, "cgroup", &cgroup) == -EINVAL ||
 	    (ar.kind != ACTION_RESIZE_ZONES && !cgroup[0]))
 		return protocol_error("args.cgroup must name a cgroup, e.g. \"/app.slice/x\"");
+	if (cgroup[0] && !cgroup_path_canonical(cgroup, why, sizeof(why)))
+		return protocol_errorf("args.cgroup %s", why);
 	err = act_numbers(req, &ar);
 	if (err)
 		return err;

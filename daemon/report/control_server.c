@@ -15,10 +15,18 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "taod/json_fields.h"
 #include "taod/log.h"
 #include "taod/protocol.h"
 
-#define MAX_CLIENTS 64
+/*
+ * Admission: credentials are read before a slot is taken. Other users
+ * share all but ROOT_RESERVED slots, at most PER_UID_MAX each, so no
+ * unprivileged user can hold every slot and lock root out.
+ */
+#define MAX_CLIENTS   64
+#define ROOT_RESERVED 8
+#define PER_UID_MAX   16
 
 struct control_server {
 	sd_event *event;
@@ -29,10 +37,12 @@ struct control_server {
 	control_handler_fn handler;
 	void *ctx;
 	unsigned clients;
+	struct client *list; /* open clients, for the per-uid count */
 };
 
 struct client {
 	struct control_server *srv;
+	struct client *next, **pprev;
 	int fd;
 	struct peer peer;
 	sd_event_source *io, *timer;
@@ -49,6 +59,9 @@ static void client_close(struct client *c)
 	close(c->fd);
 	free(c->out);
 	c->srv->clients--;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	*c->pprev = c->next;
 	free(c);
 }
 
@@ -71,14 +84,15 @@ static int client_write(struct client *c)
 
 static void client_reply(struct client *c, struct json_object *reply)
 {
-	const char *text = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
-	size_t n = strlen(text);
+	char *text = json_to_text(reply, JSON_C_TO_STRING_PLAIN);
+	size_t n = text ? strlen(text) : 0;
 
-	c->out = malloc(n + 1);
+	c->out = text ? realloc(text, n + 1) : NULL;
 	if (c->out) {
-		memcpy(c->out, text, n);
 		c->out[n] = '\n';
 		c->out_len = n + 1;
+	} else {
+		free(text);
 	}
 	json_object_put(reply);
 }
@@ -164,11 +178,9 @@ static int on_client_timeout(sd_event_source *s, uint64_t usec, void *user)
 	return 0;
 }
 
-static int client_add(struct control_server *srv, int fd)
+static int client_add(struct control_server *srv, int fd, const struct peer *peer)
 {
 	struct client *c = calloc(1, sizeof(*c));
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	uint64_t now;
 
 	if (!c) {
@@ -177,14 +189,13 @@ static int client_add(struct control_server *srv, int fd)
 	}
 	c->srv = srv;
 	c->fd = fd;
+	c->peer = *peer;
+	c->next = srv->list;
+	if (c->next)
+		c->next->pprev = &c->next;
+	c->pprev = &srv->list;
+	srv->list = c;
 	srv->clients++;
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
-		c->peer.pid = cred.pid;
-		c->peer.uid = cred.uid;
-		c->peer.gid = cred.gid;
-	} else {
-		c->peer.uid = (uid_t)-1; /* unknown: treated as unprivileged */
-	}
 	sd_event_now(srv->event, CLOCK_MONOTONIC, &now);
 	if (sd_event_add_io(srv->event, &c->io, fd, EPOLLIN, on_client_io, c) < 0 ||
 	    sd_event_add_time(srv->event, &c->timer, CLOCK_MONOTONIC,
@@ -195,6 +206,51 @@ static int client_add(struct control_server *srv, int fd)
 	return 0;
 }
 
+static void peer_of(int fd, struct peer *p)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		*p = (struct peer){.pid = cred.pid, .uid = cred.uid, .gid = cred.gid};
+	else
+		*p = (struct peer){.uid = (uid_t)-1}; /* unknown: treated as unprivileged */
+}
+
+static unsigned clients_of(const struct control_server *srv, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct client *c = srv->list; c; c = c->next)
+		n += c->peer.uid == uid;
+	return n;
+}
+
+/* NULL when @p may take a slot, else why not. */
+static const char *admission_refusal(const struct control_server *srv, const struct peer *p)
+{
+	if (srv->clients >= MAX_CLIENTS)
+		return "too many clients";
+	if (p->uid == 0)
+		return NULL;
+	if (srv->clients >= MAX_CLIENTS - ROOT_RESERVED)
+		return "too many clients (the rest are kept for root)";
+	if (clients_of(srv, p->uid) >= PER_UID_MAX)
+		return "too many clients of this user";
+	return NULL;
+}
+
+/* One best-effort line so the client knows why, then close: never blocks. */
+static void refuse(int fd, const char *why)
+{
+	char line[128];
+	int n = snprintf(line, sizeof(line), "{\"ok\": false, \"error\": \"%s\"}\n", why);
+
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		log_debug("control: refusal not sent: %s", strerror(errno));
+	close(fd);
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *user)
 {
 	struct control_server *srv = user;
@@ -203,14 +259,18 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *user)
 	(void)revents;
 	for (;;) {
 		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct peer peer;
+		const char *why;
 
 		if (cfd < 0)
 			break;
-		if (srv->clients >= MAX_CLIENTS) {
-			close(cfd); /* shed load rather than queue without bound */
+		peer_of(cfd, &peer);
+		why = admission_refusal(srv, &peer);
+		if (why) {
+			refuse(cfd, why); /* shed load rather than queue without bound */
 			continue;
 		}
-		client_add(srv, cfd);
+		client_add(srv, cfd, &peer);
 	}
 	return 0;
 }

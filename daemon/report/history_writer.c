@@ -10,6 +10,7 @@
  * (every N ticks) is cheap.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "history_internal.h"
 #include "taod/log.h"
+#include "taod/state_files.h"
 
 static const char *const stmt_sql[HS_MAX] = {
     [HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"
@@ -42,20 +44,18 @@ static const char *const stmt_sql[HS_MAX] = {
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
 };
 
-/* mkdir -p of @path's directory. */
-static int make_parent_dirs(const char *path)
+/*
+ * The database holds every cgroup's history: 0600 in a 0700 directory.
+ * SQLite gives the -wal and -shm files the database file's mode.
+ */
+static int create_private(const char *path)
 {
-	char dir[PATH_MAX];
+	int r = make_parent_dirs(path, 0700);
+	int fd = r ? r : open_private_file(path, O_RDWR, 0600);
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
+	if (fd < 0)
+		return fd;
+	close(fd);
 	return 0;
 }
 
@@ -97,9 +97,9 @@ int history_open(struct history **out, const char *path, char *err, size_t err_l
 	*out = NULL;
 	if (!h)
 		return -ENOMEM;
-	r = make_parent_dirs(path);
+	r = create_private(path);
 	if (r) {
-		snprintf(err, err_len, "creating the directory of %s: %s", path, strerror(-r));
+		snprintf(err, err_len, "creating %s: %s", path, strerror(-r));
 		free(h);
 		return r;
 	}

@@ -5,6 +5,7 @@
  * and its samples follow it together, as the format requires.
  */
 #include "taod/metrics.h"
+#include "taod/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,16 +18,24 @@ void prom_escape_label(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 
-	for (; *in && o + 2 < len; in++) {
-		if (*in == '\\' || *in == '"') {
+	while (*in) {
+		size_t k = utf8_sequence_len(in);
+		bool esc = *in == '\\' || *in == '"' || *in == '\n';
+		size_t need = esc ? 2 : k ? k : 3;
+
+		if (o + need >= len)
+			break;
+		if (esc) {
 			out[o++] = '\\';
-			out[o++] = *in;
-		} else if (*in == '\n') {
-			out[o++] = '\\';
-			out[o++] = 'n';
+			out[o++] = *in == '\n' ? 'n' : *in;
+		} else if (!k) {
+			memcpy(out + o, "\xef\xbf\xbd", 3); /* labels must be UTF-8 */
+			o += 3;
 		} else {
-			out[o++] = *in;
+			memcpy(out + o, in, k);
+			o += k;
 		}
+		in += k ? k : 1;
 	}
 	out[o] = '\0';
 }

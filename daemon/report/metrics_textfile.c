@@ -1,41 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The node_exporter textfile: written to a temporary name in the same
- * directory and renamed over the old one, so the collector never reads a
- * half-written file.
+ * The node_exporter textfile: written to a fresh temporary file in the
+ * same directory and renamed over the old one, so the collector never
+ * reads a half-written file.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <unistd.h>
-
 #include "taod/metrics.h"
+#include "taod/state_files.h"
+
+static int write_metrics(FILE *f, const void *in)
+{
+	return metrics_write(f, in);
+}
 
 int metrics_textfile_write(const char *path, const struct metrics_input *in)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int fd, r;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		return r;
-	}
-	r = metrics_write(f, in);
-	if (fclose(f) && !r)
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	/* Read by node_exporter, which runs as another user: world-readable. */
+	return replace_file_atomically(path, 0644, write_metrics, in);
 }

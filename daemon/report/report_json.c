@@ -115,6 +115,7 @@ static struct json_object *machine_json(const struct report *r)
 int report_write_json(FILE *f, const struct report *r)
 {
 	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
+	char *text;
 
 	json_add_str_or_null(o, "database", r->db);
 	json_add_i64(o, "generated_ms", r->generated_ms);
@@ -124,9 +125,11 @@ int report_write_json(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->ncgroups; i++)
 		json_object_array_add(list, cgroup_json(r, &r->cgroups[i]));
 	json_object_object_add(o, "cgroups", list);
-	fprintf(f, "%s\n",
-		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_NOSLASHESCAPE));
+	text = json_to_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
+	if (!text)
+		return -1;
+	fprintf(f, "%s\n", text);
+	free(text);
 	return ferror(f) ? -1 : 0;
 }

@@ -6,6 +6,12 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
+/*
+ * @o serialized with json-c @flags, as a malloc'd string of valid UTF-8
+ * (json-c passes ill-formed bytes of cgroup names through). NULL on ENOMEM.
+ */
+char *json_to_text(struct json_object *o, int flags);
+
 static inline void json_add_u64(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_uint64(v));

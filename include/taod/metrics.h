@@ -33,7 +33,7 @@ void prom_escape_label(const char *in, char *out, size_t len);
 int metrics_write(FILE *f, const struct metrics_input *in);
 /* Whole exposition in a malloc'd string; NULL on failure. */
 char *metrics_text(const struct metrics_input *in);
-/* Writes PATH.tmp in the same directory, then renames it over @path. */
+/* Writes a fresh temporary file in the same directory, renamed over @path. */
 int metrics_textfile_write(const char *path, const struct metrics_input *in);
 
 /* The running daemon's figures (metrics_source.c). */

@@ -116,6 +116,20 @@ def test_protected_cgroups_are_refused(enforcing, cgroups):
     assert anon_huge_kib(pk.pid) == N * THP_KIB
 
 
+def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
+    keep, pk = holding_thps(cgroups, "keep")
+    rel_keep = cgroups.rel(keep)
+    own = cgroups.rel(cgroups.base)
+    aliases = ["/.", "//", own + "/", "/" + own, own + "/.", rel_keep + "/",
+               rel_keep.replace("/", "//", 1), own + "/../" + own.rsplit("/", 1)[1]]
+    for alias in aliases:
+        rc, out, err = enforcing.ctl_rc("act", "shatter", "--cgroup", alias, "--pid", str(pk.pid))
+        assert rc == 1, (alias, out, err)
+        assert "args.cgroup" in err, (alias, err)
+    assert anon_huge_kib(pk.pid) == N * THP_KIB
+    assert not any(x["result"] == "done" for x in enforcing.ctl("actions"))
+
+
 def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     a, pa = holding_thps(cgroups, "a")
     b = cgroups.make("b")

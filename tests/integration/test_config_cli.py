@@ -45,3 +45,19 @@ def test_missing_config(tmp_path):
 def test_unknown_option():
     p = run_taod("--frobnicate")
     assert p.returncode == 2
+
+
+def test_long_allowlist_line_is_applied_by_check_and_daemon(daemon_factory, cgroups, tmp_path):
+    """A line longer than inih's buffer: --check-config and the daemon agree,
+    and the last glob of the line still protects its cgroup."""
+    keep = cgroups.make("longkeep")
+    globs = " ".join(f"/never-{i:03d}/*" for i in range(60)) + " " + cgroups.rel(keep)
+    extra = f"[enforce]\nmode = enforce\nbackend = dry-run\nallowlist = {globs}\n"
+    conf = tmp_path / "long.conf"
+    conf.write_text(extra)
+    p = run_taod("--check-config", "-c", str(conf))
+    assert p.returncode == 0, p.stderr
+    d = daemon_factory(extra)
+    rec = d.ctl("act", "warn", "--cgroup", cgroups.rel(keep))
+    assert rec["result"] == "allowlisted", rec
+    assert cgroups.rel(keep) in rec["detail"]

@@ -129,3 +129,38 @@ def test_taoctl_usage_errors(daemon):
     assert rc == 2 and "unknown command" in err
     rc, out, err = daemon.ctl_rc("top-tasks", "--limit", "zero")
     assert rc == 2
+
+
+HOG = r"""
+import socket, sys, time
+held, refused = [], 0
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    held.append(s)
+time.sleep(0.5)
+for s in held:
+    s.setblocking(False)
+    try:
+        refused += b"too many clients" in s.recv(256)
+    except BlockingIOError:
+        pass
+print(len(held) - refused, flush=True)
+time.sleep(3)
+"""
+
+
+def test_other_users_cannot_take_every_slot(daemon_factory, public_dir):
+    d = daemon_factory(socket_dir=public_dir)
+    hog = subprocess.Popen(["/usr/bin/python3", "-c", HOG, d.socket, "80"], user="nobody",
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        admitted = int(hog.stdout.readline())
+        assert 0 < admitted <= 16, admitted  # per-uid cap
+        ok_status(d)  # root is served while nobody holds its share
+        rc, out, err = d.ctl_rc("--json", "status", user="nobody")
+        assert rc != 0, "a user over its cap was admitted"
+    finally:
+        hog.kill()
+        hog.wait()
+    ok_status(d)

@@ -82,3 +82,17 @@ def test_install_and_verify_units(tmp_path):
     problems = [line for line in (v.stdout + v.stderr).splitlines()
                 if line.strip() and "not executable" not in line]
     assert not problems, problems
+
+
+def test_unit_exposure_stays_low(tmp_path):
+    """systemd-analyze security on the installed unit: at most 2.0."""
+    dest = tmp_path / "root"
+    subprocess.run(["make", "-C", str(REPO), f"BUILD={BUILD}", "install", f"DESTDIR={dest}",
+                    "PREFIX=/usr"], check=True, capture_output=True)
+    unit = dest / "usr/lib/systemd/system/taod.service"
+    out = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--threshold=20",
+                          str(unit)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line = [x for x in out.stdout.splitlines() if "Overall exposure level" in x][0]
+    exposure = float(line.split(":")[1].split()[0])
+    assert exposure <= 2.0, line

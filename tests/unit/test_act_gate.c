@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <limits.h>
 
 #include "../../daemon/act/act_internal.h"
 #include "act_fixture.h"
@@ -182,6 +184,42 @@ Test(act_gate, root_self_and_allowlist_are_refused)
 	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
 }
 
+/* Aliases of root, self or an allowlisted cgroup never reach a backend. */
+Test(act_gate, path_aliases_are_refused)
+{
+	const char *aliases[] = {"/.",	    "//",	"/taod.service/", "//taod.service",
+				 "/app//b", "/app/./b", "/app/b/",	  "/app/a/../b"};
+	struct action_record rec;
+
+	snprintf(fx.cfg.enforce.allowlist, sizeof(fx.cfg.enforce.allowlist), "/app/b");
+	fx_file("/sys/fs/cgroup/app/b/memory.thp_zones", "nosplit nomerge\n");
+	fx_open(&backend_tao_ops);
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		cr_assert_eq(submit(ACTION_RESTRICT, aliases[i], 0, 0, &rec), RESULT_VANISHED, "%s",
+			     aliases[i]);
+		cr_assert(strstr(rec.detail, "not a cgroup path"), "%s", rec.detail);
+	}
+	cr_assert_str_eq(fx.writes, "");
+}
+
+Test(act_gate, a_cgroup_made_again_under_the_judged_path_is_not_acted_on)
+{
+	struct action_request r = fx_req(ACTION_RESTRICT, "/app/a", 0, 0);
+	struct action_record rec;
+	char dir[PATH_MAX];
+	struct stat st;
+
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(cgroup_file_path(&fx.tree, "/app/a", NULL, dir, sizeof(dir)), 0);
+	cr_assert_eq(stat(dir, &st), 0);
+	r.cgroup_id = (uint64_t)st.st_ino + 1;
+	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_VANISHED);
+	cr_assert_eq(rec.err, ESTALE);
+	cr_assert_str_eq(fx.writes, "");
+	r.cgroup_id = (uint64_t)st.st_ino;
+	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_DONE);
+}
+
 Test(act_gate, ancestors_of_taod_are_refused)
 {
 	struct action_record rec;
@@ -224,8 +262,18 @@ Test(act_gate, stock_shatter_stops_at_the_byte_budget)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
+	/* debugfs splits all it is given: only 2 MiB of the 4 MiB mapping is named. */
 	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
-	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n");
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000200000\n");
+	fx.writes[0] = '\0';
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000200000\n");
+	cr_assert(strstr(rec.detail, "6291456 bytes"), "%s", rec.detail);
+	/* Less than one THP left: nothing is split rather than too much. */
+	fx.writes[0] = '\0';
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_DONE);
+	cr_assert_str_eq(fx.writes, "");
 }
 
 Test(act_gate, stock_shatter_of_a_cgroup_reads_its_tasks)

@@ -141,3 +141,59 @@ Test(config, missing_file_is_an_error)
 	cr_assert_eq(config_load(&cfg, "/nonexistent/taod.conf", NULL, &errs), 1);
 	cr_assert(strstr(errs.items[0].msg, "cannot open"));
 }
+
+/* inih splits lines over its buffer in two; taod reads them whole. */
+Test(config, long_lines_are_read_whole)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	char text[4096], globs[1000] = "";
+	const char *p;
+
+	while (strlen(globs) < 900)
+		strcat(globs, "/tenant-abc/*.service ");
+	globs[strlen(globs) - 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "[enforce]\n   allowlist   =  %s   # inline comment\nmode = enforce\n", globs);
+	p = write_conf("long.conf", text);
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s:%d: %s", errs.items[0].file,
+		     errs.items[0].line, errs.items[0].msg);
+	cr_assert_str_eq(cfg.enforce.allowlist, globs);
+	cr_assert_eq(cfg.enforce.mode, ACT_MODE_ENFORCE);
+}
+
+Test(config, overlong_values_and_lines_are_errors_with_their_line)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	char text[8192], globs[3000] = "", junk[400];
+	const char *p;
+
+	while (strlen(globs) < 2000)
+		strcat(globs, "/tenant-abc/*.service ");
+	memset(junk, 'x', sizeof(junk) - 1);
+	junk[sizeof(junk) - 1] = '\0';
+	snprintf(text, sizeof(text), "[enforce]\nallowlist = %s\n%s\nmode = enforce\n", globs,
+		 junk);
+	p = write_conf("over.conf", text);
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 2);
+	cr_assert_eq(errs.items[0].line, 2);
+	cr_assert(strstr(errs.items[0].msg, "allowlist"), "%s", errs.items[0].msg);
+	cr_assert_eq(errs.items[1].line, 3);
+	cr_assert(strstr(errs.items[1].msg, "not a key = value line"), "%s", errs.items[1].msg);
+}
+
+Test(config, empty_allowlist_and_audit_log_mean_none)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("empty.conf", "[enforce]\nallowlist =\naudit_log =\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s:%d: %s", errs.items[0].file,
+		     errs.items[0].line, errs.items[0].msg);
+	cr_assert_str_eq(cfg.enforce.allowlist, "");
+	cr_assert_str_eq(cfg.enforce.audit_log, "");
+	p = write_conf("rel.conf", "[enforce]\naudit_log = relative.jsonl\n");
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 1);
+	cr_assert(strstr(errs.items[0].msg, "absolute path"), "%s", errs.items[0].msg);
+}

@@ -85,3 +85,34 @@ Test(metrics, textfile_replaced_atomically)
 	cr_assert_lt(metrics_textfile_write(path, &in), 0);
 	cgroup_table_free(&t);
 }
+
+Test(metrics, textfile_ignores_a_symlink_at_the_old_temporary_name)
+{
+	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], victim[80], text[64] = {0};
+	struct cgroup_table t;
+	uint64_t stats[TAOD_STAT_MAX] = {0};
+	struct metrics_input in = {.bpf_stats = stats, .ticks = 1};
+	struct stat st;
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/taod.prom", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	fputs("precious\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(victim, tmp), 0);
+	table_with_two(&t);
+	in.cgroups = &t;
+	cr_assert_eq(metrics_textfile_write(path, &in), 0);
+	cr_assert_gt(read_file(victim, text, sizeof(text)), 0);
+	cr_assert_str_eq(text, "precious\n");
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	unlink(tmp);
+	unlink(victim);
+	unlink(path);
+	rmdir(dir);
+	cgroup_table_free(&t);
+}

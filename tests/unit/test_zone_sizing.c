@@ -150,3 +150,51 @@ Test(zone_sizing, stock_backend_does_not_size)
 	cr_assert_eq(resize(4 * FIX_BLOCK, &rec), RESULT_UNSUPPORTED);
 	cr_assert_str_eq(fx.writes, "");
 }
+
+/* Extreme figures from config or kernel files: no wrap, no UB (run under UBSan). */
+Test(zone_sizing, extreme_settings_saturate)
+{
+	struct zone_targets t;
+
+	fx.cfg.enforce.zone_headroom = UINT64_MAX;
+	fx.cfg.enforce.zone_max = 0;
+	zone_plan(&fx.cfg.enforce, UINT64_MAX - 5, &t);
+	cr_assert_eq(t.nosplit, ZONE_KEEP - 1); /* grow as far as possible, not "keep" */
+}
+
+Test(zone_sizing, huge_free_counts_and_targets_do_not_overflow)
+{
+	struct action_record rec;
+
+	fx_file("/proc/zoneinfo", "Node 0, zone   Normal\n  pages free 9223372036854775807\n"
+				  "Node 0, zone  Movable\n  pages free 9223372036854775807\n"
+				  "  pages free -9223372036854775807\n");
+	fx.cfg.enforce.zone_headroom = UINT64_MAX;
+	fx_open(&backend_tao_ops);
+	/* Every movable block goes; the unreachable rest is a failure, not a wrap. */
+	resize(UINT64_MAX, &rec);
+	cr_assert(strstr(rec.detail, "NoSplit 2 -> 7 blocks"), "%s", rec.detail);
+}
+
+Test(zone_sizing, absurd_block_size_is_refused)
+{
+	const char *bad[] = {"ffffffffffffffff\n", "0\n", "8000001\n", "zz\n"};
+	struct act_ctx c = {.k = &fx.cfg.k, .s = &fx.cfg.enforce};
+	uint64_t b;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fx_file("/sys/devices/system/memory/block_size_bytes", bad[i]);
+		cr_assert_eq(zone_online_bytes(&c, "NoSplit", &b, NULL), -EINVAL, "%s", bad[i]);
+	}
+}
+
+Test(zone_sizing, byte_budget_of_any_size_is_read_without_ub)
+{
+	struct rate_limit rl = {0};
+
+	fx.cfg.enforce.shatter_bytes_per_minute = UINT64_MAX;
+	rate_limit_refill(&rl, &fx.cfg.enforce, 1);
+	cr_assert_eq(rate_limit_bytes_left(&rl), UINT64_MAX);
+	rate_limit_take(&rl, UINT64_MAX);
+	cr_assert_eq(rate_limit_bytes_left(&rl), 0);
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control socket's request parser and command dispatch, on a daemon
+ * made in memory: its root is a scratch directory and its backend the
+ * dry-run one, so no input can reach a kernel file or a real task. The
+ * BPF observer is replaced by the stand-in below (libtaod.a's is not
+ * linked in).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "input.h"
+#include "taod/act.h"
+#include "taod/bpf_observer.h"
+#include "taod/commands.h"
+#include "taod/control_server.h"
+#include "taod/daemon.h"
+#include "taod/json_fields.h"
+#include "taod/protocol.h"
+#include "taod/rootfs.h"
+
+const char *bpf_observer_mode(const struct bpf_observer *o)
+{
+	(void)o;
+	return "tracepoint";
+}
+
+const char *bpf_observer_mode_reason(const struct bpf_observer *o)
+{
+	(void)o;
+	return "fuzzing";
+}
+
+int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max)
+{
+	(void)o;
+	if (max)
+		*out = (struct bpf_prog_cost){.name = "on_memcg_event", .run_cnt = 3};
+	return max ? 1 : 0;
+}
+
+int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx)
+{
+	struct taod_task_counters t = {.cgroup_id = 2, .pmd_split = 4};
+
+	(void)o;
+	snprintf(t.comm, sizeof(t.comm), "abuser\xff");
+	fn(ctx, 4242, &t);
+	return 0;
+}
+
+static struct taod d;
+static struct taod_config cfg;
+
+static void make_daemon(void)
+{
+	static char root[] = "/tmp/taod-fuzz-root-XXXXXX";
+	char dir[PATH_MAX];
+
+	if (!mkdtemp(root))
+		abort();
+	rootfs_set(root);
+	snprintf(dir, sizeof(dir), "mkdir -p %s/sys/fs/cgroup/app/a %s/sys/fs/cgroup/taod", root,
+		 root);
+	if (system(dir))
+		abort();
+	config_defaults(&cfg);
+	cfg.enforce.audit_log[0] = '\0';
+	d.cfg = &cfg;
+	d.tree.version = 2;
+	snprintf(d.tree.mount, sizeof(d.tree.mount), "%s/sys/fs/cgroup", root);
+	snprintf(d.tree.self, sizeof(d.tree.self), "/taod");
+	cgroup_table_init(&d.cgroups, 16);
+	cgroup_table_touch(&d.cgroups, 1, "/", 1);
+	cgroup_table_touch(&d.cgroups, 2, "/app/a", 1);
+	decide_init(&d.decide);
+	if (actor_open(&d.actor, &cfg.enforce, &cfg.k, &d.tree, &backend_dry_run_ops))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct peer peer = {.pid = 1, .uid = size && data[0] & 1 ? 1000 : 0};
+	struct json_object *req = NULL, *reply;
+	char *text, err[160], *out;
+
+	if (!d.cfg)
+		make_daemon();
+	text = fuzz_cstr(data + !!size, size ? size - 1 : 0);
+	if (!text)
+		return 0;
+	if (protocol_parse_request(text, &req, err, sizeof(err)))
+		reply = protocol_error(err);
+	else
+		reply = commands_dispatch(&d, &peer, req);
+	out = json_to_text(reply, JSON_C_TO_STRING_PLAIN);
+	free(out);
+	json_object_put(reply);
+	json_object_put(req);
+	free(text);
+	return 0;
+}
