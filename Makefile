@@ -88,6 +88,10 @@ $(BUILD)/thp_workload: tests/workload/thp_workload.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
 
+$(BUILD)/fault_bench: tests/bench/fault_bench.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
 $(BUILD)/unit_tests: $(UNIT_OBJS) $(BUILD)/libtaod.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
@@ -143,9 +147,13 @@ fuzz-smoke: $(FUZZ_BINS)
 
 FORCE:
 
-# Per-event BPF cost and daemon CPU time under a THP churn workload.
+# Fault-path cost (BPF runs and ns per 4 KiB and THP fault, fault times
+# with taod detached and attached), tick and RSS at 0/1000/10000 cgroups,
+# then per-event cost and daemon CPU under a THP churn workload.
 BENCH_SECONDS ?= 60
-bench: all
+BENCH_CGROUPS ?= 0 1000 10000
+bench: all $(BUILD)/fault_bench
+	$(PYTHON) tests/bench/bench_scale.py $(BENCH_CGROUPS)
 	$(PYTHON) tests/bench/bench_observe.py $(BENCH_SECONDS)
 
 # Debian packages needed to build, test and run.

@@ -24,7 +24,16 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct taod_bpf_config taod_cfg = {
     .stale_pending_ns = 1000000,
+    .pmd_pages = 512,
+    .pmd_order = 9,
 };
+
+/*
+ * CPUs holding an unpaired NR_ANON_THPS drop. A plain global, not a map:
+ * base-page NR_ANON_MAPPED updates are rejected on this load alone while
+ * it is zero, which it is except for the moment after a split.
+ */
+int pending_cpus;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -101,6 +110,12 @@ static __always_inline struct taod_task_counters *current_task_get(__u64 cgid)
 	return task_get(bpf_get_current_pid_tgid() >> 32, cgid, comm);
 }
 
+/* A PMD-sized (or larger) stat delta: the only ones about PMD mappings. */
+static __always_inline bool pmd_sized(int val)
+{
+	return val <= -(int)taod_cfg.pmd_pages || val >= (int)taod_cfg.pmd_pages;
+}
+
 static __always_inline __u64 memcg_id(struct mem_cgroup *memcg)
 {
 	return BPF_CORE_READ(memcg, css.cgroup, kn, id);
@@ -122,10 +137,23 @@ static __always_inline __u64 current_memcg_id(void)
 	return BPF_CORE_READ(css, cgroup, kn, id);
 }
 
+/*
+ * Whether the running task is the one to charge for a page of memcg @cgid:
+ * a user task in that memcg. Remote work (taod splitting a task's THPs,
+ * kswapd, khugepaged) runs in another memcg or without an mm and is
+ * charged to the cgroup only.
+ */
+static __always_inline bool current_owns(__u64 cgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->mm && current_memcg_id() == cgid;
+}
+
 static __always_inline void count_split(struct taod_anon_event *e)
 {
 	struct taod_cg_counters *c = cg_get(e->cgroup_id);
-	struct taod_task_counters *t = task_get(e->tgid, e->cgroup_id, e->comm);
+	struct taod_task_counters *t = e->tgid ? task_get(e->tgid, e->cgroup_id, e->comm) : NULL;
 	__u64 n = (__u64)(-(__s64)e->pages);
 
 	if (c) {
@@ -141,7 +169,7 @@ static __always_inline void count_split(struct taod_anon_event *e)
 static __always_inline void count_whole_unmap(struct taod_anon_event *e)
 {
 	struct taod_cg_counters *c = cg_get(e->cgroup_id);
-	struct taod_task_counters *t = task_get(e->tgid, e->cgroup_id, e->comm);
+	struct taod_task_counters *t = e->tgid ? task_get(e->tgid, e->cgroup_id, e->comm) : NULL;
 
 	if (c)
 		c->pmd_unmap_whole++;
@@ -166,14 +194,17 @@ static __always_inline int handle_memcg_event(struct mem_cgroup *memcg, int item
 		return 0;
 	if (item == bpf_core_enum_value(enum vm_event_item, THP_FAULT_ALLOC)) {
 		c->thp_fault_alloc += val;
-		t = current_task_get(cgid);
+		t = current_owns(cgid) ? current_task_get(cgid) : NULL;
 		if (t)
 			t->thp_fault_alloc += val;
 	} else if (item == bpf_core_enum_value(enum vm_event_item, THP_FAULT_FALLBACK)) {
 		c->thp_fault_fallback += val;
+		return 0;
 	} else {
 		c->thp_collapse_alloc += val;
 	}
+	if (taod_cfg.folio_alloc_from_events && taod_cfg.pmd_order < TAOD_MAX_ORDER)
+		c->folio_alloc[taod_cfg.pmd_order] += val;
 	return 0;
 }
 
@@ -189,13 +220,31 @@ static __always_inline bool pairs_with(const struct taod_anon_event *e, int val,
 	return e->pages == val && e->cgroup_id == cgid && now - e->ts_ns < PAIR_WINDOW_NS;
 }
 
+/* Remembers a PMD-sized drop, and its task if that task owns the memory. */
 static __always_inline void remember(struct taod_anon_event *e, int val, __u64 cgid, __u64 now)
 {
 	e->cgroup_id = cgid;
 	e->ts_ns = now;
 	e->pages = val;
-	e->tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->tgid = 0;
+	if (current_owns(cgid)) {
+		e->tgid = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+	}
+}
+
+static __always_inline void set_pending(struct taod_unmap_state *st, int val, __u64 cgid, __u64 now)
+{
+	if (!st->pending.pages)
+		__sync_fetch_and_add(&pending_cpus, 1);
+	remember(&st->pending, val, cgid, now);
+}
+
+static __always_inline void clear_pending(struct taod_unmap_state *st)
+{
+	if (st->pending.pages)
+		__sync_fetch_and_add(&pending_cpus, -1);
+	st->pending.pages = 0;
 }
 
 static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int item, int val)
@@ -206,8 +255,12 @@ static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int ite
 	__u64 cgid, now;
 	__u32 zero = 0;
 
-	/* Other items can come from interrupts between the two updates. */
-	if (item != anon_thps && item != anon_mapped)
+	/*
+	 * First test, no map access: a base-page NR_ANON_MAPPED update matters
+	 * only while some CPU holds an unpaired THPS drop it may settle. Other
+	 * items can come from interrupts between the two updates.
+	 */
+	if (item == anon_mapped ? !pmd_sized(val) && !pending_cpus : item != anon_thps)
 		return 0;
 	stat_inc(TAOD_STAT_LRUVEC_EVENTS);
 	st = bpf_map_lookup_elem(&unmap_state, &zero);
@@ -223,14 +276,14 @@ static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int ite
 			count_whole_unmap(&st->pending);
 		else
 			count_split(&st->pending);
-		st->pending.pages = 0;
+		clear_pending(st);
 		if (whole) {
 			st->last_mapped.pages = 0;
 			return 0;
 		}
 	}
 	if (item == anon_mapped) {
-		if (val < 0)
+		if (val < 0 && pmd_sized(val))
 			remember(&st->last_mapped, val, cgid, now);
 		return 0;
 	}
@@ -242,7 +295,7 @@ static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int ite
 	} else if (st->last_mapped.pages && pairs_with(&st->last_mapped, val, cgid, now)) {
 		count_whole_unmap(&st->last_mapped); /* MAPPED came first */
 	} else {
-		remember(&st->pending, val, cgid, now);
+		set_pending(st, val, cgid, now);
 	}
 	st->last_mapped.pages = 0;
 	return 0;
@@ -322,7 +375,7 @@ int flush_pending(void *ctx)
 	if (bpf_ktime_get_ns() - st->pending.ts_ns < taod_cfg.stale_pending_ns)
 		return 0;
 	count_split(&st->pending);
-	st->pending.pages = 0;
+	clear_pending(st);
 	stat_inc(TAOD_STAT_PENDING_FLUSHED);
 	return 1;
 }

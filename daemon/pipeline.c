@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One tick: read BPF counters, walk the cgroup tree, read memory.stat,
- * update per-cgroup state. Cost grows with cgroups, never with events.
+ * One tick: read BPF counters, walk the cgroup tree when it changed, read
+ * memory.stat of the cgroups whose counters moved (and a round-robin slice
+ * of the rest), update per-cgroup state. Cost grows with the cgroups that
+ * changed, never with events.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,6 +16,11 @@
 #include "taod/rootfs.h"
 
 #define RATE_WINDOW_MS 10000
+/* memory.stat reads per tick besides the cgroups with THP events: every
+ * cgroup's coverage is fresh within n / MEMSTAT_SLICE ticks. */
+#define MEMSTAT_SLICE 64
+/* A full walk this often even without inotify events (lost watches). */
+#define RESCAN_TICKS 300
 
 struct tick_ctx {
 	struct taod *d;
@@ -23,8 +30,11 @@ struct tick_ctx {
 static int on_cgroup_dir(void *user, uint64_t id, const char *rel)
 {
 	struct tick_ctx *t = user;
+	char dir[PATH_MAX];
 
 	cgroup_table_touch(&t->d->cgroups, id, rel, t->now);
+	if (!cgroup_file_path(&t->d->tree, rel, NULL, dir, sizeof(dir)))
+		cgroup_watch_add(&t->d->watch, dir);
 	return 0;
 }
 
@@ -88,6 +98,58 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);
 }
 
+/* Samples the longest policy window (or the rate window) needs. */
+static size_t ring_need(const struct taod_config *cfg)
+{
+	uint64_t longest = RATE_WINDOW_MS, tick = cfg->tick_ms ? cfg->tick_ms : 1;
+	size_t need;
+
+	for (unsigned i = 0; i < cfg->policies.n; i++)
+		if (cfg->policies.v[i].window_ms > longest)
+			longest = cfg->policies.v[i].window_ms;
+	need = (size_t)(longest / tick) + 2;
+	return cfg->sample_keep && need > cfg->sample_keep ? cfg->sample_keep : need;
+}
+
+/* The tree changed (inotify), BPF named a cgroup the walk has not seen,
+ * or it is time for the safety walk. */
+static bool walk_due(struct taod *d)
+{
+	if (!d->watch.open)
+		cgroup_watch_open(&d->watch);
+	return cgroup_watch_changed(&d->watch) || d->cgroups.unknown_ids || d->ticks == 0 ||
+	       d->ticks % RESCAN_TICKS == 0;
+}
+
+static void walk_tree(struct taod *d, struct tick_ctx *t)
+{
+	int r;
+
+	d->cgroups.unknown_ids = false;
+	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, t);
+	if (r)
+		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
+	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, d);
+}
+
+/* memory.stat of the cgroups that are due, then a slice of the others. */
+static void read_memstats(struct taod *d)
+{
+	struct cgroup_table *c = &d->cgroups;
+	size_t slice = c->n < MEMSTAT_SLICE ? c->n : MEMSTAT_SLICE;
+
+	for (size_t i = 0; i < slice; i++)
+		c->v[(d->memstat_cursor + i) % c->n]->memstat_due = true;
+	if (c->n)
+		d->memstat_cursor = (d->memstat_cursor + slice) % c->n;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!c->v[i]->memstat_due)
+			continue;
+		read_memstat(d, c->v[i]);
+		c->v[i]->memstat_due = false;
+	}
+}
+
 int pipeline_tick(struct taod *d)
 {
 	uint64_t start_us = monotonic_us();
@@ -101,12 +163,10 @@ int pipeline_tick(struct taod *d)
 	r = bpf_observer_read_cgroups(d->obs, on_bpf_counters, &t);
 	if (r)
 		log_warn("reading BPF cgroup counters: %s", strerror(-r));
-	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, &t);
-	if (r)
-		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, d);
-	for (size_t i = 0; i < d->cgroups.n; i++)
-		read_memstat(d, d->cgroups.v[i]);
+	if (walk_due(d))
+		walk_tree(d, &t);
+	read_memstats(d);
+	cgroup_table_set_ring_cap(&d->cgroups, ring_need(d->cfg));
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	decide_step(d, t.now);
 	bpf_observer_stats(d->obs, d->bpf_stats);

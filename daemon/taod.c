@@ -249,6 +249,7 @@ static void stop(struct taod *d)
 	bpf_observer_close(d->obs);
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);
+	cgroup_watch_close(&d->watch);
 	decide_free(&d->decide);
 	free(d->cfg);
 }

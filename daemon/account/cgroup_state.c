@@ -27,6 +27,37 @@ void cgroup_table_free(struct cgroup_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Moves @e's newest samples, oldest first, into a ring of @cap. */
+static int ring_resize(struct cgroup_entry *e, size_t cap)
+{
+	struct cg_sample *ring = calloc(cap, sizeof(*ring));
+	size_t keep = e->ring_len < cap ? e->ring_len : cap;
+
+	if (!ring)
+		return -ENOMEM;
+	for (size_t i = 0; i < keep; i++)
+		ring[i] = e->ring[(e->ring_head + e->ring_cap - keep + i) % e->ring_cap];
+	free(e->ring);
+	e->ring = ring;
+	e->ring_cap = cap;
+	e->ring_len = keep;
+	e->ring_head = keep % cap;
+	return 0;
+}
+
+int cgroup_table_set_ring_cap(struct cgroup_table *t, size_t ring_cap)
+{
+	if (!ring_cap)
+		ring_cap = 1;
+	if (ring_cap == t->ring_cap)
+		return 0;
+	t->ring_cap = ring_cap;
+	for (size_t i = 0; i < t->n; i++)
+		if (ring_resize(t->v[i], ring_cap))
+			return -ENOMEM;
+	return 0;
+}
+
 void cgroup_table_begin_tick(struct cgroup_table *t)
 {
 	t->gen++;
@@ -50,6 +81,7 @@ static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t
 	e->id = id;
 	e->first_seen_ms = now_ms;
 	e->coverage_pct = -1;
+	e->memstat_due = true;
 	if (!e->ring || id_vec_insert(&t->ids, e)) {
 		entry_free(e);
 		return NULL;
@@ -86,8 +118,12 @@ void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
 		if (!e)
 			return;
 		e->seen_gen = t->gen; /* grace: the next walk decides */
+		t->unknown_ids = true;
 	}
-	e->counters = *c;
+	if (memcmp(&e->counters, c, sizeof(*c))) {
+		e->counters = *c;
+		e->memstat_due = true;
+	}
 }
 
 void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok)

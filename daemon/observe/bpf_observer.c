@@ -11,6 +11,7 @@
 
 #include "taod/attach_plan.h"
 #include "taod/log.h"
+#include "taod/mthp_probe.h"
 #include "thp_observe.skel.h"
 
 struct bpf_observer {
@@ -61,8 +62,15 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
 	if (strcmp(cfg->k.btf, "/sys/kernel/btf/vmlinux"))
 		opts.btf_custom_path = cfg->k.btf;
 	skel = thp_observe_bpf__open_opts(&opts);
-	if (skel)
-		skel->rodata->taod_cfg.stale_pending_ns = STALE_PENDING_NS;
+	if (!skel)
+		return NULL;
+	skel->rodata->taod_cfg.stale_pending_ns = STALE_PENDING_NS;
+	/* Every page allocation would run on_page_alloc: only when folios
+	 * below PMD order can be THPs is that worth it. */
+	if (!mthp_enabled(cfg->k.thp_sysfs)) {
+		bpf_program__set_autoload(skel->progs.on_page_alloc, false);
+		skel->rodata->taod_cfg.folio_alloc_from_events = 1;
+	}
 	return skel;
 }
 

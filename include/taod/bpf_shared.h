@@ -67,6 +67,12 @@ enum taod_stat {
 /* Knobs the daemon sets in .rodata before load. */
 struct taod_bpf_config {
 	__u64 stale_pending_ns; /* pending older than this is a split */
+	__u32 pmd_pages;	/* base pages in a PMD mapping */
+	__u32 pmd_order;
+	/* mm_page_alloc not attached (no mTHP size enabled): count each THP
+	 * allocation event as a PMD-order folio. */
+	__u32 folio_alloc_from_events;
+	__u32 pad;
 };
 
 #endif

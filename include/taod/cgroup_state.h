@@ -35,6 +35,7 @@ struct cgroup_entry {
 	double coverage_pct; /* -1: no anon memory */
 	double alloc_rate;   /* THP allocations per second over the rate window */
 	double split_rate;   /* PMD splits per second over the rate window */
+	bool memstat_due;    /* new, or its BPF counters moved: read memory.stat */
 	struct cg_sample *ring;
 	size_t ring_cap, ring_len, ring_head;
 };
@@ -49,6 +50,7 @@ struct cgroup_table {
 	};
 	size_t ring_cap;
 	unsigned gen;
+	bool unknown_ids; /* BPF named ids the last walk did not find */
 };
 
 /* Deltas and coverage figures over a window ending at the newest sample. */
@@ -62,6 +64,8 @@ struct cg_window {
 
 void cgroup_table_init(struct cgroup_table *t, size_t ring_cap);
 void cgroup_table_free(struct cgroup_table *t);
+/* Samples kept per cgroup from now on; every ring keeps its newest ones. */
+int cgroup_table_set_ring_cap(struct cgroup_table *t, size_t ring_cap);
 void cgroup_table_begin_tick(struct cgroup_table *t);
 struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id);
 /* Found by the tree walk this tick (creates or renames). */

@@ -10,6 +10,7 @@
 #include "taod/bpf_observer.h"
 #include "taod/cgroup_state.h"
 #include "taod/cgroup_tree.h"
+#include "taod/cgroup_watch.h"
 #include "taod/clock.h"
 #include "taod/config.h"
 #include "taod/decide.h"
@@ -28,6 +29,8 @@ struct taod {
 	struct kernel_info kernel;
 	struct bpf_observer *obs;
 	struct cgroup_table cgroups;
+	struct cgroup_watch watch; /* walk the tree only when it changed */
+	size_t memstat_cursor;	   /* round robin over cgroups without events */
 	uint64_t bpf_stats[TAOD_STAT_MAX];
 	uint64_t start_ms;	/* monotonic */
 	uint64_t start_wall_ms; /* realtime, for reports */

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import anon_huge_kib, wait_for, needs_thp_madvise
+from conftest import anon_huge_kib, cgroup_row, wait_for, needs_thp_madvise
 
 N = 8
 THP_KIB = 2048
@@ -63,6 +63,14 @@ def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
     assert acts[0]["pid"] == p.pid and acts[0]["action"] == "shatter"
     lines = [json.loads(x) for x in enforcing.audit.read_text().splitlines()]
     assert [x["result"] for x in lines if x["cgroup"] == rel] == ["dry-run", "done"]
+
+    # taod broke the THPs up on p's memory: the cgroup is charged, taod is not.
+    def broken_up():
+        r = cgroup_row(enforcing, rel)
+        return r and r["pmd_split"] + r["pmd_unmap_whole"] >= N
+    wait_for(broken_up, what="the splits counted for the cgroup")
+    tasks = enforcing.ctl("top-tasks", "--limit", "8192")
+    assert enforcing.proc.pid not in {t["pid"] for t in tasks}
 
 
 def test_shatter_of_a_whole_cgroup(enforcing, cgroups):

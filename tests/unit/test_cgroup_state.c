@@ -137,3 +137,50 @@ Test(cgroup_state, empty_window)
 	cr_assert_eq(cgroup_entry_window(&e, 1000, &w), -ENODATA);
 	cr_assert_lt(w.coverage_mean, 0);
 }
+
+Test(cgroup_state, ring_resize_keeps_newest_samples)
+{
+	struct cgroup_table t;
+	struct cg_window w;
+	struct cgroup_entry *e;
+
+	cgroup_table_init(&t, 8);
+	for (uint64_t s = 0; s < 20; s++)
+		tick(&t, s * 1000, 7, "/a", s * 10, s, 100, 50);
+	cr_assert_eq(cgroup_table_set_ring_cap(&t, 4), 0);
+	e = cgroup_table_find(&t, 7);
+	cr_assert_eq(e->ring_cap, 4);
+	cr_assert_eq(e->ring_len, 4);
+	cr_assert_eq(cgroup_entry_window(e, 60000, &w), 0);
+	cr_assert_eq(w.span_ms, 3000, "samples 16..19 kept");
+	cr_assert_eq(w.thp_alloc, 30);
+	/* Growing keeps them too, and new samples land after them. */
+	cr_assert_eq(cgroup_table_set_ring_cap(&t, 16), 0);
+	tick(&t, 20000, 7, "/a", 200, 20, 100, 50);
+	cr_assert_eq(cgroup_entry_window(e, 60000, &w), 0);
+	cr_assert_eq(w.samples, 5);
+	cr_assert_eq(w.span_ms, 4000);
+	cr_assert_eq(w.thp_alloc, 40);
+	cgroup_table_free(&t);
+}
+
+Test(cgroup_state, memstat_due_only_when_counters_move)
+{
+	struct cgroup_table t;
+	struct taod_cg_counters c = counts(3, 1);
+	struct cgroup_entry *e;
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_set_counters(&t, 9, &c, 0);
+	e = cgroup_table_find(&t, 9);
+	cr_assert(e->memstat_due, "a new cgroup is read");
+	cr_assert(t.unknown_ids, "an id the walk has not seen asks for a walk");
+	e->memstat_due = false;
+	cgroup_table_set_counters(&t, 9, &c, 1000);
+	cr_assert_not(e->memstat_due, "unchanged counters: no memory.stat read");
+	c.pmd_split++;
+	cgroup_table_set_counters(&t, 9, &c, 2000);
+	cr_assert(e->memstat_due);
+	cr_assert_eq(e->counters.pmd_split, 2);
+	cgroup_table_free(&t);
+}
