@@ -121,7 +121,7 @@ static bool walk_due(struct taod *d)
 	       d->ticks % RESCAN_TICKS == 0;
 }
 
-static void walk_tree(struct taod *d, struct tick_ctx *t)
+static int walk_tree(struct taod *d, struct tick_ctx *t)
 {
 	int r;
 
@@ -130,6 +130,7 @@ static void walk_tree(struct taod *d, struct tick_ctx *t)
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
 	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, d);
+	return r;
 }
 
 /* memory.stat of the cgroups that are due, then a slice of the others. */
@@ -154,7 +155,7 @@ int pipeline_tick(struct taod *d)
 {
 	uint64_t start_us = monotonic_us();
 	struct tick_ctx t = {.d = d, .now = start_us / 1000};
-	int r;
+	int r, w = 0;
 
 	cgroup_table_begin_tick(&d->cgroups);
 	bpf_observer_flush(d->obs);
@@ -164,7 +165,7 @@ int pipeline_tick(struct taod *d)
 	if (r)
 		log_warn("reading BPF cgroup counters: %s", strerror(-r));
 	if (walk_due(d))
-		walk_tree(d, &t);
+		w = walk_tree(d, &t);
 	read_memstats(d);
 	cgroup_table_set_ring_cap(&d->cgroups, ring_need(d->cfg));
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
@@ -173,5 +174,6 @@ int pipeline_tick(struct taod *d)
 	d->ticks++;
 	report_stage_tick(d);
 	d->last_tick_cost_us = monotonic_us() - start_us;
-	return 0;
+	/* The tick ran on with what it could read; the first error is reported. */
+	return r ? r : w;
 }

@@ -129,10 +129,11 @@ static void apply_reload(struct taod *d)
 static int on_tick(sd_event_source *s, uint64_t usec, void *user)
 {
 	struct taod *d = user;
+	int r = pipeline_tick(d); /* logged where it failed */
 
-	log_errno(LOG_WARNING, pipeline_tick(d), "tick");
-	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel", d->cgroups.n,
-		   bpf_observer_mode(d->obs), kernel_kind_name(d->kernel.kind));
+	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel%s%s", d->cgroups.n,
+		   bpf_observer_mode(d->obs), kernel_kind_name(d->kernel.kind),
+		   r < 0 ? "; last tick incomplete: " : "", r < 0 ? strerror(-r) : "");
 	return sd_event_source_set_time(s, usec + d->cfg->tick_ms * 1000ULL);
 }
 

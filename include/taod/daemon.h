@@ -52,7 +52,8 @@ struct taod {
 	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
 };
 
-/* One pass of observe -> account (-> decide -> act). */
+/* One pass of observe -> account -> decide -> act -> report; 0, or the
+ * first -errno met (the pass still runs to the end). */
 int pipeline_tick(struct taod *d);
 /*
  * The report stage after accounting (daemon/report/report_stage.c): a
