@@ -19,10 +19,7 @@
 #include "taod/daemon.h"
 #include "taod/log.h"
 #include "taod/rootfs.h"
-
-#ifndef TAOD_VERSION
-#define TAOD_VERSION "0.1"
-#endif
+#include "taod/version.h"
 
 static void usage(FILE *f)
 {
@@ -57,7 +54,7 @@ static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
 			*check_only = true;
 			break;
 		case 'V':
-			printf("taod %s\n", TAOD_VERSION);
+			printf("taod %s\n", taod_version());
 			exit(0);
 		case 'h':
 			usage(stdout);

@@ -139,7 +139,7 @@ void config_defaults(struct taod_config *c)
 	c->tick_ms = 1000;
 	COPY(c->root, "/");
 	c->log_level = LOG_INFO;
-	COPY(c->socket_path, "/run/taod/taod.sock");
+	COPY(c->socket_path, TAOD_DEFAULT_SOCKET);
 	c->socket_mode = 0666;
 	c->readers = READERS_ALL;
 	c->tao = TAO_AUTO;

@@ -177,6 +177,14 @@ static const struct policy_setting policy_settings[] = {
 
 #define NSETTINGS (sizeof(policy_settings) / sizeof(policy_settings[0]))
 
+const char *policy_key_name(enum policy_key k)
+{
+	for (size_t i = 0; i < NSETTINGS; i++)
+		if (policy_settings[i].bit == k)
+			return policy_settings[i].key;
+	return NULL;
+}
+
 bool config_glob_valid(const char *g)
 {
 	return g[0] == '/' || g[0] == '*';

@@ -16,10 +16,7 @@
 #include "taod/protocol.h"
 #include "taod/rootfs.h"
 #include "taod/task_rows.h"
-
-#ifndef TAOD_VERSION
-#define TAOD_VERSION "0.1"
-#endif
+#include "taod/version.h"
 
 struct command {
 	const char *name;
@@ -78,7 +75,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
 
 	(void)req;
-	json_add_str(o, "version", TAOD_VERSION);
+	json_add_str(o, "version", taod_version());
 	json_add_u64(o, "protocol", PROTOCOL_VERSION);
 	json_add_u64(o, "pid", (uint64_t)getpid());
 	json_add_u64(o, "uptime_s", (monotonic_ms() - d->start_ms) / 1000);

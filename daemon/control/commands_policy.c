@@ -27,22 +27,13 @@ static struct json_object *defined_at(const struct policy *p)
 
 static struct json_object *inherited_keys(const struct policy *p)
 {
-	static const char *const keys[PK_MAX] = {
-	    [PK_COVERAGE_GUARANTEE] = "coverage_guarantee",
-	    [PK_MAX_SPLIT_RATIO] = "max_split_ratio",
-	    [PK_MIN_ALLOCS] = "min_allocs",
-	    [PK_WINDOW] = "window",
-	    [PK_LADDER] = "ladder",
-	    [PK_COOLDOWN] = "cooldown",
-	    [PK_DRY_RUN] = "dry_run",
-	    [PK_ESCALATE_AFTER] = "escalate_after",
-	    [PK_RELAX_AFTER] = "relax_after",
-	};
 	struct json_object *a = json_object_new_array();
 
-	for (int k = 0; k < PK_MAX; k++)
-		if (keys[k] && !(p->set & (1u << k)))
-			json_object_array_add(a, json_object_new_string(keys[k]));
+	/* match is never inherited: it is what makes a policy apply. */
+	for (int k = PK_MATCH + 1; k < PK_MAX; k++)
+		if (!(p->set & (1u << k)))
+			json_object_array_add(
+			    a, json_object_new_string(policy_key_name((enum policy_key)k)));
 	return a;
 }
 

@@ -2,10 +2,7 @@
 /* The running daemon's figures, as the metrics writer takes them. */
 #include "taod/daemon.h"
 #include "taod/metrics.h"
-
-#ifndef TAOD_VERSION
-#define TAOD_VERSION "0.1"
-#endif
+#include "taod/version.h"
 
 void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 {
@@ -15,7 +12,7 @@ void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 	    .ticks = d->ticks,
 	    .last_tick_cost_us = d->last_tick_cost_us,
 	    .start_wall_ms = d->start_wall_ms,
-	    .version = TAOD_VERSION,
+	    .version = taod_version(),
 	    .kernel_kind = kernel_kind_name(d->kernel.kind),
 	    .observation_mode = d->obs ? bpf_observer_mode(d->obs) : "",
 	    .machine = d->machine,

@@ -10,10 +10,7 @@
 #include "taod/log.h"
 #include "taod/machine_stats.h"
 #include "taod/metrics.h"
-
-#ifndef TAOD_VERSION
-#define TAOD_VERSION "0.1"
-#endif
+#include "taod/version.h"
 
 /* Retention runs every this many batches: deletes are cheap, not free. */
 #define RETAIN_EVERY_BATCHES 30
@@ -30,7 +27,7 @@ void report_stage_open(struct taod *d)
 	}
 	r = history_open(&d->history, d->cfg->history_path, err, sizeof(err));
 	if (!r)
-		r = history_begin_run(d->history, d->start_wall_ms, TAOD_VERSION);
+		r = history_begin_run(d->history, d->start_wall_ms, taod_version());
 	if (r) {
 		log_warn("history: cannot use %s (%s); running without history",
 			 d->cfg->history_path, err[0] ? err : strerror(-r));

@@ -7,10 +7,9 @@
 #include <string.h>
 
 #include "client.h"
+#include "taod/config.h"
 #include "commands.h"
 #include "format.h"
-
-#define DEFAULT_SOCKET "/run/taod/taod.sock"
 
 static const struct taoctl_command commands[] = {
     {"status", "", "daemon version, kernel kind, observation mode, counts", taoctl_status},
@@ -66,7 +65,7 @@ int main(int argc, char **argv)
 	int c;
 
 	if (!ctl.socket_path)
-		ctl.socket_path = DEFAULT_SOCKET;
+		ctl.socket_path = TAOD_DEFAULT_SOCKET;
 	/* '+': options after the command belong to the command. */
 	while ((c = getopt_long(argc, argv, "+s:jh", opts, NULL)) != -1) {
 		if (c == 's')

@@ -92,6 +92,9 @@ struct config_errors {
 	int total; /* seen, may exceed what is stored */
 };
 
+/* Where taod listens and taoctl connects unless told otherwise. */
+#define TAOD_DEFAULT_SOCKET "/run/taod/taod.sock"
+
 void config_defaults(struct taod_config *cfg);
 /*
  * Read @path, then every *.conf in @dropin_dir (sorted; NULL or missing

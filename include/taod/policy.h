@@ -63,6 +63,8 @@ struct policy_set {
 /* Built-in values of the default policy. */
 void policy_builtin_default(struct policy *p);
 const char *ladder_rung_name(enum ladder_rung r);
+/* The taod.conf name of a policy key; NULL for PK_MAX. */
+const char *policy_key_name(enum policy_key k);
 /* "warn:1 restrict:3 shatter:5". */
 void ladder_format(const struct policy *p, char *buf, size_t len);
 /* The rung for a strike count: the highest one started at or below it. */
