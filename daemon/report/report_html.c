@@ -3,7 +3,12 @@
  * `taoctl report --format html`: one self-contained page (inline CSS and
  * SVG, no scripts, nothing fetched): machine summary, a summary table, and
  * per cgroup a <section class="cgroup" data-cgroup="PATH"> with its chart.
+ * Cgroups come by concern: abusers, misusers, missed guarantees, the
+ * active rest, then idle ones.
  */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "taod/report.h"
@@ -14,7 +19,8 @@ static const char style[] =
     "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
     "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
     "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
-    ".legend span{margin-right:1.5em}";
+    ".legend span{margin-right:1.5em}"
+    ".guarantee.met{color:#1e8449}.guarantee.missed{color:#c0392b;font-weight:bold}";
 
 void html_text(FILE *f, const char *s)
 {
@@ -94,13 +100,86 @@ static void machine_summary(FILE *f, const struct report *r)
 	fputs("</table>\n", f);
 }
 
-static void summary_table(FILE *f, const struct report *r)
+/* Lower is more concerning. */
+static int concern(const struct report_cgroup *c)
+{
+	if (!strcmp(c->class, "abuser"))
+		return 0;
+	if (!strcmp(c->class, "misuser"))
+		return 1;
+	if (report_guarantee_missed(c))
+		return 2;
+	return c->thp_alloc || c->pmd_split || c->pmd_unmap_whole ? 3 : 4;
+}
+
+static int by_concern(const void *a, const void *b, void *rp)
+{
+	const struct report *r = rp;
+	const struct report_cgroup *x = &r->cgroups[*(const size_t *)a];
+	const struct report_cgroup *y = &r->cgroups[*(const size_t *)b];
+	int cx = concern(x), cy = concern(y);
+
+	return cx != cy ? cx - cy : strcmp(x->path, y->path);
+}
+
+/* Indices of r->cgroups in the order the page shows them; NULL on ENOMEM. */
+static size_t *concern_order(const struct report *r)
+{
+	size_t *idx = malloc((r->ncgroups + 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < r->ncgroups; i++)
+		idx[i] = i;
+	qsort_r(idx, r->ncgroups, sizeof(*idx), by_concern, (void *)r);
+	return idx;
+}
+
+static void guarantee_line(FILE *f, const struct report_cgroup *c)
+{
+	if (c->guarantee_pct < 0)
+		fputs("<p class=\"guarantee unknown\">coverage guarantee unknown (no configuration "
+		      "given to the report)</p>\n",
+		      f);
+	else if (c->guarantee_pct == 0)
+		return;
+	else if (c->coverage_mean < 0)
+		fprintf(f,
+			"<p class=\"guarantee unknown\">guarantee %.0f%%: no coverage known</p>\n",
+			c->guarantee_pct);
+	else if (report_guarantee_missed(c))
+		fprintf(
+		    f,
+		    "<p class=\"guarantee missed\">guarantee %.0f%% missed by %.1f points (mean "
+		    "coverage %.1f%%)</p>\n",
+		    c->guarantee_pct, c->guarantee_pct - c->coverage_mean, c->coverage_mean);
+	else
+		fprintf(
+		    f,
+		    "<p class=\"guarantee met\">guarantee %.0f%% met (mean coverage %.1f%%)</p>\n",
+		    c->guarantee_pct, c->coverage_mean);
+}
+
+static void fragmentation(FILE *f, const struct report *r)
+{
+	if (!r->nfrag)
+		return;
+	fputs("<h2>Free blocks by order (all zones, log scale)</h2>\n<p class=\"legend\">", f);
+	for (int o = 0; o < r->frag_orders; o++)
+		fprintf(f, "<span style=\"color:%s\">&#9644; order %d: %llu</span>",
+			svg_order_color(o), o, (unsigned long long)r->frag[r->nfrag - 1].blocks[o]);
+	fputs("</p>\n", f);
+	svg_fragmentation(f, r);
+}
+
+static void summary_table(FILE *f, const struct report *r, const size_t *order)
 {
 	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
 	      "<th>min</th><th>mean</th><th>max</th><th>THP MiB</th><th>allocations</th>"
 	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th></tr>\n",
 	      f);
-	for (size_t i = 0; i < r->ncgroups; i++) {
+	for (size_t k = 0; k < r->ncgroups; k++) {
+		size_t i = order[k];
 		const struct report_cgroup *c = &r->cgroups[i];
 
 		fprintf(f, "<tr><td><a href=\"#cg%zu\">", i);
@@ -138,6 +217,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 		"unmaps in the window.</p>\n",
 		c->samples, (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 		(unsigned long long)c->pmd_unmap_whole);
+	guarantee_line(f, c);
 	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
 	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
@@ -153,10 +233,16 @@ int report_write_html(FILE *f, const struct report *r)
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>taod report</title><style>%s</style></head><body>\n",
 		style);
+	size_t *order = concern_order(r);
+
+	if (!order)
+		return -1;
 	machine_summary(f, r);
-	summary_table(f, r);
-	for (size_t i = 0; i < r->ncgroups; i++)
-		cgroup_section(f, r, i);
+	fragmentation(f, r);
+	summary_table(f, r, order);
+	for (size_t k = 0; k < r->ncgroups; k++)
+		cgroup_section(f, r, order[k]);
 	fputs("</body></html>\n", f);
+	free(order);
 	return ferror(f) ? -1 : 0;
 }

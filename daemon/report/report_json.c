@@ -56,6 +56,7 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add_known(o, "coverage_min_pct", c->coverage_min);
 	json_add_known(o, "coverage_mean_pct", c->coverage_mean);
 	json_add_known(o, "coverage_max_pct", c->coverage_max);
+	json_add_known(o, "coverage_guarantee_pct", c->guarantee_pct);
 	json_object_object_add(o, "anon_bytes",
 			       c->anon_bytes < 0 ? NULL : json_object_new_int64(c->anon_bytes));
 	json_object_object_add(o, "thp_bytes",

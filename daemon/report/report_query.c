@@ -189,6 +189,7 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 	c = push(&r->cgroups, &r->ncgroups, sizeof(*c));
 	if (!c || !(c->path = strdup(path)))
 		return -ENOMEM;
+	c->guarantee_pct = -1; /* the caller knows the policies, if anyone does */
 	fill_cgroup(st, c);
 	load_latest(l, cg, c);
 	r->thp_alloc += c->thp_alloc;
@@ -263,6 +264,41 @@ static int load_zones(struct loader *l)
 	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Adds one zone's "n0 n1 n2 ..." free block counts to @p. */
+static void add_blocks(struct report *r, struct report_frag *p, const char *text)
+{
+	int order = 0, n;
+	unsigned long long v;
+
+	while (text && order < REPORT_MAX_ORDERS && sscanf(text, "%llu%n", &v, &n) == 1) {
+		p->blocks[order++] += v;
+		text += n;
+	}
+	if (order > r->frag_orders)
+		r->frag_orders = order;
+}
+
+/* Free blocks by order summed over zones, per batch. */
+static int load_fragmentation(struct loader *l)
+{
+	sqlite3_stmt *st = prepare_window(l, "SELECT t_ms, free_blocks FROM zone_samples"
+					     " WHERE t_ms > ?1 AND t_ms <= ?2 ORDER BY t_ms");
+	struct report_frag *p = NULL;
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+
+		if (!p || p->t_ms != t) {
+			p = push(&l->r->frag, &l->r->nfrag, sizeof(*p));
+			if (!p)
+				break;
+			p->t_ms = t;
+		}
+		add_blocks(l->r, p, (const char *)sqlite3_column_text(st, 1));
+	}
+	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
+}
+
 /*
  * Latest value of every global mTHP stat and its change over the window.
  * Rows exist only where a value changed, so the value at a time is the
@@ -331,6 +367,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 		rc = rc ? rc : load_zones(&l);
 		rc = rc ? rc : load_mthp(&l);
 		rc = rc ? rc : load_cgroups(&l);
+		rc = rc || !q->with_series ? rc : load_fragmentation(&l);
 		if (rc)
 			snprintf(err, err_len, "%s: reading: %s", q->db_path, sqlite3_errmsg(l.db));
 	}
@@ -348,6 +385,7 @@ void report_free(struct report *r)
 	}
 	free(r->cgroups);
 	free(r->zones);
+	free(r->frag);
 	free(r->mthp);
 	free(r->run_starts);
 	memset(r, 0, sizeof(*r));
@@ -361,4 +399,9 @@ double report_split_ratio(const struct report_cgroup *c)
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c)
 {
 	return c->last_seen_ms >= r->last_sample_ms;
+}
+
+bool report_guarantee_missed(const struct report_cgroup *c)
+{
+	return c->guarantee_pct > 0 && c->coverage_mean >= 0 && c->coverage_mean < c->guarantee_pct;
 }

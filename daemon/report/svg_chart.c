@@ -5,6 +5,7 @@
  * per action and per class change. Long series are bucketed to at most
  * MAX_BUCKETS points so a week of history stays a small file.
  */
+#include <math.h>
 #include <time.h>
 
 #include "taod/report.h"
@@ -128,7 +129,8 @@ static const char *utc_time(char *buf, size_t len, int64_t ms)
 	return buf;
 }
 
-static void axes(FILE *f, const struct frame *fr)
+/* The plot area and the time axis, shared by every chart. */
+static void frame_box(FILE *f, const struct frame *fr)
 {
 	char t0[32], t1[32];
 
@@ -136,6 +138,15 @@ static void axes(FILE *f, const struct frame *fr)
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
 		"stroke=\"#aab7b8\"/>\n",
 		LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", LEFT, H - 8,
+		utc_time(t0, sizeof(t0), fr->t0));
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+		W - RIGHT, H - 8, utc_time(t1, sizeof(t1), fr->t1));
+}
+
+static void axes(FILE *f, const struct frame *fr)
+{
+	frame_box(f, fr);
 	for (int pct = 0; pct <= 100; pct += 25)
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
@@ -145,10 +156,6 @@ static void axes(FILE *f, const struct frame *fr)
 		W - RIGHT + 4, TOP + 8, fr->rate_max);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">0/s</text>\n",
 		W - RIGHT + 4, H - BOTTOM);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", LEFT, H - 8,
-		utc_time(t0, sizeof(t0), fr->t0));
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
-		W - RIGHT, H - 8, utc_time(t1, sizeof(t1), fr->t1));
 }
 
 void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms)
@@ -166,5 +173,59 @@ void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t
 	polyline(f, c, &fr, false);
 	polyline(f, c, &fr, true);
 	marks(f, c, &fr);
+	fputs("</svg>\n", f);
+}
+
+/* log10(1 + n): order-0 counts dwarf order-9 ones, and both matter. */
+static double log_count(uint64_t n)
+{
+	return log10(1.0 + (double)n);
+}
+
+static const char *const order_colors[] = {"#d5d8dc", "#aeb6bf", "#85929e", "#5d6d7e",
+					   "#2e4053", "#1abc9c", "#16a085", "#2980b9",
+					   "#8e44ad", "#c0392b", "#e67e22"};
+
+const char *svg_order_color(int order)
+{
+	return order_colors[order % 11];
+}
+
+void svg_fragmentation(FILE *f, const struct report *r)
+{
+	struct frame fr = {0, 1, 0};
+	double max = 1;
+
+	if (!r->nfrag)
+		return;
+	fr.t0 = r->frag[0].t_ms;
+	fr.t1 = r->frag[r->nfrag - 1].t_ms;
+	for (size_t i = 0; i < r->nfrag; i++)
+		for (int o = 0; o < r->frag_orders; o++)
+			max = log_count(r->frag[i].blocks[o]) > max
+				  ? log_count(r->frag[i].blocks[o])
+				  : max;
+	fprintf(f,
+		"<svg class=\"fragmentation\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"free blocks by "
+		"order\">\n",
+		W, H, W, H);
+	frame_box(f, &fr);
+	for (int k = 0; k <= (int)max; k++)
+		fprintf(
+		    f,
+		    "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">1e%d</text>\n",
+		    LEFT - 4, y_of(k, max) + 3, k);
+	for (int o = 0; o < r->frag_orders; o++) {
+		size_t step = r->nfrag > MAX_BUCKETS ? r->nfrag / MAX_BUCKETS + 1 : 1;
+
+		fprintf(f, "<polyline data-order=\"%d\" fill=\"none\" stroke=\"%s\" points=\"", o,
+			order_colors[o % 11]);
+		for (size_t i = 0; i < r->nfrag; i += step)
+			fprintf(f, "%.1f,%.1f ", x_of(&fr, r->frag[i].t_ms),
+				y_of(log_count(r->frag[i].blocks[o]), max));
+		fprintf(f, "\"><title>order %d: %llu free blocks at the end</title></polyline>\n",
+			o, (unsigned long long)r->frag[r->nfrag - 1].blocks[o]);
+	}
 	fputs("</svg>\n", f);
 }

@@ -16,6 +16,7 @@
 #include "format.h"
 #include "taod/clock.h"
 #include "taod/config.h"
+#include "taod/policy.h"
 #include "taod/parse.h"
 #include "taod/report.h"
 
@@ -88,22 +89,25 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 	return 0;
 }
 
-/* The database named by --db, else by the configuration's [history] path. */
-static int resolve_db(struct report_args *a, char *buf, size_t len)
+/*
+ * The configuration the report is read with: -c FILE, else the default
+ * file if it exists, else the built-in settings. NULL with --db and no
+ * file at all (policies, hence guarantees, unknown). Exits on errors.
+ */
+static int load_config(const struct report_args *a, struct taod_config **out)
 {
-	struct taod_config *cfg;
-	struct config_errors *errs;
 	const char *path = a->config ? a->config : TAOD_DEFAULT_CONFIG;
+	struct config_errors *errs = calloc(1, sizeof(*errs));
+	struct taod_config *cfg = calloc(1, sizeof(*cfg));
 	char dropins[PATH_MAX];
 	int rc = 0;
 
-	if (a->db)
-		return snprintf(buf, len, "%s", a->db) < (int)len ? 0 : EXIT_USAGE;
-	cfg = calloc(1, sizeof(*cfg));
-	errs = calloc(1, sizeof(*errs));
+	*out = NULL;
 	if (!cfg || !errs) {
 		rc = EXIT_FAILED;
 	} else if (!a->config && access(path, F_OK)) {
+		if (a->db) /* nothing says which policies apply */
+			goto out;
 		config_defaults(cfg); /* no config at all: the default path */
 	} else {
 		snprintf(dropins, sizeof(dropins), "%s.d", path);
@@ -112,16 +116,39 @@ static int resolve_db(struct report_args *a, char *buf, size_t len)
 			rc = EXIT_USAGE;
 		}
 	}
-	if (!rc && !cfg->history_path[0]) {
-		fprintf(stderr, "taoctl: %s: [history] path is empty (history off); give --db\n",
-			path);
-		rc = EXIT_USAGE;
+	if (!rc) {
+		*out = cfg;
+		cfg = NULL;
 	}
-	if (!rc)
-		snprintf(buf, len, "%s", cfg->history_path);
+out:
 	free(cfg);
 	free(errs);
 	return rc;
+}
+
+/* The database named by --db, else by the configuration's [history] path. */
+static int resolve_db(const struct report_args *a, const struct taod_config *cfg, char *buf,
+		      size_t len)
+{
+	if (a->db)
+		return snprintf(buf, len, "%s", a->db) < (int)len ? 0 : EXIT_USAGE;
+	if (!cfg->history_path[0]) {
+		fprintf(stderr, "taoctl: %s: [history] path is empty (history off); give --db\n",
+			a->config ? a->config : TAOD_DEFAULT_CONFIG);
+		return EXIT_USAGE;
+	}
+	snprintf(buf, len, "%s", cfg->history_path);
+	return 0;
+}
+
+/* Each cgroup's guarantee, from the policy that applies to it now. */
+static void set_guarantees(struct report *r, const struct taod_config *cfg)
+{
+	for (size_t i = 0; cfg && i < r->ncgroups; i++) {
+		const struct policy *p = policy_lookup(&cfg->policies, r->cgroups[i].path, NULL);
+
+		r->cgroups[i].guarantee_pct = p ? p->coverage_guarantee : 0;
+	}
 }
 
 static int write_report(const struct report_args *a, const struct report *r,
@@ -151,6 +178,7 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 	int (*write)(FILE *, const struct report *) = NULL;
 	char db[PATH_MAX], err[PATH_MAX + 256];
 	struct report_query q = {0};
+	struct taod_config *cfg = NULL;
 	struct report r;
 	int rc = parse_report_args(argc, argv, &a);
 
@@ -164,9 +192,12 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 			a.format);
 		return EXIT_USAGE;
 	}
-	rc = resolve_db(&a, db, sizeof(db));
-	if (rc)
+	rc = load_config(&a, &cfg);
+	rc = rc ? rc : resolve_db(&a, cfg, db, sizeof(db));
+	if (rc) {
+		free(cfg);
 		return rc;
+	}
 	q = (struct report_query){
 	    .db_path = db, .glob = a.glob, .with_series = write == report_write_html};
 	q.until_ms = (int64_t)realtime_ms();
@@ -174,11 +205,14 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 	if (report_load(&q, &r, err, sizeof(err))) {
 		fprintf(stderr, "taoctl: report: %s\n", err);
 		report_free(&r);
+		free(cfg);
 		return EXIT_FAILED;
 	}
 	r.generated_ms = q.until_ms;
+	set_guarantees(&r, cfg);
 	rc = write_report(&a, &r, write);
 	report_free(&r);
+	free(cfg);
 	return rc;
 }
 

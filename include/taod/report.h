@@ -48,6 +48,8 @@ struct report_cgroup {
 	size_t nchanges;
 	struct report_action *actions;
 	size_t nactions;
+	/* The policy's coverage_guarantee at report time (0: none; -1: unknown). */
+	double guarantee_pct;
 };
 
 struct report_zone {
@@ -64,6 +66,13 @@ struct report_mthp {
 	int64_t delta;	/* latest minus earliest in the window */
 };
 
+/* Free blocks by order over all zones at one batch: the fragmentation chart. */
+#define REPORT_MAX_ORDERS 16
+struct report_frag {
+	int64_t t_ms;
+	uint64_t blocks[REPORT_MAX_ORDERS];
+};
+
 struct report {
 	char db[PATH_MAX];
 	int64_t generated_ms, since_ms, until_ms;
@@ -78,6 +87,9 @@ struct report {
 	size_t nmthp;
 	struct report_cgroup *cgroups;
 	size_t ncgroups;
+	struct report_frag *frag; /* with_series only */
+	size_t nfrag;
+	int frag_orders; /* orders seen */
 };
 
 struct report_query {
@@ -105,5 +117,11 @@ void html_text(FILE *f, const char *s);
 
 /* SVG line chart of coverage and split rate with action marks (svg_chart.c). */
 void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms);
+/* Machine-wide free blocks by order over time (log scale), one line per order. */
+void svg_fragmentation(FILE *f, const struct report *r);
+/* The line colour of @order in that chart, for legends. */
+const char *svg_order_color(int order);
+/* Mean coverage in the window below the cgroup's guarantee. */
+bool report_guarantee_missed(const struct report_cgroup *c);
 
 #endif

@@ -167,8 +167,12 @@ def test_report_matches_live_counters_and_renders(daemon_factory, cgroups, tmp_p
     table = report(db)
     assert rel_a in table and "THP allocations" in table
 
+    # The page reads guarantees from the policies of -c: A is promised 99%.
+    conf = tmp_path / "report.conf"
+    conf.write_text(f"[history]\npath = {db}\n[policy promised]\nmatch = {rel_a}\n"
+                    "coverage_guarantee = 99\n")
     out = tmp_path / "report.html"
-    report(db, "--format", "html", "-o", str(out))
+    report(db, "--format", "html", "-o", str(out), "-c", str(conf))
     png = tmp_path / "report.png"
     chromium(tmp_path, f"--screenshot={png}", "--window-size=1200,2000", out.as_uri())
     data = png.read_bytes()
@@ -180,6 +184,14 @@ def test_report_matches_live_counters_and_renders(daemon_factory, cgroups, tmp_p
         sec = finder.sections[rel]
         assert sec["svg"] == 1
         assert len(sec["polylines"]) == 2 and sec["polylines"][0], sec
+    # Concern first: A misses its guarantee, B does not have one.
+    assert dom.index(f'data-cgroup="{rel_a}"') < dom.index(f'data-cgroup="{rel_b}"')
+    assert "guarantee 99% missed by" in dom
+    # The machine's free blocks by order, one line per order with points.
+    frag = dom.split('<svg class="fragmentation"')[1].split("</svg>")[0]
+    assert frag.count("<polyline") >= 10 and 'data-order="9"' in frag
+    assert all(len(pl.split('points="')[1].split('"')[0].split()) >= 2
+               for pl in frag.split("<polyline")[1:])
 
 
 def metric_samples(text):

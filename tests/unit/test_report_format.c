@@ -174,3 +174,50 @@ Test(report_format, table_columns_align_with_long_paths)
 	cr_assert_eq(strstr(lines[0], "CLASS") - lines[0], strstr(lines[2], " -") + 1 - lines[2]);
 	free(text);
 }
+
+/* Concern first: the abuser, then a missed guarantee, then the rest, idle last. */
+Test(report_format, html_orders_by_concern_with_guarantee_lines_and_fragmentation)
+{
+	struct report r;
+	struct report_cgroup c[4];
+	struct report_frag frag[2] = {{.t_ms = 1000, .blocks = {100, 50, 0, 0, 0, 0, 0, 0, 0, 3}},
+				      {.t_ms = 2000, .blocks = {90, 40, 0, 0, 0, 0, 0, 0, 0, 7}}};
+	char odd[] = "/z-abuser";
+	char *html, *abuser, *missed, *met, *idle;
+
+	sample_report(&r, c, odd); /* c[0] abuser, c[1] "/plain": idle, unknown */
+	c[1].guarantee_pct = 0;
+	c[2] = (struct report_cgroup){.path = "/a-missed",
+				      .coverage_mean = 55,
+				      .thp_alloc = 3,
+				      .guarantee_pct = 80,
+				      .coverage_now = -1,
+				      .coverage_min = -1,
+				      .coverage_max = -1};
+	c[3] = (struct report_cgroup){.path = "/b-met",
+				      .coverage_mean = 91,
+				      .thp_alloc = 3,
+				      .guarantee_pct = 80,
+				      .coverage_now = -1,
+				      .coverage_min = -1,
+				      .coverage_max = -1};
+	c[0].guarantee_pct = -1;
+	r.ncgroups = 4;
+	r.frag = frag;
+	r.nfrag = 2;
+	r.frag_orders = 10;
+	html = render(report_write_html, &r);
+	abuser = strstr(html, "<section class=\"cgroup\" id=\"cg0\"");
+	missed = strstr(html, "data-cgroup=\"/a-missed\"");
+	met = strstr(html, "data-cgroup=\"/b-met\"");
+	idle = strstr(html, "data-cgroup=\"/plain\"");
+	cr_assert(abuser && missed && met && idle, "%s", html);
+	cr_assert(abuser < missed && missed < met && met < idle, "sections out of concern order");
+	cr_assert(strstr(html, "guarantee 80% missed by 25.0 points (mean coverage 55.0%)"));
+	cr_assert(strstr(html, "guarantee 80% met (mean coverage 91.0%)"));
+	cr_assert(strstr(html, "coverage guarantee unknown"));
+	cr_assert(strstr(html, "<svg class=\"fragmentation\""));
+	cr_assert(strstr(html, "data-order=\"9\""));
+	cr_assert(strstr(html, "order 9: 7 free blocks at the end"));
+	free(html);
+}
