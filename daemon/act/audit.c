@@ -158,18 +158,18 @@ struct json_object *action_record_json(const struct action_record *r)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "id", json_object_new_uint64(r->id));
-	json_object_object_add(o, "time_ms", json_object_new_uint64(r->time_ms));
+	json_add_u64(o, "id", r->id);
+	json_add_u64(o, "time_ms", r->time_ms);
 	json_add_str(o, "cgroup", r->req.cgroup);
-	json_object_object_add(o, "cgroup_id", json_object_new_uint64(r->req.cgroup_id));
-	json_object_object_add(o, "pid", json_object_new_int(r->req.pid));
+	json_add_u64(o, "cgroup_id", r->req.cgroup_id);
+	json_add(o, "pid", json_object_new_int64(r->req.pid));
 	json_add_str(o, "action", action_kind_name(r->req.kind));
-	json_object_object_add(o, "bytes", json_object_new_uint64(r->req.bytes));
-	json_object_object_add(o, "dry_run", json_object_new_boolean(r->req.dry_run));
+	json_add_u64(o, "bytes", r->req.bytes);
+	json_add_bool(o, "dry_run", r->req.dry_run);
 	json_add_str(o, "policy", r->req.policy);
 	json_add_str(o, "evidence", r->req.evidence);
 	json_add_str(o, "result", action_result_name(r->result));
-	json_object_object_add(o, "errno", json_object_new_int(r->err));
+	json_add(o, "errno", json_object_new_int(r->err));
 	json_add_str(o, "errno_name",
 		     r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
 	json_add_str(o, "error", r->err ? strerror(r->err) : "");

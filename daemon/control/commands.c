@@ -82,22 +82,22 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(k, "kind", kernel_kind_name(d->kernel.kind));
 	json_add_str(k, "why", d->kernel.why);
 	json_add_str(k, "release", d->kernel.release);
-	json_object_object_add(o, "kernel", k);
+	json_add(o, "kernel", k);
 	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
 	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
 	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
-	json_object_object_add(o, "events", events_json(d));
-	json_object_object_add(o, "programs", programs_json(d));
+	json_add(o, "events", events_json(d));
+	json_add(o, "programs", programs_json(d));
 	json_add_u64(o, "ticks", d->ticks);
 	json_add_u64(o, "tick_ms", d->cfg->tick_ms);
 	json_add_u64(o, "last_tick_cost_us", d->last_tick_cost_us);
 	json_add_str(o, "config", d->config_path);
 	json_add_str(o, "root", rootfs_get());
 	json_add_str(o, "backend", actor_backend_name(d->actor));
-	json_object_object_add(o, "act", act_status_json(d));
-	json_object_object_add(o, "decide", decide_status_json(d));
+	json_add(o, "act", act_status_json(d));
+	json_add(o, "decide", decide_status_json(d));
 	return o;
 }
 
@@ -180,7 +180,7 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 		json_object_array_add(list, protocol_cgroup_row(rows[i]));
 	free(rows);
 	o = protocol_ok();
-	json_object_object_add(o, "cgroups", list);
+	json_add(o, "cgroups", list);
 	return o;
 }
 
@@ -203,8 +203,8 @@ static struct json_object *task_json(struct taod *d, const struct task_row *t)
 	if (e && e->path)
 		json_add_str(o, "cgroup", e->path);
 	else
-		json_object_object_add(o, "cgroup", NULL);
-	json_object_object_add(o, "alive", json_object_new_boolean(task_alive(t->tgid)));
+		json_add(o, "cgroup", NULL);
+	json_add_bool(o, "alive", task_alive(t->tgid));
 	json_add_u64(o, "thp_fault_alloc", t->c.thp_fault_alloc);
 	json_add_u64(o, "pmd_split", t->c.pmd_split);
 	json_add_u64(o, "pmd_split_pages", t->c.pmd_split_pages);
@@ -242,7 +242,7 @@ static struct json_object *cmd_top_tasks(struct taod *d, struct json_object *req
 	}
 	free(rows);
 	o = protocol_ok();
-	json_object_object_add(o, "tasks", list);
+	json_add(o, "tasks", list);
 	return o;
 }
 

@@ -6,12 +6,8 @@
 #include <string.h>
 
 #include "taod/commands.h"
+#include "taod/json_fields.h"
 #include "taod/protocol.h"
-
-static void put(struct json_object *o, const char *k, struct json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
 
 static struct json_object *ms_since(uint64_t then, uint64_t now)
 {
@@ -24,20 +20,20 @@ static struct json_object *evidence_json(const struct verdict *v, const struct p
 	char text[256];
 
 	verdict_evidence(v, p, text, sizeof(text));
-	put(o, "window_ms", json_object_new_uint64(v->span_ms));
-	put(o, "thp_alloc", json_object_new_uint64(v->allocs));
-	put(o, "pmd_split", json_object_new_uint64(v->splits));
-	put(o, "split_ratio", json_object_new_double(v->split_ratio));
-	put(o, "max_split_ratio", json_object_new_double(p->max_split_ratio));
-	put(o, "score", json_object_new_double(v->score));
-	put(o, "judged", json_object_new_boolean(v->judged));
-	put(o, "level", json_object_new_string(cg_class_name(v->level)));
-	put(o, "coverage_mean", protocol_pct_or_null(v->coverage_mean));
-	put(o, "coverage_min", protocol_pct_or_null(v->coverage_min));
-	put(o, "coverage_max", protocol_pct_or_null(v->coverage_max));
-	put(o, "anon_bytes", json_object_new_uint64(v->anon_bytes));
-	put(o, "thp_bytes", json_object_new_uint64(v->thp_bytes));
-	put(o, "text", json_object_new_string(text));
+	json_add_u64(o, "window_ms", v->span_ms);
+	json_add_u64(o, "thp_alloc", v->allocs);
+	json_add_u64(o, "pmd_split", v->splits);
+	json_add_double(o, "split_ratio", v->split_ratio);
+	json_add_double(o, "max_split_ratio", p->max_split_ratio);
+	json_add_double(o, "score", v->score);
+	json_add_bool(o, "judged", v->judged);
+	json_add_str(o, "level", cg_class_name(v->level));
+	json_add(o, "coverage_mean", protocol_pct_or_null(v->coverage_mean));
+	json_add(o, "coverage_min", protocol_pct_or_null(v->coverage_min));
+	json_add(o, "coverage_max", protocol_pct_or_null(v->coverage_max));
+	json_add_u64(o, "anon_bytes", v->anon_bytes);
+	json_add_u64(o, "thp_bytes", v->thp_bytes);
+	json_add_str(o, "text", text);
 	return o;
 }
 
@@ -51,12 +47,12 @@ static struct json_object *history_json(const struct cg_judge *j, uint64_t now)
 		const struct judgement *h = &j->hist[at];
 		struct json_object *o = json_object_new_object();
 
-		put(o, "ago_ms", ms_since(h->t_ms, now));
-		put(o, "level", json_object_new_string(cg_class_name(h->level)));
-		put(o, "class", json_object_new_string(cg_class_name(h->cls)));
-		put(o, "score", json_object_new_double(h->score));
-		put(o, "judged", json_object_new_boolean(h->judged));
-		put(o, "strikes", json_object_new_uint64(h->strikes));
+		json_add(o, "ago_ms", ms_since(h->t_ms, now));
+		json_add_str(o, "level", cg_class_name(h->level));
+		json_add_str(o, "class", cg_class_name(h->cls));
+		json_add_double(o, "score", h->score);
+		json_add_bool(o, "judged", h->judged);
+		json_add_u64(o, "strikes", h->strikes);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -70,11 +66,11 @@ static struct json_object *offenders_json(const struct cg_judge *j)
 		const struct offender *t = &j->offenders[i];
 		struct json_object *o = json_object_new_object();
 
-		put(o, "pid", json_object_new_uint64(t->pid));
-		put(o, "comm", json_object_new_string(t->comm));
-		put(o, "thp_fault_alloc", json_object_new_uint64(t->thp_alloc));
-		put(o, "pmd_split", json_object_new_uint64(t->pmd_split));
-		put(o, "pmd_split_pages", json_object_new_uint64(t->pmd_split_pages));
+		json_add_u64(o, "pid", t->pid);
+		json_add_str(o, "comm", t->comm);
+		json_add_u64(o, "thp_fault_alloc", t->thp_alloc);
+		json_add_u64(o, "pmd_split", t->pmd_split);
+		json_add_u64(o, "pmd_split_pages", t->pmd_split_pages);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -90,11 +86,11 @@ static struct json_object *next_action_json(const struct taod *d, const struct c
 	if (!decide_next_action(j, p, d->kernel.kind == KERNEL_TAO, &kind, &due))
 		return NULL;
 	o = json_object_new_object();
-	put(o, "action", json_object_new_string(action_kind_name(kind)));
-	put(o, "due_in_ms", json_object_new_uint64(due > now ? due - now : 0));
-	put(o, "if",
-	    json_object_new_string(j->cls == CLASS_ABUSER ? "it keeps abusing"
-							  : "coverage stays below the guarantee"));
+	json_add_str(o, "action", action_kind_name(kind));
+	json_add_u64(o, "due_in_ms", due > now ? due - now : 0);
+	json_add_str(o, "if",
+		     j->cls == CLASS_ABUSER ? "it keeps abusing"
+					    : "coverage stays below the guarantee");
 	return o;
 }
 
@@ -105,8 +101,8 @@ static struct json_object *last_action_json(const struct cg_judge *j, uint64_t n
 	if (!j->acted)
 		return NULL;
 	o = json_object_new_object();
-	put(o, "action", json_object_new_string(action_kind_name(j->last_action)));
-	put(o, "ago_ms", ms_since(j->last_action_ms, now));
+	json_add_str(o, "action", action_kind_name(j->last_action));
+	json_add(o, "ago_ms", ms_since(j->last_action_ms, now));
 	return o;
 }
 
@@ -115,24 +111,24 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 {
 	struct json_object *o = json_object_new_object();
 
-	put(o, "cgroup", json_object_new_string(j->path));
-	put(o, "id", json_object_new_uint64(j->id));
-	put(o, "class", json_object_new_string(cg_class_name(j->cls)));
-	put(o, "class_for_ms", ms_since(j->class_since_ms, now));
-	put(o, "policy", json_object_new_string(p->name));
-	put(o, "strikes", json_object_new_uint64(j->strikes));
-	put(o, "up_streak", json_object_new_uint64(j->up_streak));
-	put(o, "down_streak", json_object_new_uint64(j->down_streak));
-	put(o, "restricted", json_object_new_boolean(j->restricted));
-	put(o, "cooldown_left_ms",
-	    json_object_new_uint64(j->cooldown_until_ms > now ? j->cooldown_until_ms - now : 0));
-	put(o, "next_judgement_in_ms",
-	    json_object_new_uint64(j->next_judge_ms > now ? j->next_judge_ms - now : 0));
-	put(o, "evidence", j->has_verdict ? evidence_json(&j->last, p) : NULL);
-	put(o, "history", history_json(j, now));
-	put(o, "offenders", offenders_json(j));
-	put(o, "next_action", next_action_json(d, j, p, now));
-	put(o, "last_action", last_action_json(j, now));
+	json_add_str(o, "cgroup", j->path);
+	json_add_u64(o, "id", j->id);
+	json_add_str(o, "class", cg_class_name(j->cls));
+	json_add(o, "class_for_ms", ms_since(j->class_since_ms, now));
+	json_add_str(o, "policy", p->name);
+	json_add_u64(o, "strikes", j->strikes);
+	json_add_u64(o, "up_streak", j->up_streak);
+	json_add_u64(o, "down_streak", j->down_streak);
+	json_add_bool(o, "restricted", j->restricted);
+	json_add_u64(o, "cooldown_left_ms",
+		     j->cooldown_until_ms > now ? j->cooldown_until_ms - now : 0);
+	json_add_u64(o, "next_judgement_in_ms",
+		     j->next_judge_ms > now ? j->next_judge_ms - now : 0);
+	json_add(o, "evidence", j->has_verdict ? evidence_json(&j->last, p) : NULL);
+	json_add(o, "history", history_json(j, now));
+	json_add(o, "offenders", offenders_json(j));
+	json_add(o, "next_action", next_action_json(d, j, p, now));
+	json_add(o, "last_action", last_action_json(j, now));
 	return o;
 }
 
@@ -160,7 +156,7 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 			json_object_array_add(list, judge_json(d, j, p, now));
 	}
 	o = protocol_ok();
-	put(o, "cgroups", list);
+	json_add(o, "cgroups", list);
 	return o;
 }
 
@@ -169,10 +165,10 @@ static struct json_object *zone_demand_json(const struct zone_demand *z)
 {
 	struct json_object *o = json_object_new_object();
 
-	put(o, "demand_bytes", json_object_new_uint64(z->demand_bytes));
-	put(o, "guaranteed_cgroups", json_object_new_uint64(z->guaranteed));
-	put(o, "target_bytes", json_object_new_uint64(z->view.target_bytes));
-	put(o, "resize_requests", json_object_new_uint64(z->requests));
+	json_add_u64(o, "demand_bytes", z->demand_bytes);
+	json_add_u64(o, "guaranteed_cgroups", z->guaranteed);
+	json_add_u64(o, "target_bytes", z->view.target_bytes);
+	json_add_u64(o, "resize_requests", z->requests);
 	return o;
 }
 
@@ -183,13 +179,13 @@ struct json_object *decide_status_json(const struct taod *d)
 
 	for (size_t i = 0; i < d->decide.n; i++)
 		count[d->decide.v[i]->cls]++;
-	put(o, "policies", json_object_new_uint64(d->cfg->policies.n));
-	put(o, "cgroups", json_object_new_uint64(d->decide.n));
+	json_add_u64(o, "policies", d->cfg->policies.n);
+	json_add_u64(o, "cgroups", d->decide.n);
 	for (int c = 0; c < CLASS_MAX; c++)
-		put(o, cg_class_name(c), json_object_new_uint64(count[c]));
-	put(o, "judgements", json_object_new_uint64(d->decide.judgements));
-	put(o, "requests", json_object_new_uint64(d->decide.requests));
+		json_add_u64(o, cg_class_name(c), count[c]);
+	json_add_u64(o, "judgements", d->decide.judgements);
+	json_add_u64(o, "requests", d->decide.requests);
 	if (d->kernel.kind == KERNEL_TAO)
-		put(o, "zones", zone_demand_json(&d->decide.zones));
+		json_add(o, "zones", zone_demand_json(&d->decide.zones));
 	return o;
 }

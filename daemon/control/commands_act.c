@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "taod/act.h"
+#include "taod/json_fields.h"
 #include "taod/audit.h"
 #include "taod/cgroup_path.h"
 #include "taod/commands.h"
@@ -42,7 +43,7 @@ struct json_object *cmd_actions(struct taod *d, struct json_object *req)
 		json_object_array_add(list, action_record_json(rec));
 	}
 	o = protocol_ok();
-	json_object_object_add(o, "actions", list);
+	json_add(o, "actions", list);
 	return o;
 }
 
@@ -106,7 +107,7 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 		ar.cgroup_id = (uint64_t)st.st_ino;
 	actor_submit(d->actor, &ar, &rec);
 	o = protocol_ok();
-	json_object_object_add(o, "record", action_record_json(&rec));
+	json_add(o, "record", action_record_json(&rec));
 	return o;
 }
 
@@ -115,24 +116,20 @@ struct json_object *act_status_json(struct taod *d)
 	struct json_object *o = json_object_new_object();
 	struct act_stats s;
 
-	json_object_object_add(o, "backend", json_object_new_string(actor_backend_name(d->actor)));
-	json_object_object_add(o, "mode",
-			       json_object_new_string(act_mode_name(d->cfg->enforce.mode)));
-	json_object_object_add(o, "audited",
-			       json_object_new_uint64(audit_count(actor_audit(d->actor))));
+	json_add_str(o, "backend", actor_backend_name(d->actor));
+	json_add_str(o, "mode", act_mode_name(d->cfg->enforce.mode));
+	json_add_u64(o, "audited", audit_count(actor_audit(d->actor)));
 	if (actor_read_stats(d->actor, &s) || !s.tao)
 		return o;
-	json_object_object_add(o, "pgalloc_nosplit", json_object_new_uint64(s.pgalloc_nosplit));
-	json_object_object_add(o, "pgalloc_nomerge", json_object_new_uint64(s.pgalloc_nomerge));
-	json_object_object_add(o, "thp_shatter_page", json_object_new_uint64(s.thp_shatter_page));
-	json_object_object_add(o, "thp_shatter_page_failed",
-			       json_object_new_uint64(s.thp_shatter_page_failed));
-	json_object_object_add(o, "thp_shatter_page_discarded",
-			       json_object_new_uint64(s.thp_shatter_page_discarded));
-	json_object_object_add(o, "thp_hvo_page", json_object_new_uint64(s.thp_hvo_page));
-	json_object_object_add(o, "hvo_saved_bytes", json_object_new_uint64(s.hvo_saved_bytes));
-	json_object_object_add(o, "nosplit_bytes", json_object_new_uint64(s.nosplit_bytes));
-	json_object_object_add(o, "nomerge_bytes", json_object_new_uint64(s.nomerge_bytes));
-	json_object_object_add(o, "block_bytes", json_object_new_uint64(s.block_bytes));
+	json_add_u64(o, "pgalloc_nosplit", s.pgalloc_nosplit);
+	json_add_u64(o, "pgalloc_nomerge", s.pgalloc_nomerge);
+	json_add_u64(o, "thp_shatter_page", s.thp_shatter_page);
+	json_add_u64(o, "thp_shatter_page_failed", s.thp_shatter_page_failed);
+	json_add_u64(o, "thp_shatter_page_discarded", s.thp_shatter_page_discarded);
+	json_add_u64(o, "thp_hvo_page", s.thp_hvo_page);
+	json_add_u64(o, "hvo_saved_bytes", s.hvo_saved_bytes);
+	json_add_u64(o, "nosplit_bytes", s.nosplit_bytes);
+	json_add_u64(o, "nomerge_bytes", s.nomerge_bytes);
+	json_add_u64(o, "block_bytes", s.block_bytes);
 	return o;
 }

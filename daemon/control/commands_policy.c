@@ -7,12 +7,8 @@
 #include <string.h>
 
 #include "taod/commands.h"
+#include "taod/json_fields.h"
 #include "taod/protocol.h"
-
-static void put(struct json_object *o, const char *k, struct json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
 
 static struct json_object *defined_at(const struct policy *p)
 {
@@ -45,20 +41,20 @@ struct json_object *policy_json(const struct policy *p)
 	for (unsigned i = 0; i < p->nglobs; i++)
 		json_object_array_add(m, json_object_new_string(p->globs[i]));
 	ladder_format(p, ladder, sizeof(ladder));
-	put(o, "name", json_object_new_string(p->name));
-	put(o, "match", m);
-	put(o, "coverage_guarantee", json_object_new_double(p->coverage_guarantee));
-	put(o, "max_split_ratio", json_object_new_double(p->max_split_ratio));
-	put(o, "min_allocs", json_object_new_uint64(p->min_allocs));
-	put(o, "window_ms", json_object_new_uint64(p->window_ms));
-	put(o, "ladder", json_object_new_string(ladder));
-	put(o, "cooldown_ms", json_object_new_uint64(p->cooldown_ms));
-	put(o, "dry_run", json_object_new_boolean(p->dry_run));
-	put(o, "escalate_after", json_object_new_uint64(p->escalate_after));
-	put(o, "relax_after", json_object_new_uint64(p->relax_after));
-	put(o, "defined_at", defined_at(p));
-	put(o, "from_default",
-	    strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) : json_object_new_array());
+	json_add_str(o, "name", p->name);
+	json_add(o, "match", m);
+	json_add_double(o, "coverage_guarantee", p->coverage_guarantee);
+	json_add_double(o, "max_split_ratio", p->max_split_ratio);
+	json_add_u64(o, "min_allocs", p->min_allocs);
+	json_add_u64(o, "window_ms", p->window_ms);
+	json_add_str(o, "ladder", ladder);
+	json_add_u64(o, "cooldown_ms", p->cooldown_ms);
+	json_add_bool(o, "dry_run", p->dry_run);
+	json_add_u64(o, "escalate_after", p->escalate_after);
+	json_add_u64(o, "relax_after", p->relax_after);
+	json_add(o, "defined_at", defined_at(p));
+	json_add(o, "from_default",
+		 strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) : json_object_new_array());
 	return o;
 }
 
@@ -66,12 +62,12 @@ static struct json_object *candidate_json(const struct policy_candidate *c, bool
 {
 	struct json_object *o = json_object_new_object();
 
-	put(o, "policy", json_object_new_string(c->policy->name));
-	put(o, "glob", json_object_new_string(c->glob));
-	put(o, "literals", json_object_new_uint64(c->spec.literals));
-	put(o, "wildcards", json_object_new_uint64(c->spec.wildcards));
-	put(o, "defined_at", defined_at(c->policy));
-	put(o, "won", json_object_new_boolean(won));
+	json_add_str(o, "policy", c->policy->name);
+	json_add_str(o, "glob", c->glob);
+	json_add_u64(o, "literals", c->spec.literals);
+	json_add_u64(o, "wildcards", c->spec.wildcards);
+	json_add(o, "defined_at", defined_at(c->policy));
+	json_add_bool(o, "won", won);
 	return o;
 }
 
@@ -145,11 +141,11 @@ static struct json_object *policy_for_cgroup(struct taod *d, const char *path)
 		json_object_array_add(cands,
 				      candidate_json(&m->cand[i], m->cand[i].policy == m->winner));
 	o = protocol_ok();
-	put(o, "cgroup", json_object_new_string(path));
-	put(o, "tracked", json_object_new_boolean(cgroup_tracked(d, path)));
-	put(o, "policy", policy_json(m->winner));
-	put(o, "matched", cands);
-	put(o, "reason", json_object_new_string(why));
+	json_add_str(o, "cgroup", path);
+	json_add_bool(o, "tracked", cgroup_tracked(d, path));
+	json_add(o, "policy", policy_json(m->winner));
+	json_add(o, "matched", cands);
+	json_add_str(o, "reason", why);
 	free(m);
 	return o;
 }
@@ -170,7 +166,7 @@ struct json_object *cmd_policy(struct taod *d, struct json_object *req)
 	for (unsigned i = 0; i < d->cfg->policies.n; i++)
 		json_object_array_add(list, policy_json(&d->cfg->policies.v[i]));
 	o = protocol_ok();
-	put(o, "policies", list);
+	json_add(o, "policies", list);
 	return o;
 }
 
@@ -189,8 +185,8 @@ struct json_object *cmd_reload(struct taod *d, struct json_object *req)
 	if (!n) {
 		free(errs);
 		o = protocol_ok();
-		put(o, "config", json_object_new_string(d->config_path));
-		put(o, "policies", json_object_new_uint64(d->cfg->policies.n));
+		json_add_str(o, "config", d->config_path);
+		json_add_u64(o, "policies", d->cfg->policies.n);
 		return o;
 	}
 	list = json_object_new_array();
@@ -201,7 +197,7 @@ struct json_object *cmd_reload(struct taod *d, struct json_object *req)
 		json_object_array_add(list, json_object_new_string(line));
 	}
 	o = protocol_errorf("%s has %d errors; the running configuration stays", d->config_path, n);
-	put(o, "errors", list);
+	json_add(o, "errors", list);
 	free(errs);
 	return o;
 }

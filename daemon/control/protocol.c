@@ -100,7 +100,7 @@ struct json_object *protocol_ok(void)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	json_add_bool(o, "ok", 1);
 	return o;
 }
 
@@ -108,8 +108,8 @@ struct json_object *protocol_error(const char *msg)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "ok", json_object_new_boolean(0));
-	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_add_bool(o, "ok", 0);
+	json_add_str(o, "error", msg);
 	return o;
 }
 
@@ -151,10 +151,10 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	uint64_t allocs = cg_thp_allocs(c);
 
 	json_add_u64(o, "id", e->id);
-	json_object_object_add(o, "path", json_object_new_string(e->path ? e->path : "?"));
+	json_add_str(o, "path", e->path ? e->path : "?");
 	json_add_u64(o, "anon_bytes", e->mem_ok ? e->mem.anon_bytes : 0);
 	json_add_u64(o, "thp_bytes", e->mem_ok ? e->mem.thp_bytes : 0);
-	json_object_object_add(o, "coverage_pct", protocol_pct_or_null(e->coverage_pct));
+	json_add(o, "coverage_pct", protocol_pct_or_null(e->coverage_pct));
 	json_add_u64(o, "thp_alloc", allocs);
 	json_add_u64(o, "thp_fault_alloc", c->thp_fault_alloc);
 	json_add_u64(o, "thp_collapse_alloc", c->thp_collapse_alloc);
@@ -164,11 +164,10 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add_u64(o, "pmd_split_pages", c->pmd_split_pages);
 	json_add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
 	json_add_u64(o, "split_exact", c->split_exact);
-	json_object_object_add(o, "alloc_rate", json_object_new_double(e->alloc_rate));
-	json_object_object_add(o, "split_rate", json_object_new_double(e->split_rate));
-	json_object_object_add(o, "split_ratio",
-			       json_object_new_double(cg_split_ratio(c->pmd_split, allocs)));
-	json_object_object_add(o, "folio_alloc_by_order", folio_orders(c));
+	json_add_double(o, "alloc_rate", e->alloc_rate);
+	json_add_double(o, "split_rate", e->split_rate);
+	json_add_double(o, "split_ratio", cg_split_ratio(c->pmd_split, allocs));
+	json_add(o, "folio_alloc_by_order", folio_orders(c));
 	return o;
 }
 
@@ -178,9 +177,9 @@ char *protocol_build_request(const char *command, struct json_object *args)
 	const char *text;
 	char *out;
 
-	json_object_object_add(req, "command", json_object_new_string(command));
+	json_add_str(req, "command", command);
 	if (args)
-		json_object_object_add(req, "args", json_object_get(args));
+		json_add(req, "args", json_object_get(args));
 	text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	out = malloc(strlen(text) + 2);
 	if (out)

@@ -49,7 +49,7 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add_u64(o, "cgroup_id", c->cgroup_id);
 	json_add_i64(o, "first_seen_ms", c->first_seen_ms);
 	json_add_i64(o, "last_seen_ms", c->last_seen_ms);
-	json_object_object_add(o, "present", json_object_new_boolean(report_cgroup_present(r, c)));
+	json_add_bool(o, "present", report_cgroup_present(r, c));
 	json_add_str_or_null(o, "class", c->class);
 	json_add_u64(o, "samples", c->samples);
 	json_add_known(o, "coverage_now_pct", c->coverage_now);
@@ -57,18 +57,16 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add_known(o, "coverage_mean_pct", c->coverage_mean);
 	json_add_known(o, "coverage_max_pct", c->coverage_max);
 	json_add_known(o, "coverage_guarantee_pct", c->guarantee_pct);
-	json_object_object_add(o, "anon_bytes",
-			       c->anon_bytes < 0 ? NULL : json_object_new_int64(c->anon_bytes));
-	json_object_object_add(o, "thp_bytes",
-			       c->thp_bytes < 0 ? NULL : json_object_new_int64(c->thp_bytes));
+	json_add(o, "anon_bytes", c->anon_bytes < 0 ? NULL : json_object_new_int64(c->anon_bytes));
+	json_add(o, "thp_bytes", c->thp_bytes < 0 ? NULL : json_object_new_int64(c->thp_bytes));
 	json_add_u64(o, "thp_alloc", c->thp_alloc);
 	json_add_u64(o, "pmd_split", c->pmd_split);
 	json_add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
-	json_object_object_add(o, "split_ratio", json_object_new_double(report_split_ratio(c)));
+	json_add_double(o, "split_ratio", report_split_ratio(c));
 	json_add_u64(o, "thp_alloc_total", c->thp_alloc_total);
 	json_add_u64(o, "pmd_split_total", c->pmd_split_total);
-	json_object_object_add(o, "class_changes", changes_json(c));
-	json_object_object_add(o, "actions", actions_json(c));
+	json_add(o, "class_changes", changes_json(c));
+	json_add(o, "actions", actions_json(c));
 	return o;
 }
 
@@ -82,7 +80,7 @@ static struct json_object *machine_json(const struct report *r)
 	json_add_u64(o, "batches", r->batches);
 	for (size_t i = 0; i < r->nruns; i++)
 		json_object_array_add(runs, json_object_new_int64(r->run_starts[i]));
-	json_object_object_add(o, "daemon_starts_ms", runs);
+	json_add(o, "daemon_starts_ms", runs);
 	json_add_u64(o, "cgroups", r->ncgroups);
 	json_add_u64(o, "thp_alloc", r->thp_alloc);
 	json_add_u64(o, "pmd_split", r->pmd_split);
@@ -98,7 +96,7 @@ static struct json_object *machine_json(const struct report *r)
 		json_add_str_or_null(z, "free_blocks_by_order", r->zones[i].free_blocks);
 		json_object_array_add(zones, z);
 	}
-	json_object_object_add(o, "zones", zones);
+	json_add(o, "zones", zones);
 	for (size_t i = 0; i < r->nmthp; i++) {
 		struct json_object *m = json_object_new_object();
 
@@ -108,7 +106,7 @@ static struct json_object *machine_json(const struct report *r)
 		json_add_i64(m, "change", r->mthp[i].delta);
 		json_object_array_add(mthp, m);
 	}
-	json_object_object_add(o, "mthp", mthp);
+	json_add(o, "mthp", mthp);
 	return o;
 }
 
@@ -121,10 +119,10 @@ int report_write_json(FILE *f, const struct report *r)
 	json_add_i64(o, "generated_ms", r->generated_ms);
 	json_add_i64(o, "since_ms", r->since_ms);
 	json_add_i64(o, "until_ms", r->until_ms);
-	json_object_object_add(o, "machine", machine_json(r));
+	json_add(o, "machine", machine_json(r));
 	for (size_t i = 0; i < r->ncgroups; i++)
 		json_object_array_add(list, cgroup_json(r, &r->cgroups[i]));
-	json_object_object_add(o, "cgroups", list);
+	json_add(o, "cgroups", list);
 	text = json_to_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
 	if (!text)

@@ -12,6 +12,22 @@
  */
 char *json_to_text(struct json_object *o, int flags);
 
+/* Adds @v (taking its reference) under @k: the one way taod fills objects. */
+static inline void json_add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static inline void json_add_bool(struct json_object *o, const char *k, int v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+static inline void json_add_double(struct json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double(v));
+}
+
 static inline void json_add_u64(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_uint64(v));
