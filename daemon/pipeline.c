@@ -14,6 +14,7 @@
 #include "taod/log.h"
 #include "taod/memstat.h"
 #include "taod/rootfs.h"
+#include "taod/report_stage.h"
 
 #define RATE_WINDOW_MS 10000
 /* memory.stat reads per tick besides the cgroups with THP events: every

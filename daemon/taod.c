@@ -20,6 +20,7 @@
 #include "taod/log.h"
 #include "taod/rootfs.h"
 #include "taod/version.h"
+#include "taod/report_stage.h"
 
 static void usage(FILE *f)
 {

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "act_internal.h"
+#include "taod/act.h"
+#include "taod/act_parts.h"
 #include "taod/audit.h"
 #include "taod/cgroup_path.h"
 #include "taod/clock.h"

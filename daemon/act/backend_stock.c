@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/log.h"
 #include "taod/rootfs.h"
 

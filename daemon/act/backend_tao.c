@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/memstat.h"
 #include "taod/rootfs.h"
 

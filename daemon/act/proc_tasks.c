@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/rootfs.h"
 
 bool proc_task_exists(pid_t pid)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 
 static bool parse_header(const char *line, struct vma_info *v)
 {

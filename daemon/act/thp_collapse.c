@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/rootfs.h"
 
 #ifndef MADV_COLLAPSE

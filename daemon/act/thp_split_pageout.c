@@ -15,7 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/rootfs.h"
 
 #define PM_PFN_MASK	((1ULL << 55) - 1)

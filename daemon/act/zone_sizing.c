@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/rootfs.h"
 
 #define ZONE_MOVABLE "Movable" /* the stock kernel's name */

@@ -11,6 +11,7 @@
 #include "taod/machine_stats.h"
 #include "taod/metrics.h"
 #include "taod/version.h"
+#include "taod/report_stage.h"
 
 /* Retention runs every this many batches: deletes are cheap, not free. */
 #define RETAIN_EVERY_BATCHES 30

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The running daemon: what each stage of the pipeline shares. */
+/*
+ * The running daemon: the state every stage reaches through struct taod.
+ * Only the composition lives here; each stage declares its functions in
+ * its own header (report_stage.h, act.h, decide.h, ...).
+ */
 #ifndef TAOD_DAEMON_H
 #define TAOD_DAEMON_H
 
@@ -55,17 +59,5 @@ struct taod {
 /* One pass of observe -> account -> decide -> act -> report; 0, or the
  * first -errno met (the pass still runs to the end). */
 int pipeline_tick(struct taod *d);
-/*
- * The report stage after accounting (daemon/report/report_stage.c): a
- * history batch every [history] every ticks, the metrics textfile every
- * tick. Open warns and goes on without history when the database is
- * unusable; close writes a last batch.
- */
-void report_stage_open(struct taod *d);
-void report_stage_tick(struct taod *d);
-void report_stage_close(struct taod *d);
-/* actor_record_fn: records an audited action in the history (@ctx: taod). */
-struct action_record;
-void report_stage_record_action(void *ctx, const struct action_record *rec);
 
 #endif

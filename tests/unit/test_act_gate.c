@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <limits.h>
 
-#include "../../daemon/act/act_internal.h"
+#include "taod/act_parts.h"
 #include "act_fixture.h"
 #include "taod/audit.h"
 #include "taod/rootfs.h"

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../daemon/act/act_internal.h"
+#include "taod/act_parts.h"
 #include "taod/rootfs.h"
 
 static pid_t sleeper_with_pid(pid_t want)

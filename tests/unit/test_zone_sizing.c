@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../daemon/act/act_internal.h"
+#include "taod/act_parts.h"
 #include "act_fixture.h"
 #include "taod/audit.h"
 

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Pieces shared by the act stage's files (and its unit tests). */
-#ifndef TAOD_ACT_INTERNAL_H
-#define TAOD_ACT_INTERNAL_H
+/*
+ * The act stage's building blocks: rate limits, back-off, smaps, pidfd-held
+ * tasks, the THP levers and zone sizing. Its files share them, and the unit
+ * tests exercise each one directly.
+ */
+#ifndef TAOD_ACT_PARTS_H
+#define TAOD_ACT_PARTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taod/act.h"
+#include "taod/act_backend.h"
 
 /* --- rate_limit.c: actions per minute and bytes per minute --- */
 struct rate_limit {

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The act stage's backend interface: what a kernel backend (TAO, stock,
+ * dry-run) gets to reach the kernel and what it reports back. The actor
+ * (act.h) is its only caller.
+ */
+#ifndef TAOD_ACT_BACKEND_H
+#define TAOD_ACT_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "taod/act_settings.h"
+#include "taod/action.h"
+#include "taod/cgroup_tree.h"
+#include "taod/config.h"
+#include "taod/kernel_probe.h"
+
+struct backoff_table;
+
+/* What a backend needs to reach the kernel. */
+struct act_ctx {
+	const struct kernel_paths *k;
+	const struct cgroup_tree *tree;
+	const struct act_settings *s;
+	struct backoff_table *busy_blocks; /* memory blocks that answered EBUSY */
+	uint64_t (*now_ms)(void);	   /* monotonic; tests replace it */
+};
+
+/* What one backend call did. */
+struct act_outcome {
+	enum action_result result;
+	int err;	  /* errno of the failed (or partial) write */
+	uint64_t bytes;	  /* bytes acted on, charged to the byte budget */
+	char detail[256]; /* what was written where, or why not */
+};
+
+/*
+ * One backend. shatter and collapse get a byte budget (never 0); the others
+ * ignore it. resize_zones reads the THP demand of guaranteed cgroups from
+ * req->bytes.
+ */
+typedef void (*act_op_fn)(const struct act_ctx *c, const struct action_request *req,
+			  uint64_t budget, struct act_outcome *o);
+
+/* Counters a backend can read; zero when the kernel has none. */
+struct act_stats {
+	bool tao;
+	uint64_t pgalloc_nosplit, pgalloc_nomerge;
+	uint64_t thp_shatter_page, thp_shatter_page_failed, thp_shatter_page_discarded;
+	uint64_t thp_hvo_page;
+	uint64_t hvo_saved_bytes;	       /* 28 KiB per HVO'd THP */
+	uint64_t nosplit_bytes, nomerge_bytes; /* online memory blocks of the zones */
+	uint64_t block_bytes;		       /* one memory block */
+};
+
+/* Per-cgroup TAO memory.stat keys. */
+struct act_cgroup_stats {
+	uint64_t thp_split_page, thp_shatter_page, nosplit_thp, nomerge_thp;
+	uint64_t hvo_saved_bytes;
+};
+
+struct act_backend_ops {
+	const char *name;
+	act_op_fn restrict_zones; /* `restrict` is a C keyword */
+	act_op_fn grant;
+	act_op_fn shatter;
+	act_op_fn collapse;
+	act_op_fn resize_zones;
+	int (*read_stats)(const struct act_ctx *c, struct act_stats *out);
+};
+
+extern const struct act_backend_ops backend_tao_ops;
+extern const struct act_backend_ops backend_stock_ops;
+extern const struct act_backend_ops backend_dry_run_ops;
+
+const struct act_backend_ops *act_backend_pick(enum act_backend_choice choice,
+					       enum kernel_kind kind);
+const char *act_backend_choice_name(enum act_backend_choice c);
+void act_outcome_set(struct act_outcome *o, enum action_result r, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* TAO per-cgroup counters from memory.stat text. */
+int act_cgroup_stats_parse(const char *memstat_text, struct act_cgroup_stats *out);
+
+#endif
