@@ -4,14 +4,16 @@
  * and per task. Everything is aggregated here in per-CPU maps; nothing is
  * sent to userspace per event. The daemon reads the maps once per tick.
  *
- * Tracepoint mode (always loaded):
+ * Memcg events, one of (the daemon's attach plan picks, from BTF):
  *   memcg:count_memcg_events     THP_FAULT_ALLOC, THP_FAULT_FALLBACK,
- *                                THP_COLLAPSE_ALLOC per memcg
+ *                                THP_COLLAPSE_ALLOC per memcg (6.13+)
  *   memcg:mod_memcg_lruvec_state NR_ANON_THPS / NR_ANON_MAPPED deltas, from
  *                                which PMD splits are told from whole unmaps
- *   kmem:mm_page_alloc           large movable folios by order
- * fentry mode (optional, probed by the daemon): the kernel's split
- * functions, counted exactly.
+ *   or, before 6.13, fentry on __count_memcg_events and
+ *   __mod_memcg_lruvec_state with the same handlers.
+ * kmem:mm_page_alloc: large movable folios by order, attached only while an
+ * mTHP size is enabled. fentry on the kernel's split functions (optional,
+ * probed): splits counted exactly.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
