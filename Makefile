@@ -54,7 +54,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke
+	fuzz fuzz-smoke vm-deps
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -164,6 +164,14 @@ deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PKGS); \
+	fi
+
+# The kernel lab's host tools (tests/vm/README.md); not needed by make check.
+VM_PKGS := qemu-system-x86 busybox-static cpio kmod
+vm-deps:
+	@if ! dpkg -s $(VM_PKGS) >/dev/null 2>&1; then \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(VM_PKGS); \
 	fi
 
 install: all
