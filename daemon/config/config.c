@@ -349,11 +349,14 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Cuts an inline comment: ';' or '#' after whitespace, as inih does. */
+/*
+ * Cuts an inline comment: ';' or '#' after whitespace, as inih does. @s
+ * may be empty (a line ending in '='): the scan starts at @s, not after it.
+ */
 static void cut_inline_comment(char *s)
 {
-	for (char *c = s + 1; *c; c++)
-		if ((*c == ';' || *c == '#') && isspace((unsigned char)c[-1])) {
+	for (char *c = s; *c; c++)
+		if ((*c == ';' || *c == '#') && c > s && isspace((unsigned char)c[-1])) {
 			*c = '\0';
 			return;
 		}

@@ -183,6 +183,24 @@ Test(config, overlong_values_and_lines_are_errors_with_their_line)
 	cr_assert(strstr(errs.items[1].msg, "not a key = value line"), "%s", errs.items[1].msg);
 }
 
+/* Found by fuzz_config: the comment scan started past the empty value's NUL. */
+Test(config, a_long_line_ending_in_equals_is_one_error_not_an_overread)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	char text[1200] = "[enforce]\nmode = enforce\n";
+	const char *p;
+
+	/* The last line, without a newline: nothing after '=' but its NUL. */
+	memset(text + strlen(text), 'k', 1000);
+	strcat(text, "=");
+	p = write_conf("eq.conf", text);
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 1);
+	cr_assert_eq(errs.items[0].line, 3);
+	cr_assert(strstr(errs.items[0].msg, "unknown key"), "%s", errs.items[0].msg);
+	cr_assert_eq(cfg.enforce.mode, ACT_MODE_ENFORCE);
+}
+
 Test(config, empty_allowlist_and_audit_log_mean_none)
 {
 	struct taod_config cfg;
