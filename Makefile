@@ -54,7 +54,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps
+	fuzz fuzz-smoke vm-deps FORCE
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -112,7 +112,9 @@ check:
 
 # libFuzzer targets (tests/fuzz/), built with clang, ASan and UBSan against
 # a libtaod.a of their own in build-fuzz/. Each runs from its seed corpus
-# (tests/fuzz/corpus/NAME); new inputs go to build-fuzz/corpus/NAME.
+# (tests/fuzz/corpus/NAME); new inputs go to build-fuzz/corpus/NAME, a
+# crashing one to build-fuzz/crash-*. FORCE is phony: .SECONDARY would
+# otherwise let a stale libtaod.a stand after a source change.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BUILD := build-fuzz
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -132,8 +134,8 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/input.c $(FUZZ_BUILD)/libta
 # One target's run: NAME, and the libFuzzer limit (-runs=N or -max_total_time=S).
 fuzz_run = mkdir -p $(FUZZ_BUILD)/corpus/$(1) && \
 	$(FUZZ_BUILD)/$(1) $(2) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		$(FUZZ_BUILD)/corpus/$(1) tests/fuzz/corpus/$(1) 2>&1 | \
-		grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)' ; \
+		-artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_BUILD)/corpus/$(1) tests/fuzz/corpus/$(1) 2>&1 | \
+		grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY|Test unit written)' ; \
 	test $${PIPESTATUS[0]} -eq 0
 
 fuzz: SHELL := /bin/bash

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <stdio.h>
@@ -42,12 +43,26 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 	return !strcmp(cg, rel);
 }
 
+int pids_parse(const char *text, pid_t *pids, int max)
+{
+	int n = 0;
+
+	/* Only whole lines: a pid cut by a full buffer would be another pid. */
+	for (const char *tok = text, *nl; n < max && (nl = strchr(tok, '\n')); tok = nl + 1) {
+		long v = strtol(tok, NULL, 10);
+
+		if (v > 0 && v <= INT_MAX)
+			pids[n++] = (pid_t)v;
+	}
+	return n;
+}
+
 int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max)
 {
-	char path[PATH_MAX], *text, *save = NULL;
+	char path[PATH_MAX], *text;
 	size_t cap = 1 << 20;
 	ssize_t len;
-	int n = 0;
+	int n;
 
 	if (cgroup_file_path(t, rel, "cgroup.procs", path, sizeof(path)))
 		return -ENAMETOOLONG;
@@ -55,17 +70,7 @@ int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, 
 	if (!text)
 		return -ENOMEM;
 	len = read_file(path, text, cap);
-	if (len < 0) {
-		free(text);
-		return (int)len;
-	}
-	for (char *tok = strtok_r(text, "\n", &save); tok && n < max;
-	     tok = strtok_r(NULL, "\n", &save)) {
-		long v = strtol(tok, NULL, 10);
-
-		if (v > 0)
-			pids[n++] = (pid_t)v;
-	}
+	n = len < 0 ? (int)len : pids_parse(text, pids, max);
 	free(text);
 	return n;
 }

@@ -88,6 +88,10 @@ int cgroup_of_proc_text(const char *text, int version, char *out, size_t len)
 			snprintf(ctrls, sizeof(ctrls), "%.*s", (int)clen, colon1 + 1);
 			match = version == 2 ? (line[0] == '0' && clen == 0)
 					     : has_option(ctrls, "memory");
+			/* The kernel ends every line with '\n': a line without one was
+			 * cut by a short read, and a cut path names another cgroup. */
+			if (match && (!*eol || eol - colon2 > (ptrdiff_t)len))
+				return -ENAMETOOLONG;
 			if (match) {
 				snprintf(out, len, "%.*s", (int)(eol - colon2 - 1), colon2 + 1);
 				return 0;

@@ -72,6 +72,8 @@ bool proc_task_exists(pid_t pid);
 bool pids_are_real(void);
 /* True when @pid's memory cgroup is @rel. */
 bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel);
+/* The pids of a cgroup.procs text, whole lines only; returns how many. */
+int pids_parse(const char *text, pid_t *pids, int max);
 /* The pids in @rel's cgroup.procs; returns how many, or -errno. */
 int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max);
 

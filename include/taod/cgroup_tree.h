@@ -32,7 +32,8 @@ int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
 		     size_t len);
 
-/* The memory cgroup named in a /proc/PID/cgroup file's text. */
+/* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG
+ * when its line is cut short or does not fit @len. */
 int cgroup_of_proc_text(const char *text, int version, char *out, size_t len);
 
 #endif

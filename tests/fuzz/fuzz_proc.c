@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/PID/cgroup texts and the value syntaxes of taod.conf and kernel files. */
+/*
+ * /proc/PID/cgroup and cgroup.procs texts, the kernel probes' texts
+ * (zoneinfo zone names, THP "enabled"), and the value syntaxes of
+ * taod.conf and kernel files.
+ */
 #include <limits.h>
 
 #include "input.h"
+#include "taod/act_parts.h"
 #include "taod/cgroup_path.h"
 #include "taod/cgroup_tree.h"
+#include "taod/kernel_probe.h"
+#include "taod/mthp_probe.h"
 #include "taod/parse.h"
 #include "taod/utf8.h"
 
@@ -15,11 +22,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double d;
 	bool b;
 	unsigned mode;
+	pid_t pids[64];
 
 	if (!text)
 		return 0;
 	cgroup_of_proc_text(text, 1, out, sizeof(out));
 	cgroup_of_proc_text(text, 2, out, sizeof(out));
+	cgroup_of_proc_text(text, 2, esc, sizeof(esc));
+	pids_parse(text, pids, 64);
+	zoneinfo_has_zone(text, "NoSplit");
+	mthp_mode_on(text);
 	parse_duration_ms(text, &u);
 	parse_size_bytes(text, &u);
 	parse_bool(text, &b);

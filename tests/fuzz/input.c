@@ -9,7 +9,12 @@ int fuzz_file(const uint8_t *data, size_t size, char path[64])
 	static int fd = -1;
 	static char name[64];
 
-	/* One file per process, rewritten for each input: no temp-file churn. */
+	/* One file per process, rewritten for each input: no temp-file churn.
+	 * On tmpfs where there is one: ext4 flushes a truncated file on close. */
+	if (fd < 0) {
+		snprintf(name, sizeof(name), "/dev/shm/taod-fuzz-XXXXXX");
+		fd = mkstemp(name);
+	}
 	if (fd < 0) {
 		snprintf(name, sizeof(name), "/tmp/taod-fuzz-XXXXXX");
 		fd = mkstemp(name);

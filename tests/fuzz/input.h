@@ -20,7 +20,7 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
-/* Writes @data to a fresh file in /tmp; its path in @path (64 bytes). */
+/* Writes @data to a file in /dev/shm (or /tmp); its path in @path (64 bytes). */
 int fuzz_file(const uint8_t *data, size_t size, char path[64]);
 
 #endif

@@ -423,3 +423,39 @@ Test(act_gate, stock_shatter_falls_back_when_debugfs_refuses)
 	cr_assert_eq(fx.fail_count, 1);
 	cr_assert_eq(rec.err, EXDEV, "%s", rec.detail);
 }
+
+/* /proc/PID/cgroup longer than taod's buffer: the cut line "0::/app/a" of a
+ * task in /app/abc must not say the task is in /app/a. */
+Test(act_gate, a_cut_short_proc_cgroup_line_names_no_cgroup)
+{
+	static char text[8300];
+	size_t len = 0;
+
+	while (len < 8191 - strlen("0::/app/a") - 40)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "9:cpu:/%030zu\n", len);
+	while (len < 8191 - strlen("0::/app/a"))
+		text[len++] = '\n';
+	snprintf(text + len, sizeof(text) - len, "0::/app/abc\n");
+	fx_file("/proc/4242/cgroup", text);
+	cr_assert_not(proc_task_in_cgroup(&fx.tree, FIX_PID, "/app/a"));
+	fx_file("/proc/4242/cgroup", "0::/app/a\n");
+	cr_assert(proc_task_in_cgroup(&fx.tree, FIX_PID, "/app/a"));
+}
+
+/* cgroup.procs over the 1 MiB buffer: the pid the buffer cuts is dropped,
+ * never read as a shorter pid ("4242" as 42). */
+Test(act_gate, cgroup_procs_cut_by_the_buffer_gives_no_partial_pid)
+{
+	size_t k = ((1 << 20) - 1 - 3 - 2) / 2, len = 0;
+	char *text = malloc(3 + 2 * k + 6);
+	static pid_t pids[1 << 20];
+
+	len += (size_t)sprintf(text, "77\n");
+	for (size_t i = 0; i < k; i++)
+		len += (size_t)sprintf(text + len, "0\n");
+	sprintf(text + len, "4242\n");
+	fx_file(CG "cgroup.procs", text);
+	free(text);
+	cr_assert_eq(cgroup_read_pids(&fx.tree, "/app/a", pids, 1 << 20), 1);
+	cr_assert_eq(pids[0], 77);
+}

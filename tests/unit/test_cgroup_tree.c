@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,19 @@ Test(cgroup_tree, proc_cgroup_v1_and_v2)
 	cr_assert_neq(cgroup_of_proc_text("3:cpu:/\n", 1, out, sizeof(out)), 0);
 	/* "memory" must be a whole controller name. */
 	cr_assert_neq(cgroup_of_proc_text("3:memoryx:/y\n", 1, out, sizeof(out)), 0);
+}
+
+/* A line without its newline was cut short; a path that does not fit is not cut. */
+Test(cgroup_tree, proc_cgroup_cut_or_overlong_lines_are_errors)
+{
+	char out[20];
+
+	cr_assert_eq(cgroup_of_proc_text("0::/app/a", 2, out, sizeof(out)), -ENAMETOOLONG);
+	cr_assert_eq(cgroup_of_proc_text("4:memory:/app/a", 1, out, sizeof(out)), -ENAMETOOLONG);
+	cr_assert_eq(cgroup_of_proc_text("0::/app/abcdefghijklmno\n", 2, out, sizeof(out)),
+		     -ENAMETOOLONG);
+	cr_assert_eq(cgroup_of_proc_text("0::/app/abcdefghijklmn\n", 2, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/app/abcdefghijklmn");
 }
 
 struct seen {
