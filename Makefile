@@ -167,7 +167,7 @@ deps:
 	fi
 
 # The kernel lab's host tools (tests/vm/README.md); not needed by make check.
-VM_PKGS := qemu-system-x86 busybox-static cpio kmod
+VM_PKGS := qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 vm-deps:
 	@if ! dpkg -s $(VM_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
