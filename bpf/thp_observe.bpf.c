@@ -123,20 +123,24 @@ static __always_inline __u64 memcg_id(struct mem_cgroup *memcg)
 	return BPF_CORE_READ(memcg, css.cgroup, kn, id);
 }
 
-/* Memory cgroup of the running task, on cgroup v1 and v2 alike. */
-static __always_inline __u64 current_memcg_id(void)
+/* Memory cgroup of @task, on cgroup v1 and v2 alike. */
+static __always_inline __u64 task_memcg_id(struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	struct css_set *cset = BPF_CORE_READ(task, cgroups);
 	struct cgroup_subsys_state *css = NULL;
 
-	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT)
+	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT || !cset)
 		return 0;
 	bpf_core_read(&css, sizeof(css), &cset->subsys[idx]);
 	if (!css)
 		return 0;
 	return BPF_CORE_READ(css, cgroup, kn, id);
+}
+
+static __always_inline __u64 current_memcg_id(void)
+{
+	return task_memcg_id(bpf_get_current_task_btf());
 }
 
 /*
@@ -385,14 +389,20 @@ int flush_pending(void *ctx)
 /*
  * Exact split counts where fentry is allowed. Not autoloaded: the daemon
  * sets the attach target it found in BTF and enables them when probing.
+ * The split is charged to the THP's memcg, and to the running task only if
+ * it owns that memory: taod splitting a task's THPs, or the deferred-split
+ * shrinker, must not be counted as the splitter.
  */
-static __always_inline int count_exact_split(void)
+static __always_inline int count_exact_split(__u64 cgid)
 {
-	__u64 cgid = current_memcg_id();
-	struct taod_cg_counters *c = cg_get(cgid);
-	struct taod_task_counters *t = current_task_get(cgid);
+	struct taod_cg_counters *c;
+	struct taod_task_counters *t;
 
 	stat_inc(TAOD_STAT_SPLIT_EVENTS);
+	if (!cgid)
+		return 0;
+	c = cg_get(cgid);
+	t = current_owns(cgid) ? current_task_get(cgid) : NULL;
 	if (c)
 		c->split_exact++;
 	if (t)
@@ -400,14 +410,35 @@ static __always_inline int count_exact_split(void)
 	return 0;
 }
 
-SEC("?fentry/__split_huge_pmd")
-int BPF_PROG(on_split_pmd)
+/*
+ * Memcg of the THP a folio split function was given: a folio, or on older
+ * kernels a page that may be a tail page (6.1's deferred-split shrinker
+ * passes one), resolved to its head. memcg_data of an anonymous folio is
+ * the memcg pointer itself; flag bits mean kmem or object cgroups.
+ */
+static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 {
-	return count_exact_split();
+	struct page *page = page_or_folio;
+	unsigned long head = BPF_CORE_READ(page, compound_head);
+	struct folio *folio = (head & 1) ? (struct folio *)(head - 1) : page_or_folio;
+	unsigned long memcg_data = BPF_CORE_READ(folio, memcg_data);
+
+	if (!memcg_data || (memcg_data & 3))
+		return 0;
+	return memcg_id((struct mem_cgroup *)memcg_data);
 }
 
-SEC("?fentry/__folio_split")
-int BPF_PROG(on_split_folio)
+/* A PMD split: the THP is charged to the memcg of the mm's owner. */
+SEC("?fentry/__split_huge_pmd")
+int BPF_PROG(on_split_pmd, struct vm_area_struct *vma)
 {
-	return count_exact_split();
+	return count_exact_split(task_memcg_id(BPF_CORE_READ(vma, vm_mm, owner)));
+}
+
+/* __folio_split (6.18+), split_huge_page_to_list_to_order (6.12) or
+ * split_huge_page_to_list (6.1): the first argument is the folio or page. */
+SEC("?fentry/__folio_split")
+int BPF_PROG(on_split_folio, void *page_or_folio)
+{
+	return count_exact_split(folio_memcg_id(page_or_folio));
 }

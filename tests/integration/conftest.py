@@ -31,7 +31,12 @@ def memory_cgroup_dir():
             v2 = path
     if v1 is not None and Path("/sys/fs/cgroup/memory").is_dir():
         return Path("/sys/fs/cgroup/memory" + v1.rstrip("/")), 1
-    return Path("/sys/fs/cgroup" + v2.rstrip("/")), 2
+    own = Path("/sys/fs/cgroup" + v2.rstrip("/"))
+    # v2 has no internal processes: a cgroup with tasks cannot give its
+    # children controllers, so test cgroups are made beside ours, under our
+    # parent, whose subtree_control must enable memory.
+    base = own.parent if (own / "cgroup.procs").read_text().strip() else own
+    return base, 2
 
 
 class CgroupSet:
@@ -95,13 +100,34 @@ def finish(p, timeout=60):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def attach_conf():
+    """The attach mode the kernel lab asks for (TAOD_TEST_ATTACH), first in
+    every test daemon's config so a test's own [kernel] keys still win."""
+    mode = os.environ.get("TAOD_TEST_ATTACH")
+    return f"[kernel]\nattach = {mode}\n" if mode else ""
+
+
+def kernel_has_memcg_tracepoints():
+    """memcg:count_memcg_events and mod_memcg_lruvec_state (6.13+), from BTF."""
+    return b"btf_trace_count_memcg_events" in Path("/sys/kernel/btf/vmlinux").read_bytes()
+
+
+def debugfs_split_writable():
+    """Whether debugfs split_huge_pages takes writes (lockdown refuses the open)."""
+    try:
+        with open("/sys/kernel/debug/split_huge_pages", "w"):
+            return True
+    except OSError:
+        return False
+
+
 class Daemon:
     def __init__(self, tmp_path, extra_conf="", env=None, socket_dir=None):
         self.dir = tmp_path
         self.socket = str(Path(socket_dir or tmp_path) / "taod.sock")
         self.conf = tmp_path / "taod.conf"
         self.conf.write_text(
-            "[daemon]\ntick = 200ms\nlog_level = debug\n"
+            attach_conf() + "[daemon]\ntick = 200ms\nlog_level = debug\n"
             f"[control]\nsocket = {self.socket}\n"
             # Each test's own history: never the machine's /var/lib/taod.
             f"[history]\npath = {tmp_path / 'history.db'}\n" + extra_conf)
