@@ -18,6 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 TAOD = BUILD / "taod"
 TAOCTL = BUILD / "taoctl"
 WORKLOAD = BUILD / "thp_workload"
+# The kernel lab's guests run under emulation (TCG), several times slower:
+# waits for something to happen are stretched by this factor there.
+TIME_SCALE = float(os.environ.get("TAOD_TEST_TIME_SCALE", "1"))
 
 
 def memory_cgroup_dir():
@@ -95,7 +98,7 @@ def cgroups():
 
 
 def finish(p, timeout=60):
-    out, err = p.communicate(timeout=timeout)
+    out, err = p.communicate(timeout=timeout * TIME_SCALE)
     assert p.returncode == 0, err
     return json.loads(out.strip().splitlines()[-1])
 
@@ -137,7 +140,7 @@ class Daemon:
         self.wait_ready()
 
     def wait_ready(self, timeout=20):
-        deadline = time.time() + timeout
+        deadline = time.time() + timeout * TIME_SCALE
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError("taod exited early:\n" + self.logtext())
@@ -180,7 +183,7 @@ class Daemon:
 
     def wait_ticks(self, n=3):
         start = self.ctl("status")["ticks"]
-        deadline = time.time() + 30
+        deadline = time.time() + 30 * TIME_SCALE
         while self.ctl("status")["ticks"] < start + n:
             assert time.time() < deadline, "daemon stopped ticking"
             time.sleep(0.1)
@@ -232,7 +235,7 @@ def cgroup_row(d, rel):
 
 
 def wait_for(pred, timeout=20, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * TIME_SCALE
     while time.time() < deadline:
         v = pred()
         if v:

@@ -40,8 +40,11 @@ def by_path(rep):
 
 def settle(daemon, rels, pred):
     """Waits until every cgroup's live row satisfies @pred, then 3 more ticks."""
-    wait_for(lambda: all((r := cgroup_row(daemon, rel)) and pred(rel, r) for rel in rels),
-             what="live counters")
+    try:
+        wait_for(lambda: all((r := cgroup_row(daemon, rel)) and pred(rel, r) for rel in rels),
+                 what="live counters")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: {[cgroup_row(daemon, rel) for rel in rels]}") from None
     daemon.wait_ticks(3)
     return {rel: cgroup_row(daemon, rel) for rel in rels}
 
