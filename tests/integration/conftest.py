@@ -23,8 +23,9 @@ WORKLOAD = BUILD / "thp_workload"
 TIME_SCALE = float(os.environ.get("TAOD_TEST_TIME_SCALE", "1"))
 
 
-def memory_cgroup_dir():
-    """Our own memory cgroup directory, on v1 (memory controller) or v2."""
+def own_memory_cgroup():
+    """Our memory cgroup as taod shows it (from the hierarchy root) and the
+    cgroup version: v1 (memory controller) or v2."""
     v1 = v2 = None
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         hid, ctrls, path = line.split(":", 2)
@@ -33,8 +34,21 @@ def memory_cgroup_dir():
         elif hid == "0" and ctrls == "":
             v2 = path
     if v1 is not None and Path("/sys/fs/cgroup/memory").is_dir():
-        return Path("/sys/fs/cgroup/memory" + v1.rstrip("/")), 1
-    own = Path("/sys/fs/cgroup" + v2.rstrip("/"))
+        return v1, 1
+    return v2, 2
+
+
+def exact_splits(d):
+    """Whether daemon @d counts splits with fentry on the split functions."""
+    return d.ctl("status")["observation_mode"] in ("fentry+tracepoint", "fentry (exact splits)")
+
+
+def memory_cgroup_dir():
+    """Where test cgroups are made, and the cgroup version."""
+    path, version = own_memory_cgroup()
+    if version == 1:
+        return Path("/sys/fs/cgroup/memory" + path.rstrip("/")), 1
+    own = Path("/sys/fs/cgroup" + path.rstrip("/"))
     # v2 has no internal processes: a cgroup with tasks cannot give its
     # children controllers, so test cgroups are made beside ours, under our
     # parent, whose subtree_control must enable memory.

@@ -1,7 +1,8 @@
 """End to end on the real kernel: BPF counts per cgroup and per task."""
 import os
 
-from conftest import cgroup_row, finish, kernel_has_memcg_tracepoints, needs_thp_madvise, wait_for
+from conftest import (cgroup_row, exact_splits, finish, kernel_has_memcg_tracepoints,
+                      needs_thp_madvise, wait_for)
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -110,11 +111,6 @@ def test_filter_and_sort(daemon, cgroups):
     assert [r["path"] for r in rows] == [cgroups.rel(f), cgroups.rel(e)]
     rc, out, err = daemon.ctl_rc("cgroups", "--sort", "colour")
     assert rc == 1 and "unknown key" in err
-
-
-def exact_splits(d):
-    """Whether the daemon counts splits with fentry on the split functions."""
-    return d.ctl("status")["observation_mode"] in ("fentry+tracepoint", "fentry (exact splits)")
 
 
 def test_status_names_mode_and_kernel(daemon):
