@@ -410,22 +410,47 @@ static __always_inline int count_exact_split(__u64 cgid)
 	return 0;
 }
 
+/* Whether @memcg really is one: the memory css of its cgroup is itself. */
+static __always_inline bool is_memcg(struct mem_cgroup *memcg)
+{
+	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
+	struct cgroup_subsys_state *css = NULL;
+
+	if (!cgrp || idx < 0 || idx >= CGROUP_SUBSYS_COUNT)
+		return false;
+	bpf_core_read(&css, sizeof(css), &cgrp->subsys[idx]);
+	return css && css == &memcg->css;
+}
+
 /*
  * Memcg of the THP a folio split function was given: a folio, or on older
  * kernels a page that may be a tail page (6.1's deferred-split shrinker
- * passes one), resolved to its head. memcg_data of an anonymous folio is
- * the memcg pointer itself; flag bits mean kmem or object cgroups.
+ * passes one), resolved to its head. Kernels whose struct page has no
+ * compound_head any more (7.x: compound_info) split through __folio_split,
+ * which takes the folio. memcg_data holds the memcg, or on newer kernels an
+ * obj_cgroup that points to it; which one is checked, not assumed.
  */
 static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 {
 	struct page *page = page_or_folio;
-	unsigned long head = BPF_CORE_READ(page, compound_head);
-	struct folio *folio = (head & 1) ? (struct folio *)(head - 1) : page_or_folio;
-	unsigned long memcg_data = BPF_CORE_READ(folio, memcg_data);
+	struct folio *folio = page_or_folio;
+	struct mem_cgroup *memcg;
+	unsigned long data;
 
-	if (!memcg_data || (memcg_data & 3))
+	if (bpf_core_field_exists(page->compound_head)) {
+		unsigned long head = BPF_CORE_READ(page, compound_head);
+
+		if (head & 1)
+			folio = (struct folio *)(head - 1);
+	}
+	data = BPF_CORE_READ(folio, memcg_data);
+	if (!data || (data & 1)) /* none, or slab object extensions */
 		return 0;
-	return memcg_id((struct mem_cgroup *)memcg_data);
+	memcg = (struct mem_cgroup *)(data & ~3UL);
+	if (!is_memcg(memcg))
+		memcg = BPF_CORE_READ((struct obj_cgroup *)(data & ~3UL), memcg);
+	return memcg && is_memcg(memcg) ? memcg_id(memcg) : 0;
 }
 
 /* A PMD split: the THP is charged to the memcg of the mm's owner. */

@@ -76,8 +76,12 @@ def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
     if exact_splits(enforcing):
         # fentry on the split functions charges the THP's memcg (on 6.1 the
         # folio split is given a page, maybe a tail), never taod's.
-        wait_for(lambda: cgroup_row(enforcing, rel)["split_exact"] >= N,
-                 what="exact splits charged to the cgroup")
+        try:
+            wait_for(lambda: cgroup_row(enforcing, rel)["split_exact"] >= N,
+                     what="exact splits charged to the cgroup")
+        except AssertionError as e:
+            raise AssertionError(f"{e}: {cgroup_row(enforcing, rel)}, "
+                                 f"{enforcing.ctl('status')['events']}") from None
         own = cgroup_row(enforcing, own_memory_cgroup()[0])  # taod's
         assert own is None or own["split_exact"] == 0, own
     tasks = enforcing.ctl("top-tasks", "--limit", "8192")
