@@ -58,9 +58,6 @@ struct {
 	__type(value, struct taod_unmap_state);
 } unmap_state SEC(".maps");
 
-/* The two updates of one rmap change are microseconds apart. */
-#define PAIR_WINDOW_NS 200000
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TAOD_STAT_MAX);
@@ -218,12 +215,16 @@ static __always_inline int handle_memcg_event(struct mem_cgroup *memcg, int item
  * A whole unmap updates NR_ANON_THPS and NR_ANON_MAPPED by the same number
  * of pages back to back, on one CPU, under the page-table lock; which of
  * the two comes first differs between kernel versions. A PMD split drops
- * NR_ANON_THPS alone (its pages stay mapped by PTEs).
+ * NR_ANON_THPS alone (its pages stay mapped by PTEs). The two updates are
+ * microseconds apart on bare metal; an interrupt, a preempted vCPU or
+ * emulation can stretch that, so they pair within [kernel]
+ * unmap_pair_window (1 ms), the age at which the flush settles a split.
  */
 static __always_inline bool pairs_with(const struct taod_anon_event *e, int val, __u64 cgid,
 				       __u64 now)
 {
-	return e->pages == val && e->cgroup_id == cgid && now - e->ts_ns < PAIR_WINDOW_NS;
+	return e->pages == val && e->cgroup_id == cgid &&
+	       now - e->ts_ns < taod_cfg.stale_pending_ns;
 }
 
 /* Remembers a PMD-sized drop, and its task if that task owns the memory. */

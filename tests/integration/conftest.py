@@ -118,10 +118,13 @@ def finish(p, timeout=60):
 
 
 def attach_conf():
-    """The attach mode the kernel lab asks for (TAOD_TEST_ATTACH), first in
-    every test daemon's config so a test's own [kernel] keys still win."""
-    mode = os.environ.get("TAOD_TEST_ATTACH")
-    return f"[kernel]\nattach = {mode}\n" if mode else ""
+    """What the kernel lab asks for, first in every test daemon's config so a
+    test's own [kernel] keys still win: the attach mode (TAOD_TEST_ATTACH)
+    and a wider unmap pair window under emulation (TAOD_TEST_PAIR_WINDOW)."""
+    keys = {"attach": os.environ.get("TAOD_TEST_ATTACH"),
+            "unmap_pair_window": os.environ.get("TAOD_TEST_PAIR_WINDOW")}
+    lines = "".join(f"{k} = {v}\n" for k, v in keys.items() if v)
+    return f"[kernel]\n{lines}" if lines else ""
 
 
 def kernel_has_memcg_tracepoints():

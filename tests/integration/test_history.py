@@ -134,7 +134,7 @@ def chromium(tmp_path, *args):
                         "--disable-quic", "--no-first-run", "--disable-background-networking",
                         "--disable-component-update", "--disable-sync",
                         f"--user-data-dir={tmp_path / 'chromium'}", *args],
-                       capture_output=True, text=True, timeout=90)
+                       capture_output=True, text=True, timeout=90 * TIME_SCALE)
     assert p.returncode == 0, p.stderr
     return p.stdout
 
