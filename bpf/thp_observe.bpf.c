@@ -58,9 +58,6 @@ struct {
 	__type(value, struct taod_unmap_state);
 } unmap_state SEC(".maps");
 
-/* The two updates of one rmap change are microseconds apart. */
-#define PAIR_WINDOW_NS 200000
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TAOD_STAT_MAX);
@@ -123,20 +120,24 @@ static __always_inline __u64 memcg_id(struct mem_cgroup *memcg)
 	return BPF_CORE_READ(memcg, css.cgroup, kn, id);
 }
 
-/* Memory cgroup of the running task, on cgroup v1 and v2 alike. */
-static __always_inline __u64 current_memcg_id(void)
+/* Memory cgroup of @task, on cgroup v1 and v2 alike. */
+static __always_inline __u64 task_memcg_id(struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	struct css_set *cset = BPF_CORE_READ(task, cgroups);
 	struct cgroup_subsys_state *css = NULL;
 
-	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT)
+	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT || !cset)
 		return 0;
 	bpf_core_read(&css, sizeof(css), &cset->subsys[idx]);
 	if (!css)
 		return 0;
 	return BPF_CORE_READ(css, cgroup, kn, id);
+}
+
+static __always_inline __u64 current_memcg_id(void)
+{
+	return task_memcg_id(bpf_get_current_task_btf());
 }
 
 /*
@@ -214,12 +215,16 @@ static __always_inline int handle_memcg_event(struct mem_cgroup *memcg, int item
  * A whole unmap updates NR_ANON_THPS and NR_ANON_MAPPED by the same number
  * of pages back to back, on one CPU, under the page-table lock; which of
  * the two comes first differs between kernel versions. A PMD split drops
- * NR_ANON_THPS alone (its pages stay mapped by PTEs).
+ * NR_ANON_THPS alone (its pages stay mapped by PTEs). The two updates are
+ * microseconds apart on bare metal; an interrupt, a preempted vCPU or
+ * emulation can stretch that, so they pair within [kernel]
+ * unmap_pair_window (1 ms), the age at which the flush settles a split.
  */
 static __always_inline bool pairs_with(const struct taod_anon_event *e, int val, __u64 cgid,
 				       __u64 now)
 {
-	return e->pages == val && e->cgroup_id == cgid && now - e->ts_ns < PAIR_WINDOW_NS;
+	return e->pages == val && e->cgroup_id == cgid &&
+	       now - e->ts_ns < taod_cfg.stale_pending_ns;
 }
 
 /* Remembers a PMD-sized drop, and its task if that task owns the memory. */
@@ -385,14 +390,20 @@ int flush_pending(void *ctx)
 /*
  * Exact split counts where fentry is allowed. Not autoloaded: the daemon
  * sets the attach target it found in BTF and enables them when probing.
+ * The split is charged to the THP's memcg, and to the running task only if
+ * it owns that memory: taod splitting a task's THPs, or the deferred-split
+ * shrinker, must not be counted as the splitter.
  */
-static __always_inline int count_exact_split(void)
+static __always_inline int count_exact_split(__u64 cgid)
 {
-	__u64 cgid = current_memcg_id();
-	struct taod_cg_counters *c = cg_get(cgid);
-	struct taod_task_counters *t = current_task_get(cgid);
+	struct taod_cg_counters *c;
+	struct taod_task_counters *t;
 
 	stat_inc(TAOD_STAT_SPLIT_EVENTS);
+	if (!cgid)
+		return 0;
+	c = cg_get(cgid);
+	t = current_owns(cgid) ? current_task_get(cgid) : NULL;
 	if (c)
 		c->split_exact++;
 	if (t)
@@ -400,14 +411,60 @@ static __always_inline int count_exact_split(void)
 	return 0;
 }
 
-SEC("?fentry/__split_huge_pmd")
-int BPF_PROG(on_split_pmd)
+/* Whether @memcg really is one: the memory css of its cgroup is itself. */
+static __always_inline bool is_memcg(struct mem_cgroup *memcg)
 {
-	return count_exact_split();
+	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
+	struct cgroup_subsys_state *css = NULL;
+
+	if (!cgrp || idx < 0 || idx >= CGROUP_SUBSYS_COUNT)
+		return false;
+	bpf_core_read(&css, sizeof(css), &cgrp->subsys[idx]);
+	return css && css == &memcg->css;
 }
 
-SEC("?fentry/__folio_split")
-int BPF_PROG(on_split_folio)
+/*
+ * Memcg of the THP a folio split function was given: a folio, or on older
+ * kernels a page that may be a tail page (6.1's deferred-split shrinker
+ * passes one), resolved to its head. Kernels whose struct page has no
+ * compound_head any more (7.x: compound_info) split through __folio_split,
+ * which takes the folio. memcg_data holds the memcg, or on newer kernels an
+ * obj_cgroup that points to it; which one is checked, not assumed.
+ */
+static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 {
-	return count_exact_split();
+	struct page *page = page_or_folio;
+	struct folio *folio = page_or_folio;
+	struct mem_cgroup *memcg;
+	unsigned long data;
+
+	if (bpf_core_field_exists(page->compound_head)) {
+		unsigned long head = BPF_CORE_READ(page, compound_head);
+
+		if (head & 1)
+			folio = (struct folio *)(head - 1);
+	}
+	data = BPF_CORE_READ(folio, memcg_data);
+	if (!data || (data & 1)) /* none, or slab object extensions */
+		return 0;
+	memcg = (struct mem_cgroup *)(data & ~3UL);
+	if (!is_memcg(memcg))
+		memcg = BPF_CORE_READ((struct obj_cgroup *)(data & ~3UL), memcg);
+	return memcg && is_memcg(memcg) ? memcg_id(memcg) : 0;
+}
+
+/* A PMD split: the THP is charged to the memcg of the mm's owner. */
+SEC("?fentry/__split_huge_pmd")
+int BPF_PROG(on_split_pmd, struct vm_area_struct *vma)
+{
+	return count_exact_split(task_memcg_id(BPF_CORE_READ(vma, vm_mm, owner)));
+}
+
+/* __folio_split (6.18+), split_huge_page_to_list_to_order (6.12) or
+ * split_huge_page_to_list (6.1): the first argument is the folio or page. */
+SEC("?fentry/__folio_split")
+int BPF_PROG(on_split_folio, void *page_or_folio)
+{
+	return count_exact_split(folio_memcg_id(page_or_folio));
 }

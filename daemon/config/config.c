@@ -85,6 +85,7 @@ static const struct setting settings[] = {
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
     {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
     {"kernel", "attach", T_ENUM, FIELD(attach), attach_values},
+    {"kernel", "unmap_pair_window", T_DURATION, FIELD(unmap_pair_window_ms), NULL},
     {"kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values},
     KPATH("btf", btf),
     KPATH("cgroup_root", cgroup_root),
@@ -144,6 +145,7 @@ void config_defaults(struct taod_config *c)
 	c->readers = READERS_ALL;
 	c->tao = TAO_AUTO;
 	c->attach = ATTACH_AUTO;
+	c->unmap_pair_window_ms = 1;
 	c->sample_keep = 3600;
 	act_settings_defaults(&c->enforce);
 	policy_builtin_default(&c->policies.v[0]);

@@ -51,9 +51,6 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-/* A PMD removal left unpaired this long is settled as a split by the flush. */
-#define STALE_PENDING_NS 1000000
-
 static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
@@ -64,7 +61,8 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
 	skel = thp_observe_bpf__open_opts(&opts);
 	if (!skel)
 		return NULL;
-	skel->rodata->taod_cfg.stale_pending_ns = STALE_PENDING_NS;
+	/* A PMD removal left unpaired this long is settled as a split. */
+	skel->rodata->taod_cfg.stale_pending_ns = cfg->unmap_pair_window_ms * 1000000;
 	/* Every page allocation would run on_page_alloc: only when folios
 	 * below PMD order can be THPs is that worth it. */
 	if (!mthp_enabled(cfg->k.thp_sysfs)) {

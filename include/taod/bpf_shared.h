@@ -66,7 +66,7 @@ enum taod_stat {
 
 /* Knobs the daemon sets in .rodata before load. */
 struct taod_bpf_config {
-	__u64 stale_pending_ns; /* pending older than this is a split */
+	__u64 stale_pending_ns; /* pair window; pending older than this is a split */
 	__u32 pmd_pages;	/* base pages in a PMD mapping */
 	__u32 pmd_order;
 	/* mm_page_alloc not attached (no mTHP size enabled): count each THP

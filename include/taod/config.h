@@ -61,7 +61,8 @@ struct taod_config {
 	/* [kernel] */
 	enum tao_detect tao;
 	enum attach_mode attach;
-	int cgroup_version; /* 0 auto, 1, 2 */
+	uint64_t unmap_pair_window_ms; /* a THPS drop unpaired this long is a split */
+	int cgroup_version;	       /* 0 auto, 1, 2 */
 	struct kernel_paths k;
 	/* [history] */
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */

@@ -18,10 +18,14 @@ REPO = Path(__file__).resolve().parents[2]
 TAOD = BUILD / "taod"
 TAOCTL = BUILD / "taoctl"
 WORKLOAD = BUILD / "thp_workload"
+# The kernel lab's guests run under emulation (TCG), several times slower:
+# waits for something to happen are stretched by this factor there.
+TIME_SCALE = float(os.environ.get("TAOD_TEST_TIME_SCALE", "1"))
 
 
-def memory_cgroup_dir():
-    """Our own memory cgroup directory, on v1 (memory controller) or v2."""
+def own_memory_cgroup():
+    """Our memory cgroup as taod shows it (from the hierarchy root) and the
+    cgroup version: v1 (memory controller) or v2."""
     v1 = v2 = None
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         hid, ctrls, path = line.split(":", 2)
@@ -30,8 +34,26 @@ def memory_cgroup_dir():
         elif hid == "0" and ctrls == "":
             v2 = path
     if v1 is not None and Path("/sys/fs/cgroup/memory").is_dir():
-        return Path("/sys/fs/cgroup/memory" + v1.rstrip("/")), 1
-    return Path("/sys/fs/cgroup" + v2.rstrip("/")), 2
+        return v1, 1
+    return v2, 2
+
+
+def exact_splits(d):
+    """Whether daemon @d counts splits with fentry on the split functions."""
+    return d.ctl("status")["observation_mode"] in ("fentry+tracepoint", "fentry (exact splits)")
+
+
+def memory_cgroup_dir():
+    """Where test cgroups are made, and the cgroup version."""
+    path, version = own_memory_cgroup()
+    if version == 1:
+        return Path("/sys/fs/cgroup/memory" + path.rstrip("/")), 1
+    own = Path("/sys/fs/cgroup" + path.rstrip("/"))
+    # v2 has no internal processes: a cgroup with tasks cannot give its
+    # children controllers, so test cgroups are made beside ours, under our
+    # parent, whose subtree_control must enable memory.
+    base = own.parent if (own / "cgroup.procs").read_text().strip() else own
+    return base, 2
 
 
 class CgroupSet:
@@ -90,9 +112,33 @@ def cgroups():
 
 
 def finish(p, timeout=60):
-    out, err = p.communicate(timeout=timeout)
+    out, err = p.communicate(timeout=timeout * TIME_SCALE)
     assert p.returncode == 0, err
     return json.loads(out.strip().splitlines()[-1])
+
+
+def attach_conf():
+    """What the kernel lab asks for, first in every test daemon's config so a
+    test's own [kernel] keys still win: the attach mode (TAOD_TEST_ATTACH)
+    and a wider unmap pair window under emulation (TAOD_TEST_PAIR_WINDOW)."""
+    keys = {"attach": os.environ.get("TAOD_TEST_ATTACH"),
+            "unmap_pair_window": os.environ.get("TAOD_TEST_PAIR_WINDOW")}
+    lines = "".join(f"{k} = {v}\n" for k, v in keys.items() if v)
+    return f"[kernel]\n{lines}" if lines else ""
+
+
+def kernel_has_memcg_tracepoints():
+    """memcg:count_memcg_events and mod_memcg_lruvec_state (6.13+), from BTF."""
+    return b"btf_trace_count_memcg_events" in Path("/sys/kernel/btf/vmlinux").read_bytes()
+
+
+def debugfs_split_writable():
+    """Whether debugfs split_huge_pages takes writes (lockdown refuses the open)."""
+    try:
+        with open("/sys/kernel/debug/split_huge_pages", "w"):
+            return True
+    except OSError:
+        return False
 
 
 class Daemon:
@@ -101,7 +147,7 @@ class Daemon:
         self.socket = str(Path(socket_dir or tmp_path) / "taod.sock")
         self.conf = tmp_path / "taod.conf"
         self.conf.write_text(
-            "[daemon]\ntick = 200ms\nlog_level = debug\n"
+            attach_conf() + "[daemon]\ntick = 200ms\nlog_level = debug\n"
             f"[control]\nsocket = {self.socket}\n"
             # Each test's own history: never the machine's /var/lib/taod.
             f"[history]\npath = {tmp_path / 'history.db'}\n" + extra_conf)
@@ -111,7 +157,7 @@ class Daemon:
         self.wait_ready()
 
     def wait_ready(self, timeout=20):
-        deadline = time.time() + timeout
+        deadline = time.time() + timeout * TIME_SCALE
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError("taod exited early:\n" + self.logtext())
@@ -154,7 +200,7 @@ class Daemon:
 
     def wait_ticks(self, n=3):
         start = self.ctl("status")["ticks"]
-        deadline = time.time() + 30
+        deadline = time.time() + 30 * TIME_SCALE
         while self.ctl("status")["ticks"] < start + n:
             assert time.time() < deadline, "daemon stopped ticking"
             time.sleep(0.1)
@@ -206,7 +252,7 @@ def cgroup_row(d, rel):
 
 
 def wait_for(pred, timeout=20, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * TIME_SCALE
     while time.time() < deadline:
         v = pred()
         if v:

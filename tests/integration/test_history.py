@@ -13,7 +13,7 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import TAOCTL, Daemon, cgroup_row, wait_for
+from conftest import TAOCTL, TIME_SCALE, Daemon, cgroup_row, wait_for
 
 THP = 2 * 1024 * 1024
 RUNS_KILLED = 8
@@ -40,8 +40,11 @@ def by_path(rep):
 
 def settle(daemon, rels, pred):
     """Waits until every cgroup's live row satisfies @pred, then 3 more ticks."""
-    wait_for(lambda: all((r := cgroup_row(daemon, rel)) and pred(rel, r) for rel in rels),
-             what="live counters")
+    try:
+        wait_for(lambda: all((r := cgroup_row(daemon, rel)) and pred(rel, r) for rel in rels),
+                 what="live counters")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: {[cgroup_row(daemon, rel) for rel in rels]}") from None
     daemon.wait_ticks(3)
     return {rel: cgroup_row(daemon, rel) for rel in rels}
 
@@ -89,7 +92,7 @@ def test_kill_9_never_corrupts_and_history_continues(tmp_path, cgroups):
     lags = [kill_ms - max(t for t in times if t <= kill_ms) for kill_ms in kills]
     print(f"last batch before each kill -9: {[round(x) for x in lags]} ms ago")
     # At most the batch being written is lost (100 ms batches; slack for ASan).
-    assert max(lags) < 1500, lags
+    assert max(lags) < 1500 * TIME_SCALE, lags
     con.close()
 
     rep = report_json(db)
@@ -131,7 +134,7 @@ def chromium(tmp_path, *args):
                         "--disable-quic", "--no-first-run", "--disable-background-networking",
                         "--disable-component-update", "--disable-sync",
                         f"--user-data-dir={tmp_path / 'chromium'}", *args],
-                       capture_output=True, text=True, timeout=90)
+                       capture_output=True, text=True, timeout=90 * TIME_SCALE)
     assert p.returncode == 0, p.stderr
     return p.stdout
 

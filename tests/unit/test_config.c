@@ -35,6 +35,7 @@ Test(config, shipped_file_parses_cleanly)
 		     "first error: %s:%d: %s", errs.items[0].file, errs.items[0].line,
 		     errs.items[0].msg);
 	cr_assert_eq(cfg.tick_ms, 1000);
+	cr_assert_eq(cfg.unmap_pair_window_ms, 1);
 	cr_assert_str_eq(cfg.socket_path, "/run/taod/taod.sock");
 }
 
@@ -42,10 +43,11 @@ Test(config, values_are_applied)
 {
 	struct taod_config cfg;
 	struct config_errors errs;
-	const char *p = write_conf("a.conf", "[daemon]\ntick = 250ms\nlog_level = debug\n"
-					     "[control]\nsocket_mode = 0600\nreaders = root\n"
-					     "[kernel]\ntao = yes\nzoneinfo = /fixture/zoneinfo\n"
-					     "memstat_v1_thp = rss_huge\n");
+	const char *p =
+	    write_conf("a.conf", "[daemon]\ntick = 250ms\nlog_level = debug\n"
+				 "[control]\nsocket_mode = 0600\nreaders = root\n"
+				 "[kernel]\ntao = yes\nzoneinfo = /fixture/zoneinfo\n"
+				 "memstat_v1_thp = rss_huge\nunmap_pair_window = 50ms\n");
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0);
 	cr_assert_eq(cfg.tick_ms, 250);
@@ -53,6 +55,7 @@ Test(config, values_are_applied)
 	cr_assert_eq(cfg.socket_mode, 0600);
 	cr_assert_eq(cfg.readers, READERS_ROOT);
 	cr_assert_eq(cfg.tao, TAO_YES);
+	cr_assert_eq(cfg.unmap_pair_window_ms, 50);
 	cr_assert_str_eq(cfg.k.zoneinfo, "/fixture/zoneinfo");
 	cr_assert_str_eq(cfg.k.memstat_v1_thp, "rss_huge");
 	cr_assert_str_eq(cfg.k.vmstat, "/proc/vmstat"); /* default kept */
