@@ -18,7 +18,7 @@
  *   unmap-whole    munmap every region still mapped, whole
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
- *   abuse SECONDS  fault and partially unmap a region every 50 ms
+ *   abuse SECONDS  every 50 ms fault a new region and partially unmap it
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  */
@@ -167,13 +167,17 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Splits only the region it has just faulted: THPs faulted by earlier steps
+ * stay intact unless something else (taod) splits them. */
 static void abuse(long seconds)
 {
 	for (long i = 0; i < seconds * 20; i++) {
 		if (add_regions(1, MADV_HUGEPAGE, false))
 			break;
-		if (for_intact(1, punch_page, R_SPLIT) == 1)
+		if (punch_page(regions[nregions - 1]) == 0) {
+			state[nregions - 1] = R_SPLIT;
 			counts[C_ABUSE]++;
+		}
 		sleep_ms(50);
 	}
 }
