@@ -32,8 +32,8 @@
 /* Allocates and frees DRAIN_BYTES of base pages on the calling CPU. */
 static int churn_here(void)
 {
-	char *p = mmap(NULL, DRAIN_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		       0);
+	char *p =
+	    mmap(NULL, DRAIN_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -errno;

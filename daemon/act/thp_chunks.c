@@ -83,7 +83,8 @@ static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint6
 {
 	uint64_t pm[CHUNK_PAGES];
 	size_t n = (size_t)((to - from) / 4096);
-	ssize_t got = pread(m->pagemap, pm, n * sizeof(pm[0]), (off_t)(from / 4096 * sizeof(pm[0])));
+	ssize_t got =
+	    pread(m->pagemap, pm, n * sizeof(pm[0]), (off_t)(from / 4096 * sizeof(pm[0])));
 
 	if (got < 0)
 		return -errno;

@@ -16,9 +16,9 @@
 #include "act_fixture.h"
 #include "taod/act_parts.h"
 
-#define SPLIT	 "/sys/kernel/debug/split_huge_pages"
-#define COMPACT	 "/proc/sys/vm/compact_memory"
-#define FRACTION "/proc/sys/vm/percpu_pagelist_high_fraction"
+#define SPLIT	   "/sys/kernel/debug/split_huge_pages"
+#define COMPACT	   "/proc/sys/vm/compact_memory"
+#define FRACTION   "/proc/sys/vm/percpu_pagelist_high_fraction"
 #define PM_PRESENT (1ULL << 63)
 #define KPF_THP	   (1ULL << 22)
 
@@ -159,8 +159,8 @@ Test(stock_split, a_set_fraction_is_put_back)
 	fx_file(COMPACT, "");
 	fx_file(FRACTION, "64\n");
 	cr_assert_eq(contiguity_restore(&fx.cfg.k, note, sizeof(note)), 0);
-	cr_assert_str_eq(fx.writes, FRACTION "=1073741824\n" FRACTION "=64\n" COMPACT "=1\n" FRACTION
-					     "=1073741824\n" FRACTION "=64\n");
+	cr_assert_str_eq(fx.writes, FRACTION "=1073741824\n" FRACTION "=64\n" COMPACT
+					     "=1\n" FRACTION "=1073741824\n" FRACTION "=64\n");
 }
 
 Test(stock_split, failed_compaction_is_reported_and_the_split_stands)
@@ -177,8 +177,8 @@ Test(stock_split, failed_compaction_is_reported_and_the_split_stands)
 	cr_assert_eq(rec.err, EROFS);
 	cr_assert(strstr(rec.detail, "compaction failed"), "%s", rec.detail);
 	/* The fraction is put back all the same. */
-	cr_assert(strstr(fx.writes, FRACTION "=0\n" COMPACT "=1\n" FRACTION "=1073741824\n" FRACTION
-				    "=0\n"),
+	cr_assert(strstr(fx.writes,
+			 FRACTION "=0\n" COMPACT "=1\n" FRACTION "=1073741824\n" FRACTION "=0\n"),
 		  "%s", fx.writes);
 }
 
