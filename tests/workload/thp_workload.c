@@ -15,6 +15,9 @@
  *                  regions (a PMD split each)
  *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
  *   dontneed-whole MADV_DONTNEED every intact region whole
+ *   keep1 M        MADV_DONTNEED all but the first 4 KiB page of M intact
+ *                  regions: each THP stays whole in memory, PTE-mapped
+ *                  by one page (the waste a split gives back)
  *   unmap-whole    munmap every region still mapped, whole
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
@@ -147,6 +150,11 @@ static int dontneed(char *r)
 	return madvise(r, REGION, MADV_DONTNEED);
 }
 
+static int keep_first_page(char *r)
+{
+	return madvise(r + PAGE, REGION - PAGE, MADV_DONTNEED);
+}
+
 static void unmap_all(void)
 {
 	for (size_t i = 0; i < nregions; i++) {
@@ -220,6 +228,8 @@ static int run_step(const char *step, long arg)
 		return (counts[C_PARTIAL] += for_intact(arg, punch_page, R_SPLIT)), 0;
 	if (!strcmp(step, "mprotect"))
 		return (counts[C_MPROTECT] += for_intact(arg, protect_page, R_SPLIT)), 0;
+	if (!strcmp(step, "keep1"))
+		return (counts[C_PARTIAL] += for_intact(arg, keep_first_page, R_SPLIT)), 0;
 	if (!strcmp(step, "dontneed-whole"))
 		return (counts[C_DONTNEED] += for_intact(MAX_REGIONS, dontneed, R_NONE)), 0;
 	if (!strcmp(step, "unmap-whole"))
