@@ -42,8 +42,12 @@ def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     page tables and splits them, so the unmapped pages are freed."""
     cg = cgroups.make("keep1")
     p = cgroups.workload(cg, "fault", N, "keep1", N, "hold", 60)
-    wait_for(lambda: thp_chunks(p.pid) == N and anon_huge_kib(p.pid) == 0,
-             what="THPs mapped by one page each")
+    def state():  # (chunks mapping a THP page, PMD-mapped KiB)
+        return thp_chunks(p.pid), anon_huge_kib(p.pid)
+    try:
+        wait_for(lambda: state() == (N, 0), what="THPs mapped by one page each")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}") from None
     rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec

@@ -11,6 +11,8 @@
  *                  page: base pages where THP "enabled" is madvise, and
  *                  khugepaged leaves them alone, but MADV_COLLAPSE can
  *                  collapse them
+ *   hugefault N    map N regions with MADV_HUGEPAGE and touch every page:
+ *                  whatever backs them (THPs or base pages) is all faulted
  *   partial M      munmap one 4 KiB page inside each of the first M intact
  *                  regions (a PMD split each)
  *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
@@ -222,6 +224,8 @@ static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
 		return add_regions(arg, MADV_HUGEPAGE, false) ? -1 : (counts[C_FAULTED] += arg, 0);
+	if (!strcmp(step, "hugefault"))
+		return add_regions(arg, MADV_HUGEPAGE, true) ? -1 : (counts[C_FAULTED] += arg, 0);
 	if (!strcmp(step, "smallfault"))
 		return step_smallfault(arg);
 	if (!strcmp(step, "partial"))
