@@ -54,7 +54,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps vmtest FORCE
+	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage FORCE
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
 
@@ -177,6 +177,13 @@ vm-deps: deps
 # kernels (tests/vm/README.md); VM_KERNELS, VM_JOBS and PYTEST_ARGS narrow it.
 vmtest: all
 	tests/vm/vmtest
+
+# Does taod give a good tenant its THPs back beside an abuser? Fresh guests
+# per kernel, mode and scenario; report in build/vm/coverage/report.md;
+# fails when a target is missed (tests/vm/coverage: VM_KERNELS, VM_JOBS,
+# COVERAGE_REPEAT, COVERAGE_TARGETS=0 to report only).
+vmtest-coverage: all
+	tests/vm/coverage
 
 install: all
 	install -D -m 0755 $(BUILD)/taod $(DESTDIR)$(PREFIX)/sbin/taod

@@ -86,6 +86,18 @@ static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t
 		entry_free(e);
 		return NULL;
 	}
+	/*
+	 * BPF counts a cgroup from its first event on, and taod's first tick
+	 * has sampled every cgroup there was: one that turns up later had all
+	 * its events since the last tick. Without this zero sample its first
+	 * sample would hold them all and every window would start after them:
+	 * a cgroup made, abused and left within one tick would never be judged.
+	 */
+	if (t->sampled) {
+		e->ring[0].t_ms = t->last_sample_ms;
+		e->ring_head = 1 % e->ring_cap;
+		e->ring_len = 1;
+	}
 	return e;
 }
 
@@ -196,6 +208,8 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 			e->ring_len++;
 		update_rates(e, e->ring_cap, rate_window_ms);
 	}
+	t->sampled = true;
+	t->last_sample_ms = now_ms;
 }
 
 struct sweep_ctx {

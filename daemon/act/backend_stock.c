@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stock-kernel backend. Shatter stands in as splitting an offending
- * task's THPs through debugfs split_huge_pages, over the ranges smaps says
- * hold THPs, so the subpages it no longer maps go back. Collapse is
+ * task's THPs through debugfs split_huge_pages, over the 2 MiB chunks its
+ * page tables say hold THP pages (partly unmapped ones too), so the
+ * subpages it no longer maps go back; with compact_after_shatter the freed
+ * pages are then merged into free 2 MiB blocks (contiguity.c). Collapse is
  * process_madvise(MADV_COLLAPSE). There are no policy zones to restrict,
  * grant or size (ZONE_MOVABLE sizing is left out on stock).
  */
@@ -23,8 +25,16 @@ struct split_run {
 	const struct task_ref *task;
 	const char *path; /* split_huge_pages, root prefix included */
 	uint64_t budget, bytes;
-	int ranges, failed, err;
+	int writes, failed, err;
 	bool pageout; /* debugfs refused: split through MADV_PAGEOUT */
+	struct thp_pagemaps maps;
+	uint64_t vma_start, vma_end;
+	uint64_t range_start, range_end; /* chunks found, not yet written */
+	uint64_t pages[PAGEOUT_BATCH];	 /* pageout: one page of each THP */
+	int npages;
+	int vma_chunks; /* chunks found in this mapping */
+	enum thp_chunk_kind pass;
+	uint64_t partial_bytes; /* of s->bytes, partly mapped THPs */
 };
 
 /* debugfs closed (lockdown: EPERM) or absent: the other way is open. */
@@ -33,31 +43,38 @@ static bool debugfs_refused(int r)
 	return r == -EPERM || r == -EACCES || r == -ENOENT;
 }
 
-static int split_range_pageout(struct split_run *s, const struct vma_info *v)
+static void split_failed(struct split_run *s, int err, uint64_t bytes)
 {
-	uint64_t done = 0;
-	long r = thp_split_by_pageout(s->task, v->start, v->end, s->budget - s->bytes, &done);
-
-	if (r) {
-		s->failed++;
-		s->err = (int)-r;
-		return 0;
-	}
-	s->ranges++;
-	s->bytes += done;
-	return 0;
+	s->failed++;
+	s->err = err;
+	s->bytes -= bytes;
 }
 
+static void flush_pages(struct split_run *s)
+{
+	long r;
+
+	if (!s->npages)
+		return;
+	r = thp_pageout_pages(s->task, s->pages, s->npages);
+	if (r)
+		split_failed(s, (int)-r, (uint64_t)s->npages * THP_BYTES);
+	else
+		s->writes++;
+	s->npages = 0;
+}
+
+static int on_chunk(void *ctx, uint64_t chunk, uint64_t page);
+
 /* Writes one debugfs split of [start, end); false once debugfs refuses. */
-static bool split_chunk(struct split_run *s, uint64_t start, uint64_t end)
+static bool split_write(struct split_run *s, uint64_t start, uint64_t end)
 {
 	char cmd[96];
 	int r;
 
 	/* debugfs takes a pid: held by the pidfd across the write, or not written. */
 	if (!task_ref_alive(s->task)) {
-		s->failed++;
-		s->err = ESRCH;
+		split_failed(s, ESRCH, 0);
 		return true;
 	}
 	snprintf(cmd, sizeof(cmd), "%d,0x%llx,0x%llx", (int)s->task->pid, (unsigned long long)start,
@@ -68,47 +85,104 @@ static bool split_chunk(struct split_run *s, uint64_t start, uint64_t end)
 		s->pageout = true;
 		return false;
 	}
-	if (r) {
-		s->failed++;
-		s->err = -r;
-	}
+	if (r)
+		s->failed++, s->err = -r;
+	else
+		s->writes++;
 	return true;
 }
 
-/*
- * debugfs splits every THP in the range it is given, so a mapping is cut
- * into 2 MiB-aligned chunks no longer than the budget left: the bytes split
- * never exceed the budget, whatever the mapping holds.
- */
-static int split_range(void *ctx, const struct vma_info *v)
+/* The chunks gathered so far, as one debugfs write within the mapping. */
+static void flush_range(struct split_run *s)
+{
+	uint64_t start = s->range_start > s->vma_start ? s->range_start : s->vma_start;
+	uint64_t end = s->range_end < s->vma_end ? s->range_end : s->vma_end;
+	uint64_t bytes = s->range_end - s->range_start;
+	int failed = s->failed;
+
+	if (!bytes)
+		return;
+	s->range_start = s->range_end = 0;
+	if (split_write(s, start, end)) {
+		if (s->failed != failed)
+			s->bytes -= bytes;
+		return;
+	}
+	/* Refused: the same chunks again, one page of each paged out. */
+	s->bytes -= bytes;
+	thp_chunks_scan(&s->maps, start, end, s->pass, on_chunk, s);
+}
+
+static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
 {
 	struct split_run *s = ctx;
-	uint64_t addr = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1), huge_left = v->anon_huge;
 
-	if (!v->anon_huge)
-		return 0;
 	if (s->budget - s->bytes < THP_BYTES)
 		return 1;
-	if (s->pageout)
-		return split_range_pageout(s, v);
-	while (addr < v->end && huge_left && s->budget - s->bytes >= THP_BYTES) {
+	s->bytes += THP_BYTES;
+	s->vma_chunks++;
+	if (s->pageout) {
+		s->pages[s->npages++] = page;
+		if (s->npages == PAGEOUT_BATCH)
+			flush_pages(s);
+		return 0;
+	}
+	if (s->range_end && s->range_end == chunk) {
+		s->range_end += THP_BYTES;
+		return 0;
+	}
+	flush_range(s);
+	s->range_start = chunk;
+	s->range_end = chunk + THP_BYTES;
+	return 0;
+}
+
+/*
+ * Without pagemap (no PFNs for this caller, or a fixture without one) smaps
+ * still names the PMD-mapped THPs: debugfs gets 2 MiB-aligned chunks of the
+ * mapping, no longer than the budget left.
+ */
+static void split_range_smaps(struct split_run *s, const struct vma_info *v)
+{
+	uint64_t addr = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1), huge_left = v->anon_huge;
+
+	while (!s->pageout && addr < v->end && huge_left && s->budget - s->bytes >= THP_BYTES) {
 		uint64_t left = (s->budget - s->bytes) & ~(THP_BYTES - 1);
 		uint64_t len = v->end - addr < left ? v->end - addr : left;
+		/* At most the THPs the mapping holds, never more than the chunk. */
+		uint64_t got = len < huge_left ? len : huge_left;
 		int failed = s->failed;
 
-		if (!split_chunk(s, addr, addr + len))
-			return split_range_pageout(s, v);
+		if (!split_write(s, addr, addr + len)) {
+			split_failed(s, ENODATA, 0); /* MADV_PAGEOUT needs pagemap */
+			return;
+		}
 		if (s->failed == failed) {
-			/* At most the THPs the mapping holds, never more than the chunk. */
-			uint64_t got = len < huge_left ? len : huge_left;
-
-			s->ranges++;
 			s->bytes += got;
 			huge_left -= got;
 		}
 		addr += len;
 	}
-	return 0;
+}
+
+static void split_mapping(struct split_run *s, const struct vma_info *v, bool have_maps)
+{
+	int r = -ENODATA;
+
+	if (!v->anon)
+		return;
+	s->vma_start = v->start;
+	s->vma_end = v->end;
+	s->vma_chunks = 0;
+	if (have_maps)
+		r = thp_chunks_scan(&s->maps, v->start, v->end, s->pass, on_chunk, s);
+	if (s->pageout)
+		flush_pages(s);
+	else
+		flush_range(s);
+	/* smaps knows only PMD-mapped THPs: the whole ones. */
+	if (r < 0 && !s->vma_chunks && s->pass == THP_CHUNK_WHOLE)
+		split_range_smaps(s, v);
 }
 
 /* debugfs may be unmounted; mount it, but only on the real root. */
@@ -122,12 +196,18 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
 		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
 }
 
-/* smaps is read by pid: its ranges are this task's if the pidfd outlives the read. */
+/*
+ * Partly mapped THPs first: splitting them frees the pages the task no
+ * longer maps. Then, with budget left, the whole ones: the task loses its
+ * THPs' benefit. smaps and pagemap are read by pid: they are the task's if
+ * the pidfd outlives the reads.
+ */
 static int split_task(void *ctx, const struct task_ref *t)
 {
 	struct split_run *s = ctx;
 	struct vma_info *v = NULL;
 	char rel[64], path[PATH_MAX];
+	bool have_maps;
 	int n;
 
 	s->task = t;
@@ -135,9 +215,17 @@ static int split_task(void *ctx, const struct task_ref *t)
 	if (rootfs_path(path, sizeof(path), rel))
 		return 0;
 	n = smaps_collect(path, &v);
-	if (n > 0 && task_ref_alive(t))
-		for (int i = 0; i < n && !split_range(s, &v[i]); i++)
-			;
+	have_maps = thp_pagemaps_open(t->pid, &s->maps) == 0;
+	for (s->pass = THP_CHUNK_PARTIAL; s->pass <= THP_CHUNK_WHOLE && n > 0; s->pass++) {
+		uint64_t before = s->bytes;
+
+		for (int i = 0; i < n && s->budget - s->bytes >= THP_BYTES && task_ref_alive(t);
+		     i++)
+			split_mapping(s, &v[i], have_maps);
+		if (s->pass == THP_CHUNK_PARTIAL)
+			s->partial_bytes += s->bytes - before;
+	}
+	thp_pagemaps_close(&s->maps);
 	free(v);
 	return s->bytes >= s->budget;
 }
@@ -147,7 +235,8 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 {
 	char path[PATH_MAX];
 	struct split_run s = {.path = path, .budget = budget};
-	int n;
+	char after[160] = "";
+	int n, r = 0;
 
 	if (rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
 		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "%s: path too long",
@@ -161,16 +250,23 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 		return;
 	}
 	o->bytes = s.bytes;
-	if (s.failed && !s.ranges)
+	if (s.failed && !s.writes) {
 		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,
 				strerror(s.err));
-	else
-		act_outcome_set(o, RESULT_DONE, s.failed ? s.err : 0,
-				"split %d THP ranges (%llu bytes) of %d task(s) via %s%s", s.ranges,
-				(unsigned long long)s.bytes, n,
-				s.pageout ? "MADV_PAGEOUT (debugfs refused)"
-					  : c->k->split_huge_pages,
-				s.failed ? ", some writes failed" : "");
+		return;
+	}
+	if (s.bytes && c->s->compact_after_shatter) {
+		r = contiguity_restore(c->k, after, sizeof(after));
+		if (r && !s.failed)
+			s.err = -r;
+	}
+	act_outcome_set(
+	    o, RESULT_DONE, s.failed || r ? s.err : 0,
+	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s",
+	    (unsigned long long)(s.bytes / THP_BYTES), (unsigned long long)s.bytes,
+	    (unsigned long long)(s.partial_bytes / THP_BYTES), n,
+	    s.pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages,
+	    s.failed ? ", some writes failed" : "", after[0] ? "; " : "", after);
 }
 
 static void stock_unsupported(const struct act_ctx *c, const struct action_request *req,

@@ -62,6 +62,7 @@ static const struct enum_value backend_values[] = {{"auto", BACKEND_AUTO},
 						   {"stock", BACKEND_STOCK},
 						   {"dry-run", BACKEND_DRY_RUN},
 						   {NULL, 0}};
+static const struct enum_value yes_no_values[] = {{"no", 0}, {"yes", 1}, {NULL, 0}};
 static const struct enum_value log_level_values[] = {
     {"err", LOG_ERR},	{"warning", LOG_WARNING}, {"notice", LOG_NOTICE},
     {"info", LOG_INFO}, {"debug", LOG_DEBUG},	  {NULL, 0}};
@@ -97,6 +98,8 @@ static const struct setting settings[] = {
     KPATH("thp_sysfs", thp_sysfs),
     KPATH("memory_blocks", memory_blocks),
     KPATH("split_huge_pages", split_huge_pages),
+    KPATH("compact_memory", compact_memory),
+    KPATH("percpu_pagelist_high_fraction", percpu_pagelist_high_fraction),
     KPATH("tracefs", tracefs),
     KPATH("debugfs", debugfs),
     KNAME("memstat_v2_anon", memstat_v2_anon),
@@ -123,6 +126,8 @@ static const struct setting settings[] = {
     {"enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL},
     {"enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL},
     {"enforce", "audit_log", T_OPT_PATH, FIELD(enforce.audit_log), NULL},
+    {"enforce", "compact_after_shatter", T_ENUM, FIELD(enforce.compact_after_shatter),
+     yes_no_values},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
     {"history", "every", T_COUNT, FIELD(history_every), NULL},
     {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
@@ -164,6 +169,8 @@ void config_defaults(struct taod_config *c)
 	COPY(k->thp_sysfs, "/sys/kernel/mm/transparent_hugepage");
 	COPY(k->memory_blocks, "/sys/devices/system/memory");
 	COPY(k->split_huge_pages, "/sys/kernel/debug/split_huge_pages");
+	COPY(k->compact_memory, "/proc/sys/vm/compact_memory");
+	COPY(k->percpu_pagelist_high_fraction, "/proc/sys/vm/percpu_pagelist_high_fraction");
 	COPY(k->tracefs, "/sys/kernel/tracing");
 	COPY(k->debugfs, "/sys/kernel/debug");
 	COPY(k->memstat_v2_anon, "anon");

@@ -64,8 +64,8 @@ static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t n
 
 static uint64_t request_bytes(enum action_kind kind, const struct verdict *v)
 {
-	if (kind == ACTION_SHATTER) /* the THPs broken up in the window */
-		return v->splits * DECIDE_THP_BYTES;
+	/* Shatter asks for 0, "all there is": every THP the offender left
+	 * partly mapped (the waste), within act's byte budget. */
 	if (kind == ACTION_COLLAPSE || kind == ACTION_GRANT)
 		return v->reward_bytes;
 	return 0;

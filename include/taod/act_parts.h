@@ -105,10 +105,38 @@ int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, t
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o);
 
+/* --- thp_chunks.c: the 2 MiB chunks of a mapping that hold THP pages --- */
+struct thp_pagemaps {
+	int pagemap, kpageflags;
+};
+
+/* /proc/PID/pagemap and /proc/kpageflags under the root; 0 or -errno. */
+int thp_pagemaps_open(pid_t pid, struct thp_pagemaps *m);
+void thp_pagemaps_close(struct thp_pagemaps *m);
+/* @chunk: 2 MiB-aligned; @page: a mapped page of a THP in it. >0 stops, <0 fails. */
+typedef int (*thp_chunk_fn)(void *ctx, uint64_t chunk, uint64_t page);
+/* Partly mapped: splitting frees the pages it no longer maps. Whole: all 512. */
+enum thp_chunk_kind { THP_CHUNK_PARTIAL, THP_CHUNK_WHOLE };
+/*
+ * Calls @fn for each 2 MiB chunk of [start, end) of kind @want that maps a
+ * page of a THP (PMD- or PTE-mapped). Returns 0, @fn's error, or -errno
+ * (-EPERM: the kernel hides PFNs from this caller).
+ */
+int thp_chunks_scan(const struct thp_pagemaps *m, uint64_t start, uint64_t end,
+		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx);
+
 /* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */
-/* Splits the THPs in [start, end) of @t; returns 0 or -errno. */
-long thp_split_by_pageout(const struct task_ref *t, uint64_t start, uint64_t end, uint64_t budget,
-			  uint64_t *split_bytes);
+#define PAGEOUT_BATCH 64
+/* MADV_PAGEOUT of one page of each of @n THPs splits them; 0 or -errno. */
+long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n);
+
+/* --- contiguity.c: free 2 MiB blocks back after a stock shatter --- */
+/*
+ * Drains the per-CPU free lists, compacts memory and drains again, so the
+ * subpages a split freed merge into free 2 MiB blocks. Machine-wide writes;
+ * says what it did in @note. 0, or the first -errno.
+ */
+int contiguity_restore(const struct kernel_paths *k, char *note, size_t len);
 
 /* --- zone_sizing.c --- */
 #define ZONE_KEEP UINT64_MAX

@@ -25,6 +25,7 @@ struct act_settings {
 	uint64_t free_floor;	       /* never take free memory below this */
 	uint64_t zone_resize_every_ms; /* decide asks for a resize at most this often */
 	char audit_log[PATH_MAX];      /* JSON lines; "" for none */
+	int compact_after_shatter;     /* stock: compact, drain per-CPU lists (machine-wide) */
 };
 
 void act_settings_defaults(struct act_settings *s);

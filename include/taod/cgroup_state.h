@@ -51,6 +51,8 @@ struct cgroup_table {
 	size_t ring_cap;
 	unsigned gen;
 	bool unknown_ids; /* BPF named ids the last walk did not find */
+	bool sampled;	  /* a tick has sampled the table, at last_sample_ms */
+	uint64_t last_sample_ms;
 };
 
 /* Deltas and coverage figures over a window ending at the newest sample. */

@@ -30,6 +30,8 @@ struct kernel_paths {
 	char thp_sysfs[PATH_MAX];
 	char memory_blocks[PATH_MAX];
 	char split_huge_pages[PATH_MAX];
+	char compact_memory[PATH_MAX];
+	char percpu_pagelist_high_fraction[PATH_MAX];
 	char tracefs[PATH_MAX];
 	char debugfs[PATH_MAX];
 	/* memory.stat keys */

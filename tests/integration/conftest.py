@@ -269,6 +269,29 @@ def anon_huge_kib(pid):
     raise AssertionError("no AnonHugePages in smaps_rollup")
 
 
+def thp_chunks(pid):
+    """2 MiB chunks of a task's anonymous mappings that map any page of a
+    THP, PMD- or PTE-mapped (a partly unmapped THP too), from the task's
+    pagemap and /proc/kpageflags."""
+    chunks = set()
+    with open(f"/proc/{pid}/pagemap", "rb") as pm, open("/proc/kpageflags", "rb") as kf:
+        for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+            f = line.split()
+            if len(f) > 5 or "w" not in f[1]:
+                continue  # file-backed or read-only
+            start, end = (int(x, 16) for x in f[0].split("-"))
+            pm.seek(start // 4096 * 8)
+            entries = pm.read((end - start) // 4096 * 8)
+            for i in range(0, len(entries), 8):
+                e = int.from_bytes(entries[i:i + 8], "little")
+                if not e >> 63 or not e & ((1 << 55) - 1):
+                    continue
+                kf.seek((e & ((1 << 55) - 1)) * 8)
+                if int.from_bytes(kf.read(8), "little") >> 22 & 1:
+                    chunks.add((start + i // 8 * 4096) >> 21)
+    return len(chunks)
+
+
 def thp_enabled_mode():
     text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
     return text.split("[", 1)[1].split("]", 1)[0]

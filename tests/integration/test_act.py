@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (anon_huge_kib, cgroup_row, debugfs_split_writable, exact_splits,
-                      needs_thp_madvise, own_memory_cgroup, wait_for)
+                      needs_thp_madvise, own_memory_cgroup, thp_chunks, wait_for)
 
 N = 8
 THP_KIB = 2048
@@ -34,6 +34,24 @@ def holding_thps(cgroups, name):
     p = cgroups.workload(cg, "fault", N, "hold", 60)
     wait_for(lambda: anon_huge_kib(p.pid) >= N * THP_KIB, what="THPs faulted")
     return cg, p
+
+
+def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
+    """THPs left mapped by one page each are invisible to smaps (no
+    AnonHugePages) but pin 2 MiB each: the stock shatter finds them in the
+    page tables and splits them, so the unmapped pages are freed."""
+    cg = cgroups.make("keep1")
+    p = cgroups.workload(cg, "fault", N, "keep1", N, "hold", 60)
+    def state():  # (chunks mapping a THP page, PMD-mapped KiB)
+        return thp_chunks(p.pid), anon_huge_kib(p.pid)
+    try:
+        wait_for(lambda: state() == (N, 0), what="THPs mapped by one page each")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}") from None
+    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
+    assert rec["result"] == "done", rec
+    assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec
+    assert thp_chunks(p.pid) == 0
 
 
 def test_status_shows_backend(enforcing):

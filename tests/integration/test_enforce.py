@@ -3,6 +3,7 @@ an abuser is classed within its windows and punished by a split of its
 THPs while a well-behaved sibling is left alone; a cgroup below its
 coverage guarantee is rewarded with MADV_COLLAPSE."""
 import json
+import re
 import subprocess
 import time
 
@@ -48,6 +49,9 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     acts = d.ctl("actions", "--cgroup", rel_a)
     done = [x for x in acts if x["action"] == "shatter" and x["result"] == "done"]
     assert done and done[0]["pid"] == pa.pid, acts
+    # Its partly mapped THPs (the punched ones) went first, then the whole ones.
+    partly = re.search(r"(\d+) partly mapped", done[-1]["detail"])
+    assert partly and int(partly.group(1)) > 0, done[-1]
     # One partial window, escalate_after = 1, then the action; slack for a
     # loaded machine and the sanitized build.
     assert took <= (6 * WINDOW_S + 2) * TIME_SCALE, took

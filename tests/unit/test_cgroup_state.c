@@ -184,3 +184,33 @@ Test(cgroup_state, memstat_due_only_when_counters_move)
 	cr_assert_eq(e->counters.pmd_split, 2);
 	cgroup_table_free(&t);
 }
+
+/* A cgroup made, abused and quiet again between two ticks: its events all
+ * fall in the window that ends at its first sample. */
+Test(cgroup_state, a_cgroup_born_between_ticks_is_counted_from_zero)
+{
+	struct cgroup_table t;
+	struct cg_window w;
+
+	cgroup_table_init(&t, 64);
+	tick(&t, 1000, 7, "/old", 50, 0, 100, 50);
+	tick(&t, 2000, 7, "/old", 50, 0, 100, 50);
+	/* /new turns up at 3000 with 289 allocations and 289 splits behind it. */
+	cgroup_table_begin_tick(&t);
+	cgroup_table_set_counters(&t, 7, &(struct taod_cg_counters){.thp_fault_alloc = 50}, 3000);
+	cgroup_table_touch(&t, 7, "/old", 3000);
+	cgroup_table_set_counters(&t, 9, &(struct taod_cg_counters){.thp_fault_alloc = 289,
+								     .pmd_split = 289},
+				  3000);
+	cgroup_table_touch(&t, 9, "/new", 3000);
+	cgroup_table_sample(&t, 3000, 10000);
+	cr_assert_eq(cgroup_entry_window(cgroup_table_find(&t, 9), 2000, &w), 0);
+	cr_assert_eq(w.thp_alloc, 289);
+	cr_assert_eq(w.pmd_split, 289);
+	cr_assert_eq(w.span_ms, 1000);
+	cr_assert_eq(w.coverage_mean, -1, "the zero sample has no memory.stat");
+	/* A cgroup there at the first tick starts from its first sample. */
+	cr_assert_eq(cgroup_entry_window(cgroup_table_find(&t, 7), 2000, &w), 0);
+	cr_assert_eq(w.thp_alloc, 0);
+	cgroup_table_free(&t);
+}

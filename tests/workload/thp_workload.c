@@ -11,10 +11,15 @@
  *                  page: base pages where THP "enabled" is madvise, and
  *                  khugepaged leaves them alone, but MADV_COLLAPSE can
  *                  collapse them
+ *   hugefault N    map N regions with MADV_HUGEPAGE and touch every page:
+ *                  whatever backs them (THPs or base pages) is all faulted
  *   partial M      munmap one 4 KiB page inside each of the first M intact
  *                  regions (a PMD split each)
  *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
  *   dontneed-whole MADV_DONTNEED every intact region whole
+ *   keep1 M        MADV_DONTNEED all but the first 4 KiB page of M intact
+ *                  regions: each THP stays whole in memory, PTE-mapped
+ *                  by one page (the waste a split gives back)
  *   unmap-whole    munmap every region still mapped, whole
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
@@ -147,6 +152,11 @@ static int dontneed(char *r)
 	return madvise(r, REGION, MADV_DONTNEED);
 }
 
+static int keep_first_page(char *r)
+{
+	return madvise(r + PAGE, REGION - PAGE, MADV_DONTNEED);
+}
+
 static void unmap_all(void)
 {
 	for (size_t i = 0; i < nregions; i++) {
@@ -214,12 +224,16 @@ static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
 		return add_regions(arg, MADV_HUGEPAGE, false) ? -1 : (counts[C_FAULTED] += arg, 0);
+	if (!strcmp(step, "hugefault"))
+		return add_regions(arg, MADV_HUGEPAGE, true) ? -1 : (counts[C_FAULTED] += arg, 0);
 	if (!strcmp(step, "smallfault"))
 		return step_smallfault(arg);
 	if (!strcmp(step, "partial"))
 		return (counts[C_PARTIAL] += for_intact(arg, punch_page, R_SPLIT)), 0;
 	if (!strcmp(step, "mprotect"))
 		return (counts[C_MPROTECT] += for_intact(arg, protect_page, R_SPLIT)), 0;
+	if (!strcmp(step, "keep1"))
+		return (counts[C_PARTIAL] += for_intact(arg, keep_first_page, R_SPLIT)), 0;
 	if (!strcmp(step, "dontneed-whole"))
 		return (counts[C_DONTNEED] += for_intact(MAX_REGIONS, dontneed, R_NONE)), 0;
 	if (!strcmp(step, "unmap-whole"))

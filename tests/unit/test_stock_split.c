@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stock shatter over page tables: which chunks it splits (PMD- and
+ * PTE-mapped THPs, found through a fixture pagemap and kpageflags), how it
+ * merges them into debugfs writes within the budget, and the compaction
+ * and per-CPU drain after it, write by write.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act_fixture.h"
+#include "taod/act_parts.h"
+
+#define SPLIT	   "/sys/kernel/debug/split_huge_pages"
+#define COMPACT	   "/proc/sys/vm/compact_memory"
+#define FRACTION   "/proc/sys/vm/percpu_pagelist_high_fraction"
+#define PM_PRESENT (1ULL << 63)
+#define KPF_THP	   (1ULL << 22)
+
+TestSuite(stock_split, .init = fx_setup, .fini = fx_teardown);
+
+static void put_u64(const char *rel, uint64_t index, uint64_t v)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(pwrite(fd, &v, sizeof(v), (off_t)(index * sizeof(v))), (ssize_t)sizeof(v));
+	close(fd);
+}
+
+/* The page at @addr of the fixture task is mapped to @pfn, a THP's or not. */
+static void map_page(uint64_t addr, uint64_t pfn, bool thp)
+{
+	put_u64("/proc/4242/pagemap", addr / 4096, PM_PRESENT | pfn);
+	put_u64("/proc/kpageflags", pfn, thp ? KPF_THP : 0);
+}
+
+/* The chunk at @addr maps all 512 pages of the THP at @pfn. */
+static void map_whole(uint64_t addr, uint64_t pfn)
+{
+	for (uint64_t i = 0; i < 512; i++)
+		put_u64("/proc/4242/pagemap", addr / 4096 + i, PM_PRESENT | (pfn + i));
+	put_u64("/proc/kpageflags", pfn, KPF_THP);
+}
+
+/*
+ * The fixture's mappings (act_fixture.c): 0x7f00.. 4 MiB, 0x7f10.. 8 MiB,
+ * 0x7f18.. 4 MiB (smaps: no AnonHugePages) and a heap of base pages.
+ */
+static void map_pages(void)
+{
+	fx_file("/proc/kpageflags", "");
+	fx_file("/proc/4242/pagemap", "");
+	map_page(0x55d0c0000000, 0x5000, false);
+	map_whole(0x7f0000000000, 0x3000 * 512);
+	map_whole(0x7f0000200000, 0x3001 * 512);
+	map_whole(0x7f1000000000, 0x4000 * 512);
+	map_page(0x7f1000201000, 0x4400, false); /* a base page: chunk 1 holds no THP */
+	/* Partly unmapped THPs: one page of each still mapped (PTE-mapped). */
+	map_page(0x7f1000400000, 0x4600, true);
+	map_page(0x7f1000600800, 0x4800, true);
+	map_page(0x7f1800001000, 0x6001, true);
+	map_page(0x7f1800200000, 0x7000, false);
+}
+
+static enum action_result shatter(uint64_t bytes, struct action_record *rec)
+{
+	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", FIX_PID, bytes);
+
+	return actor_submit(fx.actor, &r, rec);
+}
+
+Test(stock_split, partly_mapped_thps_first_then_whole_ones)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n" SPLIT
+					  "=4242,0x7f1800000000,0x7f1800200000\n" SPLIT
+					  "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000200000\n");
+	cr_assert(strstr(rec.detail, "split 6 THPs (12582912 bytes, 3 partly mapped)"), "%s",
+		  rec.detail);
+}
+
+Test(stock_split, the_budget_goes_to_partly_mapped_thps)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(7 << 20, &rec), RESULT_DONE, "%s", rec.detail);
+	/* 3 THPs fit in 7 MiB: the partly mapped ones; no whole one is touched. */
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n" SPLIT
+					  "=4242,0x7f1800000000,0x7f1800200000\n");
+	cr_assert(strstr(rec.detail, "split 3 THPs (6291456 bytes, 3 partly mapped)"), "%s",
+		  rec.detail);
+}
+
+Test(stock_split, hidden_pfns_fall_back_to_pmd_mapped_thps)
+{
+	struct action_record rec;
+
+	fx_file("/proc/kpageflags", "");
+	fx_file("/proc/4242/pagemap", "");
+	/* Present pages, PFNs shown as 0: the caller lacks CAP_SYS_ADMIN. */
+	put_u64("/proc/4242/pagemap", 0x7f0000000000 / 4096, PM_PRESENT);
+	put_u64("/proc/4242/pagemap", 0x7f1000000000 / 4096, PM_PRESENT);
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	/* The mappings smaps says hold PMD-mapped THPs, whole: not the third. */
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000800000\n");
+}
+
+Test(stock_split, refused_debugfs_pages_out_the_found_thps)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_fail(SPLIT, EPERM); /* kernel lockdown */
+	fx_open(&backend_stock_ops);
+	/* One refused write, then MADV_PAGEOUT, which a fixture's pid never gets. */
+	cr_assert_eq(shatter(0, &rec), RESULT_FAILED, "%s", rec.detail);
+	cr_assert_eq(fx.fail_count, 1);
+	cr_assert_eq(rec.err, EXDEV, "%s", rec.detail);
+}
+
+Test(stock_split, compaction_and_drain_follow_a_split_when_asked)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_file(COMPACT, "");
+	fx_file(FRACTION, "0\n");
+	fx.cfg.enforce.compact_after_shatter = 1;
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(2 << 20, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000600000\n" FRACTION
+					  "=1073741824\n" FRACTION "=0\n" COMPACT "=1\n" FRACTION
+					  "=1073741824\n" FRACTION "=0\n");
+	cr_assert(strstr(rec.detail, "compacted memory; drained per-CPU lists"), "%s", rec.detail);
+}
+
+Test(stock_split, a_set_fraction_is_put_back)
+{
+	char note[160];
+
+	fx_file(COMPACT, "");
+	fx_file(FRACTION, "64\n");
+	cr_assert_eq(contiguity_restore(&fx.cfg.k, note, sizeof(note)), 0);
+	cr_assert_str_eq(fx.writes, FRACTION "=1073741824\n" FRACTION "=64\n" COMPACT
+					     "=1\n" FRACTION "=1073741824\n" FRACTION "=64\n");
+}
+
+Test(stock_split, failed_compaction_is_reported_and_the_split_stands)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_file(FRACTION, "0\n");
+	fx_file(COMPACT, "");
+	fx_fail(COMPACT, EROFS);
+	fx.cfg.enforce.compact_after_shatter = 1;
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(2 << 20, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(rec.err, EROFS);
+	cr_assert(strstr(rec.detail, "compaction failed"), "%s", rec.detail);
+	/* The fraction is put back all the same. */
+	cr_assert(strstr(fx.writes,
+			 FRACTION "=0\n" COMPACT "=1\n" FRACTION "=1073741824\n" FRACTION "=0\n"),
+		  "%s", fx.writes);
+}
+
+Test(stock_split, no_split_no_compaction)
+{
+	struct action_record rec;
+
+	fx_file(FRACTION, "0\n");
+	fx_file(COMPACT, "");
+	fx.cfg.enforce.compact_after_shatter = 1;
+	fx_open(&backend_stock_ops);
+	/* Less than one THP of budget: nothing split, nothing compacted. */
+	cr_assert_eq(shatter(1 << 20, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+}
