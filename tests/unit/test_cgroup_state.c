@@ -199,9 +199,8 @@ Test(cgroup_state, a_cgroup_born_between_ticks_is_counted_from_zero)
 	cgroup_table_begin_tick(&t);
 	cgroup_table_set_counters(&t, 7, &(struct taod_cg_counters){.thp_fault_alloc = 50}, 3000);
 	cgroup_table_touch(&t, 7, "/old", 3000);
-	cgroup_table_set_counters(&t, 9, &(struct taod_cg_counters){.thp_fault_alloc = 289,
-								     .pmd_split = 289},
-				  3000);
+	cgroup_table_set_counters(
+	    &t, 9, &(struct taod_cg_counters){.thp_fault_alloc = 289, .pmd_split = 289}, 3000);
 	cgroup_table_touch(&t, 9, "/new", 3000);
 	cgroup_table_sample(&t, 3000, 10000);
 	cr_assert_eq(cgroup_entry_window(cgroup_table_find(&t, 9), 2000, &w), 0);
