@@ -110,7 +110,7 @@ static void flush_range(struct split_run *s)
 	}
 	/* Refused: the same chunks again, one page of each paged out. */
 	s->bytes -= bytes;
-	thp_chunks_scan(&s->maps, start, end, s->pass, on_chunk, s);
+	thp_chunks_scan(&s->maps, start, end, 0, s->pass, on_chunk, s);
 }
 
 static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
@@ -169,13 +169,15 @@ static void split_mapping(struct split_run *s, const struct vma_info *v, bool ha
 {
 	int r = -ENODATA;
 
-	if (!v->anon)
+	/* MADV_NOHUGEPAGE (ASan's shadow): no THP unless smaps shows one. */
+	if (!v->anon || (v->no_hugepage && !v->anon_huge))
 		return;
 	s->vma_start = v->start;
 	s->vma_end = v->end;
 	s->vma_chunks = 0;
 	if (have_maps)
-		r = thp_chunks_scan(&s->maps, v->start, v->end, s->pass, on_chunk, s);
+		r = thp_chunks_scan(&s->maps, v->start, v->end, v->rss / 4096, s->pass, on_chunk,
+				    s);
 	if (s->pageout)
 		flush_pages(s);
 	else

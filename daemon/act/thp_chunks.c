@@ -26,6 +26,7 @@ int thp_pagemaps_open(pid_t pid, struct thp_pagemaps *m)
 	int e;
 
 	m->pagemap = m->kpageflags = -1;
+	m->chunks_left = THP_SCAN_MAX_CHUNKS;
 	snprintf(rel, sizeof(rel), "/proc/%d/pagemap", (int)pid);
 	if (rootfs_path(pm, sizeof(pm), rel) || rootfs_path(kf, sizeof(kf), "/proc/kpageflags"))
 		return -ENAMETOOLONG;
@@ -79,7 +80,8 @@ static bool maps_one_whole_thp(const uint64_t *pm, size_t n)
  * when pages are present but their PFNs hidden (no CAP_SYS_ADMIN), -errno
  * when pagemap cannot be read.
  */
-static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint64_t to, bool *whole)
+static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint64_t to, bool *whole,
+			      uint64_t *present)
 {
 	uint64_t pm[CHUNK_PAGES];
 	size_t n = (size_t)((to - from) / 4096);
@@ -89,6 +91,8 @@ static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint6
 	if (got < 0)
 		return -errno;
 	n = (size_t)got / sizeof(pm[0]);
+	for (size_t i = 0; i < n; i++)
+		*present += !!(pm[i] & PM_PRESENT);
 	*whole = maps_one_whole_thp(pm, n);
 	if (*whole)
 		return pfn_is_thp(m, pm[0] & PM_PFN_MASK) ? (int64_t)from : 0;
@@ -103,17 +107,25 @@ static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint6
 	return 0;
 }
 
-int thp_chunks_scan(const struct thp_pagemaps *m, uint64_t start, uint64_t end,
+int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx)
 {
+	uint64_t present = 0;
+
 	start &= ~4095ULL;
 	for (uint64_t chunk = start & ~(THP_BYTES - 1); chunk < end; chunk += THP_BYTES) {
 		uint64_t from = chunk > start ? chunk : start;
 		uint64_t to = chunk + THP_BYTES < end ? chunk + THP_BYTES : end;
 		bool whole;
-		int64_t page = chunk_thp_page(m, from, to, &whole);
+		int64_t page;
 		int r;
 
+		if (present_max && present >= present_max)
+			return 0;
+		if (!m->chunks_left)
+			return -E2BIG;
+		m->chunks_left--;
+		page = chunk_thp_page(m, from, to, &whole, &present);
 		if (page < 0)
 			return (int)page;
 		if (!page || whole != (want == THP_CHUNK_WHOLE))

@@ -106,8 +106,16 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 			 struct act_outcome *o);
 
 /* --- thp_chunks.c: the 2 MiB chunks of a mapping that hold THP pages --- */
+/*
+ * Chunks read per task and action at most: a tenant mapping terabytes of
+ * sparse address space (ASan's shadow is 14 TiB) must not stall taod.
+ * 2^18 chunks: 512 GiB of address space, about 0.3 s of reads.
+ */
+#define THP_SCAN_MAX_CHUNKS (1ULL << 18)
+
 struct thp_pagemaps {
 	int pagemap, kpageflags;
+	uint64_t chunks_left; /* THP_SCAN_MAX_CHUNKS at open */
 };
 
 /* /proc/PID/pagemap and /proc/kpageflags under the root; 0 or -errno. */
@@ -119,10 +127,12 @@ typedef int (*thp_chunk_fn)(void *ctx, uint64_t chunk, uint64_t page);
 enum thp_chunk_kind { THP_CHUNK_PARTIAL, THP_CHUNK_WHOLE };
 /*
  * Calls @fn for each 2 MiB chunk of [start, end) of kind @want that maps a
- * page of a THP (PMD- or PTE-mapped). Returns 0, @fn's error, or -errno
- * (-EPERM: the kernel hides PFNs from this caller).
+ * page of a THP (PMD- or PTE-mapped). Stops once @present_max pages were
+ * seen mapped (the mapping's Rss: the rest is empty; 0: no bound). Returns
+ * 0, @fn's error, or -errno (-EPERM: the kernel hides PFNs from this
+ * caller; -E2BIG: the scan budget is spent).
  */
-int thp_chunks_scan(const struct thp_pagemaps *m, uint64_t start, uint64_t end,
+int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx);
 
 /* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */

@@ -269,17 +269,28 @@ def anon_huge_kib(pid):
     raise AssertionError("no AnonHugePages in smaps_rollup")
 
 
+def anon_mappings(pid):
+    """(start, end) of a task's anonymous writable mappings that may hold
+    THPs: not MADV_NOHUGEPAGE (ASan's terabytes of shadow are)."""
+    out, cur = [], None
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        f = line.split()
+        if "-" in f[0] and len(f) >= 5:
+            cur = None
+            if len(f) == 5 and "w" in f[1]:
+                cur = tuple(int(x, 16) for x in f[0].split("-"))
+        elif cur and f[0] == "VmFlags:" and "nh" not in f[1:]:
+            out.append(cur)
+    return out
+
+
 def thp_chunks(pid):
     """2 MiB chunks of a task's anonymous mappings that map any page of a
     THP, PMD- or PTE-mapped (a partly unmapped THP too), from the task's
     pagemap and /proc/kpageflags."""
     chunks = set()
     with open(f"/proc/{pid}/pagemap", "rb") as pm, open("/proc/kpageflags", "rb") as kf:
-        for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
-            f = line.split()
-            if len(f) > 5 or "w" not in f[1]:
-                continue  # file-backed or read-only
-            start, end = (int(x, 16) for x in f[0].split("-"))
+        for start, end in anon_mappings(pid):
             pm.seek(start // 4096 * 8)
             entries = pm.read((end - start) // 4096 * 8)
             for i in range(0, len(entries), 8):

@@ -85,26 +85,57 @@ Test(stock_split, partly_mapped_thps_first_then_whole_ones)
 	map_pages();
 	fx_open(&backend_stock_ops);
 	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	/* 0x7f18.. is MADV_NOHUGEPAGE ("nh") without AnonHugePages: not scanned. */
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n" SPLIT
-					  "=4242,0x7f1800000000,0x7f1800200000\n" SPLIT
 					  "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
 					  "=4242,0x7f1000000000,0x7f1000200000\n");
-	cr_assert(strstr(rec.detail, "split 6 THPs (12582912 bytes, 3 partly mapped)"), "%s",
+	cr_assert(strstr(rec.detail, "split 5 THPs (10485760 bytes, 2 partly mapped)"), "%s",
 		  rec.detail);
 }
 
-Test(stock_split, the_budget_goes_to_partly_mapped_thps)
+Test(stock_split, the_budget_goes_to_partly_mapped_thps_first)
 {
 	struct action_record rec;
 
 	map_pages();
 	fx_open(&backend_stock_ops);
 	cr_assert_eq(shatter(7 << 20, &rec), RESULT_DONE, "%s", rec.detail);
-	/* 3 THPs fit in 7 MiB: the partly mapped ones; no whole one is touched. */
+	/* 3 THPs fit in 7 MiB: both partly mapped ones, then one whole one. */
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n" SPLIT
-					  "=4242,0x7f1800000000,0x7f1800200000\n");
-	cr_assert(strstr(rec.detail, "split 3 THPs (6291456 bytes, 3 partly mapped)"), "%s",
+					  "=4242,0x7f0000000000,0x7f0000200000\n");
+	cr_assert(strstr(rec.detail, "split 3 THPs (6291456 bytes, 2 partly mapped)"), "%s",
 		  rec.detail);
+}
+
+static int count_chunk(void *ctx, uint64_t chunk, uint64_t page)
+{
+	(void)chunk;
+	(void)page;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* Terabytes of sparse address space cost a bounded number of reads. */
+Test(stock_split, the_scan_stops_at_its_budget_and_at_the_mappings_rss)
+{
+	struct thp_pagemaps m;
+	int found = 0;
+
+	map_pages();
+	cr_assert_eq(thp_pagemaps_open(FIX_PID, &m), 0);
+	m.chunks_left = 3;
+	cr_assert_eq(thp_chunks_scan(&m, 0x7f1000000000, 0x7f1000800000, 0, THP_CHUNK_PARTIAL,
+				     count_chunk, &found),
+		     -E2BIG);
+	cr_assert_eq(found, 1, "chunk 2 of 0x7f10.. is partly mapped, chunk 3 never read");
+	/* The first chunk maps 512 pages: with an Rss of 512 pages, nothing after it. */
+	m.chunks_left = THP_SCAN_MAX_CHUNKS;
+	found = 0;
+	cr_assert_eq(thp_chunks_scan(&m, 0x7f1000000000, 0x7f1000800000, 512, THP_CHUNK_PARTIAL,
+				     count_chunk, &found),
+		     0);
+	cr_assert_eq(found, 0);
+	thp_pagemaps_close(&m);
 }
 
 Test(stock_split, hidden_pfns_fall_back_to_pmd_mapped_thps)
