@@ -121,17 +121,17 @@ static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
 		return 1;
 	s->bytes += THP_BYTES;
 	s->vma_chunks++;
+	if (!s->pageout && s->range_end && s->range_end == chunk) {
+		s->range_end += THP_BYTES;
+		return 0;
+	}
+	flush_range(s); /* may find debugfs refused: then this chunk is paged out too */
 	if (s->pageout) {
 		s->pages[s->npages++] = page;
 		if (s->npages == PAGEOUT_BATCH)
 			flush_pages(s);
 		return 0;
 	}
-	if (s->range_end && s->range_end == chunk) {
-		s->range_end += THP_BYTES;
-		return 0;
-	}
-	flush_range(s);
 	s->range_start = chunk;
 	s->range_end = chunk + THP_BYTES;
 	return 0;
@@ -178,10 +178,8 @@ static void split_mapping(struct split_run *s, const struct vma_info *v, bool ha
 	if (have_maps)
 		r = thp_chunks_scan(&s->maps, v->start, v->end, v->rss / 4096, s->pass, on_chunk,
 				    s);
-	if (s->pageout)
-		flush_pages(s);
-	else
-		flush_range(s);
+	flush_range(s); /* a refused write leaves its chunks to flush_pages */
+	flush_pages(s);
 	/* smaps knows only PMD-mapped THPs: the whole ones. */
 	if (r < 0 && !s->vma_chunks && s->pass == THP_CHUNK_WHOLE)
 		split_range_smaps(s, v);
