@@ -261,19 +261,15 @@ static void add_coverage(struct cg_window *w, const struct cg_sample *s, double 
 	(*n)++;
 }
 
-int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w)
+/* The window from the sample @back steps before the newest to the newest. */
+static int fill_window(const struct cgroup_entry *e, size_t back, struct cg_window *w)
 {
-	const struct cg_sample *now, *then;
-	size_t back, ncov = 0;
+	const struct cg_sample *now = ring_at(e, e->ring_cap, 0);
+	const struct cg_sample *then = ring_at(e, e->ring_cap, back);
+	size_t ncov = 0;
 	double sum = 0;
 
-	memset(w, 0, sizeof(*w));
-	w->coverage_min = w->coverage_max = w->coverage_mean = -1;
-	if (!e->ring_len)
-		return -ENODATA;
-	back = window_start(e, e->ring_cap, window_ms);
-	now = ring_at(e, e->ring_cap, 0);
-	then = ring_at(e, e->ring_cap, back);
+	w->end_ms = now->t_ms;
 	w->span_ms = now->t_ms - then->t_ms;
 	w->thp_alloc = now->thp_alloc - then->thp_alloc;
 	w->pmd_split = now->pmd_split - then->pmd_split;
@@ -283,4 +279,35 @@ int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct
 	if (ncov)
 		w->coverage_mean = sum / (double)ncov;
 	return 0;
+}
+
+static int empty_window(const struct cgroup_entry *e, struct cg_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->coverage_min = w->coverage_max = w->coverage_mean = -1;
+	return e->ring_len ? 0 : -ENODATA;
+}
+
+int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w)
+{
+	int r = empty_window(e, w);
+
+	return r ? r : fill_window(e, window_start(e, e->ring_cap, window_ms), w);
+}
+
+int cgroup_entry_window_from(const struct cgroup_entry *e, uint64_t from_ms, struct cg_window *w)
+{
+	size_t back = 0;
+	int r = empty_window(e, w);
+
+	if (r)
+		return r;
+	while (back + 1 < e->ring_len && ring_at(e, e->ring_cap, back)->t_ms > from_ms)
+		back++;
+	return fill_window(e, back, w);
+}
+
+uint64_t cgroup_entry_oldest_ms(const struct cgroup_entry *e)
+{
+	return e->ring_len ? ring_at(e, e->ring_cap, e->ring_len - 1)->t_ms : 0;
 }

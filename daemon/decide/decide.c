@@ -101,8 +101,9 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	enum action_kind kind;
 	bool moved;
 
-	if (cgroup_entry_window(e, p->window_ms, &w))
+	if (cgroup_entry_window_from(e, j->window_from_ms, &w))
 		return;
+	j->window_from_ms = w.end_ms;
 	verdict_from_window(&w, e, p, &j->last);
 	j->has_verdict = true;
 	moved = hysteresis_step(j, j->last.level, p, now_ms);
@@ -119,16 +120,22 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	history_push(j, &j->last, now_ms);
 }
 
-/* A cgroup seen for the first time is judged after one full window. */
+/*
+ * A cgroup seen for the first time is judged after one full window from
+ * its oldest sample: for one born since the last tick, the zero sample of
+ * its birth (cgroup_state.c), so its first window holds all it did.
+ */
 static struct cg_judge *judge_new(struct decide_state *s, const struct cgroup_entry *e,
 				  const struct policy *p, uint64_t now_ms)
 {
 	struct cg_judge *j = judge_table_add(s, e->id);
+	uint64_t oldest = cgroup_entry_oldest_ms(e);
 
 	if (!j)
 		return NULL;
 	j->class_since_ms = now_ms;
-	j->next_judge_ms = now_ms + p->window_ms;
+	j->window_from_ms = oldest && oldest + p->window_ms > now_ms ? oldest : now_ms;
+	j->next_judge_ms = j->window_from_ms + p->window_ms;
 	judge_set_path(j, e->path);
 	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
 	return j;

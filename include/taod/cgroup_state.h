@@ -57,6 +57,7 @@ struct cgroup_table {
 
 /* Deltas and coverage figures over a window ending at the newest sample. */
 struct cg_window {
+	uint64_t end_ms; /* the newest sample's time */
 	uint64_t span_ms;
 	uint64_t thp_alloc;
 	uint64_t pmd_split;
@@ -88,6 +89,15 @@ uint64_t cg_thp_allocs(const struct taod_cg_counters *c);
 double cg_split_ratio(uint64_t splits, uint64_t allocs);
 /* Rate between two cumulative readings; 0 for a non-positive span. */
 double rate_per_s(uint64_t older, uint64_t newer, uint64_t span_ms);
+/* The samples of the last @window_ms. */
 int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w);
+/*
+ * From the newest sample at or before @from_ms (the oldest if none is) to
+ * the newest: windows that follow each other this way miss no event, even
+ * when a tick comes late.
+ */
+int cgroup_entry_window_from(const struct cgroup_entry *e, uint64_t from_ms, struct cg_window *w);
+/* The oldest sample's time; 0 without samples. */
+uint64_t cgroup_entry_oldest_ms(const struct cgroup_entry *e);
 
 #endif

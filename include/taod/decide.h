@@ -73,7 +73,8 @@ struct cg_judge {
 	enum cg_class up_bound, down_bound; /* least change every window of the streak agrees on */
 	unsigned strikes;		    /* abusive windows outside cooldown */
 	uint64_t next_judge_ms, cooldown_until_ms;
-	bool restricted; /* a restrict was asked for and not yet granted back */
+	uint64_t window_from_ms; /* the sample the next window starts at */
+	bool restricted;	 /* a restrict was asked for and not yet granted back */
 	bool has_verdict;
 	struct verdict last;
 	struct judgement hist[DECIDE_HISTORY];

@@ -213,3 +213,29 @@ Test(cgroup_state, a_cgroup_born_between_ticks_is_counted_from_zero)
 	cr_assert_eq(w.thp_alloc, 0);
 	cgroup_table_free(&t);
 }
+
+/* Windows that follow each other from the last one's end miss nothing when
+ * a tick comes late; "the last 10 s" would drop the boundary tick's events. */
+Test(cgroup_state, windows_from_the_last_end_tile_without_gaps)
+{
+	struct cgroup_table t;
+	struct cg_window w;
+	struct cgroup_entry *e;
+
+	cgroup_table_init(&t, 64);
+	for (uint64_t s = 0; s <= 10; s++) /* one allocation a second */
+		tick(&t, s * 1000, 7, "/a", s, 0, 100, 50);
+	e = cgroup_table_find(&t, 7);
+	cr_assert_eq(cgroup_entry_window_from(e, 0, &w), 0);
+	cr_assert_eq(w.thp_alloc, 10);
+	cr_assert_eq(w.end_ms, 10000);
+	for (uint64_t s = 11; s <= 20; s++)
+		tick(&t, s * 1000 + 3, 7, "/a", s, 0, 100, 50); /* 3 ms late */
+	cr_assert_eq(cgroup_entry_window_from(e, w.end_ms, &w), 0);
+	cr_assert_eq(w.thp_alloc, 10, "all ten of the second window");
+	cr_assert_eq(w.span_ms, 10003);
+	cr_assert_eq(cgroup_entry_window(e, 10000, &w), 0);
+	cr_assert_eq(w.thp_alloc, 9, "the last 10 s lose the boundary tick");
+	cr_assert_eq(cgroup_entry_oldest_ms(e), 0);
+	cgroup_table_free(&t);
+}
