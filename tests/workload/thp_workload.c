@@ -196,12 +196,26 @@ static void abuse(long seconds)
 #define MADV_COLLAPSE 25
 #endif
 
+/* MADV_COLLAPSE answers EAGAIN for a passing reason (a page not yet on the
+ * LRU, a lock held); the kernel's documentation says to try again. */
+static int collapse_region(char *r)
+{
+	for (int tries = 0; tries < 5; tries++) {
+		if (!madvise(r, REGION, MADV_COLLAPSE))
+			return 0;
+		if (errno != EAGAIN)
+			return -1;
+		sleep_ms(20);
+	}
+	return -1;
+}
+
 static long collapse_all(void)
 {
 	long done = 0;
 
 	for (size_t i = 0; i < nregions; i++)
-		if (state[i] == R_INTACT && !madvise(regions[i], REGION, MADV_COLLAPSE))
+		if (state[i] == R_INTACT && !collapse_region(regions[i]))
 			done++;
 	return done;
 }
