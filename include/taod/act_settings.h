@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The global safety settings of the act stage ([enforce] in taod.conf).
- * Kept apart from act.h so that config.h can embed them without pulling in
- * the act stage.
+ * The global safety settings of the act stage ([enforce] in taod.conf),
+ * part of the configuration (daemon/config/act_settings.c): config.h embeds
+ * them without pulling in the act stage.
  */
 #ifndef TAOD_ACT_SETTINGS_H
 #define TAOD_ACT_SETTINGS_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Defaults of the act stage's safety settings: observe, modest budgets. */
+/* Defaults of [enforce], the act stage's safety settings: observe, modest budgets. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""The include graph follows the pipeline, observe -> account -> decide ->
+act -> report: a file may include the headers of its own stage and of the
+stages before it, never of a later one. common and config come before every
+stage; control, taoctl and the pipeline (daemon/*.c) may include anything.
+
+A header belongs to the folder of the .c file of the same name; OWNER names
+the folder of the others. A header no rule places is an error, so a new one
+has to be placed here on purpose.
+
+Usage: check_layering.py [REPO]   (prints the back edges, exit 1 if any)
+"""
+import re
+import sys
+from pathlib import Path
+
+RANK = {"common": 0, "config": 1, "observe": 2, "account": 3, "decide": 4, "act": 5,
+        "report": 6, "control": 7, "taoctl": 7, "pipeline": 7}
+
+# Headers without a .c file of their name, and whose face they are.
+OWNER = {
+    "act": "act",          # the actor (actor.c)
+    "act_backend": "act",  # the backends' interface (backend_*.c)
+    "act_parts": "act",    # the act stage's building blocks
+    "action": "decide",    # decide's requests to act, which act answers in the same records
+    "bpf_shared": "observe",
+    "daemon": "pipeline",  # struct taod, the composition of the stages
+    "history": "report",
+    "json_fields": "common",
+    "policy": "config",    # policies as [policy NAME] sections read them
+    "report": "report",
+}
+
+# Known exceptions, each with its reason. The report stage's tick runs on
+# the daemon's state (struct taod); daemon.h includes only headers of
+# observe, account and decide, so no later stage is reached through it.
+ALLOWED = {
+    ("daemon/report/report_stage.c", "daemon"),
+    ("daemon/report/metrics_source.c", "daemon"),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"taod/([A-Za-z0-9_]+)\.h"', re.M)
+
+
+def header_owners(repo):
+    owners = dict(OWNER)
+    for c in (repo / "daemon").glob("*/*.c"):
+        owners.setdefault(c.stem, c.parent.name)
+    return owners
+
+
+def stage_of(repo, f):
+    """Stage of a source file or header, or None for a public header
+    (placed by header_owners)."""
+    rel = f.relative_to(repo)
+    if rel.parts[0] == "include":
+        return None
+    return "pipeline" if len(rel.parts) == 2 else rel.parts[1]
+
+
+def back_edges(repo):
+    """(file, its stage, included header, the header's stage) for every
+    include of a later stage's header, and for every header no rule places."""
+    repo = Path(repo)
+    owners = header_owners(repo)
+    files = sorted(list(repo.glob("daemon/**/*.[ch]")) + list(repo.glob("include/taod/*.h")))
+    bad = []
+    for f in files:
+        rel = str(f.relative_to(repo))
+        stage = stage_of(repo, f) or owners.get(f.stem)
+        if stage not in RANK:
+            bad.append((rel, stage, None, "no stage: place it in OWNER"))
+            continue
+        for h in INCLUDE.findall(f.read_text(errors="replace")):
+            to = owners.get(h)
+            if to not in RANK:
+                bad.append((rel, stage, h, "no stage: place it in OWNER"))
+            elif RANK[to] > RANK[stage] and (rel, h) not in ALLOWED:
+                bad.append((rel, stage, h, to))
+    return bad
+
+
+def main():
+    repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
+    bad = back_edges(repo)
+    for rel, stage, h, to in bad:
+        print(f"{rel} ({stage}) includes taod/{h}.h ({to})")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The include graph has no edge from an earlier pipeline stage to a later
+one (tests/check_layering.py), and the check itself catches one."""
+import subprocess
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "tests"))
+import check_layering  # noqa: E402
+
+
+def test_repo_has_no_back_edges():
+    p = subprocess.run([sys.executable, str(REPO / "tests/check_layering.py"), str(REPO)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def tree(tmp_path, files):
+    for rel, text in files.items():
+        f = tmp_path / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+    return tmp_path
+
+
+def test_decide_including_a_report_header_is_a_back_edge(tmp_path):
+    repo = tree(tmp_path, {
+        "daemon/decide/decide.c": '#include "taod/decide.h"\n#include "taod/metrics.h"\n',
+        "daemon/report/metrics.c": '#include "taod/metrics.h"\n#include "taod/decide.h"\n',
+        "include/taod/decide.h": "",
+        "include/taod/metrics.h": "",
+    })
+    assert check_layering.back_edges(repo) == [
+        ("daemon/decide/decide.c", "decide", "metrics", "report")]
+
+
+def test_header_to_header_edges_count(tmp_path):
+    repo = tree(tmp_path, {
+        "daemon/config/config.c": "",
+        "daemon/act/act_settings.c": "",
+        "include/taod/config.h": '#include "taod/act_settings.h"\n',
+        "include/taod/act_settings.h": "",
+    })
+    assert check_layering.back_edges(repo) == [
+        ("include/taod/config.h", "config", "act_settings", "act")]
+
+
+def test_a_header_of_no_stage_is_reported(tmp_path):
+    repo = tree(tmp_path, {"daemon/observe/x.c": '#include "taod/mystery.h"\n'})
+    assert check_layering.back_edges(repo) == [
+        ("daemon/observe/x.c", "observe", "mystery", "no stage: place it in OWNER")]
