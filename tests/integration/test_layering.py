@@ -3,6 +3,8 @@ one (tests/check_layering.py), and the check itself catches one."""
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "tests"))
@@ -23,29 +25,26 @@ def tree(tmp_path, files):
     return tmp_path
 
 
-def test_decide_including_a_report_header_is_a_back_edge(tmp_path):
-    repo = tree(tmp_path, {
+CASES = {
+    "source includes a later stage": ({
         "daemon/decide/decide.c": '#include "taod/decide.h"\n#include "taod/metrics.h"\n',
         "daemon/report/metrics.c": '#include "taod/metrics.h"\n#include "taod/decide.h"\n',
         "include/taod/decide.h": "",
         "include/taod/metrics.h": "",
-    })
-    assert check_layering.back_edges(repo) == [
-        ("daemon/decide/decide.c", "decide", "metrics", "report")]
-
-
-def test_header_to_header_edges_count(tmp_path):
-    repo = tree(tmp_path, {
+    }, [("daemon/decide/decide.c", "decide", "metrics", "report")]),
+    "header includes a later stage": ({
         "daemon/config/config.c": "",
         "daemon/act/act_settings.c": "",
         "include/taod/config.h": '#include "taod/act_settings.h"\n',
         "include/taod/act_settings.h": "",
-    })
-    assert check_layering.back_edges(repo) == [
-        ("include/taod/config.h", "config", "act_settings", "act")]
+    }, [("include/taod/config.h", "config", "act_settings", "act")]),
+    "header of no stage": ({
+        "daemon/observe/x.c": '#include "taod/mystery.h"\n',
+    }, [("daemon/observe/x.c", "observe", "mystery", "no stage: place it in OWNER")]),
+}
 
 
-def test_a_header_of_no_stage_is_reported(tmp_path):
-    repo = tree(tmp_path, {"daemon/observe/x.c": '#include "taod/mystery.h"\n'})
-    assert check_layering.back_edges(repo) == [
-        ("daemon/observe/x.c", "observe", "mystery", "no stage: place it in OWNER")]
+@pytest.mark.parametrize("case", CASES)
+def test_check_finds(tmp_path, case):
+    files, expected = CASES[case]
+    assert check_layering.back_edges(tree(tmp_path, files)) == expected
