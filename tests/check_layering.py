@@ -6,7 +6,8 @@ stage; control, taoctl and the pipeline (daemon/*.c) may include anything.
 
 A header belongs to the folder of the .c file of the same name; OWNER names
 the folder of the others. A header no rule places is an error, so a new one
-has to be placed here on purpose.
+has to be placed here on purpose. A header is one folder's public face:
+every function it declares is defined in that folder.
 
 Usage: check_layering.py [REPO]   (prints the back edges, exit 1 if any)
 """
@@ -22,12 +23,11 @@ OWNER = {
     "act": "act",          # the actor (actor.c)
     "act_backend": "act",  # the backends' interface (backend_*.c)
     "act_parts": "act",    # the act stage's building blocks
-    "action": "decide",    # decide's requests to act, which act answers in the same records
+    "action": "decide",    # decide's requests to act (action_names.c), answered in the same records
     "bpf_shared": "observe",
     "daemon": "pipeline",  # struct taod, the composition of the stages
     "history": "report",
     "json_fields": "common",
-    "policy": "config",    # policies as [policy NAME] sections read them
     "report": "report",
 }
 
@@ -80,12 +80,40 @@ def back_edges(repo):
     return bad
 
 
+# A prototype at file scope, and a function definition that is not static.
+DECLARATION = re.compile(r"^(?!static|typedef|extern|struct \w+ \{)[A-Za-z][\w *]*?"
+                         r"\b([a-z_][a-z0-9_]*)\s*\([^;{}]*\)[^;{}]*;", re.M)
+DEFINITION = re.compile(r"^(?!static)[A-Za-z][\w *]*?\b([a-z_][a-z0-9_]*)\s*\([^;{}]*\)\s*\{",
+                        re.M)
+
+
+def misplaced_functions(repo):
+    """(header, its stage, function, the stages defining it) for every
+    function a public header declares but its own folder does not define."""
+    repo = Path(repo)
+    owners = header_owners(repo)
+    defined = {}
+    for c in repo.glob("daemon/**/*.c"):
+        for name in DEFINITION.findall(c.read_text(errors="replace")):
+            defined.setdefault(name, set()).add(stage_of(repo, c))
+    bad = []
+    for h in sorted(repo.glob("include/taod/*.h")):
+        for name in DECLARATION.findall(h.read_text(errors="replace")):
+            where = defined.get(name, set())
+            if where != {owners.get(h.stem)}:
+                bad.append((h.name, owners.get(h.stem), name, sorted(where)))
+    return bad
+
+
 def main():
     repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
     bad = back_edges(repo)
     for rel, stage, h, to in bad:
-        print(f"{rel} ({stage}) includes taod/{h}.h ({to})")
-    return 1 if bad else 0
+        print(f"{rel} ({stage}) includes taod/{h}.h ({to})" if h else f"{rel}: {to}")
+    misplaced = misplaced_functions(repo)
+    for h, stage, name, where in misplaced:
+        print(f"include/taod/{h} ({stage}) declares {name}(), defined in {where or 'no folder'}")
+    return 1 if bad or misplaced else 0
 
 
 if __name__ == "__main__":

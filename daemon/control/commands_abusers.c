@@ -7,6 +7,7 @@
 
 #include "taod/commands.h"
 #include "taod/json_fields.h"
+#include "taod/policy_match.h"
 #include "taod/protocol.h"
 
 static struct json_object *ms_since(uint64_t then, uint64_t now)

@@ -8,6 +8,7 @@
 
 #include "taod/commands.h"
 #include "taod/json_fields.h"
+#include "taod/policy_match.h"
 #include "taod/protocol.h"
 
 static struct json_object *defined_at(const struct policy *p)

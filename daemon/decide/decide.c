@@ -13,6 +13,7 @@
 #include "taod/task_rows.h"
 #include "taod/decide.h"
 #include "taod/log.h"
+#include "taod/policy_match.h"
 
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
 void judge_table_sweep(struct decide_state *s);

@@ -7,7 +7,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "taod/policy.h"
+#include "taod/policy_match.h"
 
 /* Length of a [...] class starting at @g, or 0 when it is not closed. */
 static size_t class_len(const char *g)
@@ -93,12 +93,4 @@ const struct policy *policy_lookup(const struct policy_set *set, const char *pat
 	m->winner = best ? best->policy : &set->v[0];
 	m->glob = best ? best->glob : NULL;
 	return m->winner;
-}
-
-const struct policy *policy_find(const struct policy_set *set, const char *name)
-{
-	for (unsigned i = 0; i < set->n; i++)
-		if (!strcmp(set->v[i].name, name))
-			return &set->v[i];
-	return NULL;
 }

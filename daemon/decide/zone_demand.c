@@ -20,6 +20,7 @@
 
 #include "taod/decide.h"
 #include "taod/log.h"
+#include "taod/policy_match.h"
 
 #define MIB (1ULL << 20)
 

@@ -16,7 +16,7 @@
 #include "format.h"
 #include "taod/clock.h"
 #include "taod/config.h"
-#include "taod/policy.h"
+#include "taod/policy_match.h"
 #include "taod/parse.h"
 #include "taod/report.h"
 

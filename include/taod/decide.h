@@ -139,6 +139,9 @@ void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf
 bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
 		     uint64_t now_ms);
 
+/* ladder.c: the rung for a strike count, the highest one started at or below it. */
+enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes);
+
 /* ladder_step.c: the action one judged window asks for, if any. */
 bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct policy *p,
 		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind);

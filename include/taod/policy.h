@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Policies ([policy NAME] sections of taod.conf): how a group of cgroups,
- * chosen by path globs, is judged and what is done about it. See the
- * "Policies" section of README.md for the syntax and the matching rules.
+ * chosen by path globs, is judged and what is done about it, as the
+ * configuration reads them (daemon/config/). See the "Policies" section of
+ * README.md for the syntax; policy_match.h says which policy applies.
  */
 #ifndef TAOD_POLICY_H
 #define TAOD_POLICY_H
@@ -67,37 +68,7 @@ const char *ladder_rung_name(enum ladder_rung r);
 const char *policy_key_name(enum policy_key k);
 /* "warn:1 restrict:3 shatter:5". */
 void ladder_format(const struct policy *p, char *buf, size_t len);
-/* The rung for a strike count: the highest one started at or below it. */
-enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes);
-
-/* Why a glob is more or less specific than another (see README). */
-struct glob_specificity {
-	unsigned literals;  /* characters that are not wildcards */
-	unsigned wildcards; /* '*', '?' and [...] classes */
-};
-void glob_specificity(const char *glob, struct glob_specificity *out);
-
-/* One policy whose glob matched a path, for `taoctl policy`. */
-struct policy_candidate {
-	const struct policy *policy;
-	const char *glob; /* its most specific glob that matched */
-	struct glob_specificity spec;
-};
-
-struct policy_match {
-	const struct policy *winner;
-	const char *glob; /* NULL when the default policy applies */
-	struct policy_candidate cand[TAOD_MAX_POLICIES];
-	unsigned ncand;
-};
-
-/*
- * The policy that applies to @path: the most specific matching glob wins;
- * equal specificity goes to the policy defined later; no match: default.
- * @why (may be NULL) receives every candidate.
- */
-const struct policy *policy_lookup(const struct policy_set *set, const char *path,
-				   struct policy_match *why);
+/* The policy named @name, or NULL. */
 const struct policy *policy_find(const struct policy_set *set, const char *name);
 
 #endif

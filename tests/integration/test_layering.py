@@ -1,5 +1,6 @@
 """The include graph has no edge from an earlier pipeline stage to a later
-one (tests/check_layering.py), and the check itself catches one."""
+one, and each public header declares only its own folder's functions
+(tests/check_layering.py); the checks themselves catch both."""
 import subprocess
 import sys
 
@@ -48,3 +49,17 @@ CASES = {
 def test_check_finds(tmp_path, case):
     files, expected = CASES[case]
     assert check_layering.back_edges(tree(tmp_path, files)) == expected
+
+
+def test_a_function_defined_outside_its_headers_folder_is_reported(tmp_path):
+    repo = tree(tmp_path, {
+        "daemon/report/metrics.c": "int metrics_write(void)\n{\n\treturn 0;\n}\n",
+        "daemon/report/stage.c": "void report_stage_tick(void)\n{\n}\n",
+        "daemon/pipeline.c": "static int helper(void)\n{\n\treturn 0;\n}\n",
+        "include/taod/metrics.h": "int metrics_write(void);\n",
+        "include/taod/daemon.h": "int pipeline_tick(void);\nvoid report_stage_tick(void);\n"
+                                 "static inline int f(void) { return 0; }\n",
+    })
+    assert check_layering.misplaced_functions(repo) == [
+        ("daemon.h", "pipeline", "pipeline_tick", []),
+        ("daemon.h", "pipeline", "report_stage_tick", ["report"])]

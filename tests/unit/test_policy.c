@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "taod/config.h"
+#include "taod/decide.h"
+#include "taod/policy_match.h"
 #include "tmp_conf.h"
 
 static const char *dir;

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Policies as taod.conf spells them: the built-in default, ladder rungs by name. */
+#include <stdio.h>
+#include <string.h>
+
+#include "taod/policy.h"
+
+void policy_builtin_default(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", POLICY_DEFAULT);
+	snprintf(p->file, sizeof(p->file), "(built-in)");
+	p->coverage_guarantee = 0;
+	p->max_split_ratio = 0.25;
+	p->min_allocs = 16;
+	p->window_ms = 30000;
+	p->ladder[RUNG_WARN] = 1;
+	p->ladder[RUNG_RESTRICT] = 3;
+	p->ladder[RUNG_SHATTER] = 5;
+	p->cooldown_ms = 60000;
+	p->dry_run = false;
+	p->escalate_after = 2;
+	p->relax_after = 3;
+}
+
+const char *ladder_rung_name(enum ladder_rung r)
+{
+	static const char *const names[RUNG_MAX] = {
+	    [RUNG_OBSERVE] = "observe",
+	    [RUNG_WARN] = "warn",
+	    [RUNG_RESTRICT] = "restrict",
+	    [RUNG_SHATTER] = "shatter",
+	};
+
+	return r < RUNG_MAX ? names[r] : "?";
+}
+
+void ladder_format(const struct policy *p, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int r = 0; r < RUNG_MAX && off < len; r++)
+		if (p->ladder[r])
+			off += snprintf(buf + off, len - off, "%s%s:%u", off ? " " : "",
+					ladder_rung_name(r), p->ladder[r]);
+}
+
+const struct policy *policy_find(const struct policy_set *set, const char *name)
+{
+	for (unsigned i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i].name, name))
+			return &set->v[i];
+	return NULL;
+}
