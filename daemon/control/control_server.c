@@ -84,17 +84,8 @@ static int client_write(struct client *c)
 
 static void client_reply(struct client *c, struct json_object *reply)
 {
-	char *text = json_to_text(reply, JSON_C_TO_STRING_PLAIN);
-	size_t n = text ? strlen(text) : 0;
-
-	c->out = text ? realloc(text, n + 1) : NULL;
-	if (c->out) {
-		c->out[n] = '\n';
-		c->out_len = n + 1;
-	} else {
-		free(text);
-	}
-	json_object_put(reply);
+	c->out = protocol_reply_line(reply);
+	c->out_len = c->out ? strlen(c->out) : 0;
 }
 
 static void client_handle(struct client *c)
@@ -243,11 +234,11 @@ static const char *admission_refusal(const struct control_server *srv, const str
 /* One best-effort line so the client knows why, then close: never blocks. */
 static void refuse(int fd, const char *why)
 {
-	char line[128];
-	int n = snprintf(line, sizeof(line), "{\"ok\": false, \"error\": \"%s\"}\n", why);
+	char *line = protocol_reply_line(protocol_error(why));
 
-	if (send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		log_debug("control: refusal not sent: %s", strerror(errno));
+	if (!line || send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		log_debug("control: refusal not sent: %s", line ? strerror(errno) : "no memory");
+	free(line);
 	close(fd);
 }
 

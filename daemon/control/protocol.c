@@ -171,19 +171,35 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	return o;
 }
 
+/* @text and a newline in a malloc'd string; NULL when @text is. */
+static char *line_of(const char *text)
+{
+	char *out = text ? malloc(strlen(text) + 2) : NULL;
+
+	if (out)
+		sprintf(out, "%s\n", text);
+	return out;
+}
+
+char *protocol_reply_line(struct json_object *reply)
+{
+	char *text = json_to_text(reply, JSON_C_TO_STRING_PLAIN);
+	char *out = line_of(text);
+
+	free(text);
+	json_object_put(reply);
+	return out;
+}
+
 char *protocol_build_request(const char *command, struct json_object *args)
 {
 	struct json_object *req = json_object_new_object();
-	const char *text;
 	char *out;
 
 	json_add_str(req, "command", command);
 	if (args)
 		json_add(req, "args", json_object_get(args));
-	text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	out = malloc(strlen(text) + 2);
-	if (out)
-		sprintf(out, "%s\n", text);
+	out = line_of(json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
 	json_object_put(req);
 	return out;
 }

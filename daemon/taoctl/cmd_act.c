@@ -10,6 +10,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "taod/json_fields.h"
 
 static const char *fmt_when(char *buf, size_t len, uint64_t ms)
 {
@@ -54,9 +55,9 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
 		if (c == 'g') {
-			json_object_object_add(args, "glob", json_object_new_string(optarg));
+			json_add_str(args, "glob", optarg);
 		} else if (c == 'n' && !parse_positive(optarg, &n)) {
-			json_object_object_add(args, "limit", json_object_new_int64(n));
+			json_add_i64(args, "limit", n);
 		} else {
 			fprintf(stderr, "taoctl: actions [--limit N] [--cgroup GLOB]\n");
 			json_object_put(args);
@@ -101,12 +102,11 @@ static int act_options(int argc, char **argv, struct json_object *args)
 
 	while ((c = getopt_long(argc, argv, "g:p:b:d", opts, NULL)) != -1) {
 		if (c == 'g')
-			json_object_object_add(args, "cgroup", json_object_new_string(optarg));
+			json_add_str(args, "cgroup", optarg);
 		else if (c == 'd')
-			json_object_object_add(args, "dry_run", json_object_new_boolean(1));
+			json_add_bool(args, "dry_run", 1);
 		else if ((c == 'p' || c == 'b') && !parse_positive(optarg, &n))
-			json_object_object_add(args, c == 'p' ? "pid" : "bytes",
-					       json_object_new_int64(n));
+			json_add_i64(args, c == 'p' ? "pid" : "bytes", n);
 		else
 			return -1;
 	}
@@ -121,7 +121,7 @@ int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return act_usage();
 	args = json_object_new_object();
-	json_object_object_add(args, "action", json_object_new_string(argv[1]));
+	json_add_str(args, "action", argv[1]);
 	if (act_options(argc - 1, argv + 1, args)) {
 		json_object_put(args);
 		return act_usage();

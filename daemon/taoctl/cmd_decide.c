@@ -8,6 +8,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "taod/json_fields.h"
 
 static void print_policy(struct json_object *p)
 {
@@ -66,7 +67,7 @@ int taoctl_policy(const struct taoctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (argc == 2)
-		json_object_object_add(args, "cgroup", json_object_new_string(argv[1]));
+		json_add_str(args, "cgroup", argv[1]);
 	rc = taoctl_request(ctl, "policy", args, &r);
 	json_object_put(args);
 	if (rc)
@@ -121,7 +122,7 @@ int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
-		json_object_object_add(args, "all", json_object_new_boolean(1));
+		json_add_bool(args, "all", 1);
 	}
 	rc = taoctl_request(ctl, "abusers", args, &r);
 	json_object_put(args);

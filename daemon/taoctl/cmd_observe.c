@@ -9,6 +9,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "taod/json_fields.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */
 static void print_tao_figures(struct json_object *act, struct json_object *zones)
@@ -114,16 +115,16 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "s:g:", opts, NULL)) != -1) {
 		if (c == 's')
-			json_object_object_add(args, "sort", json_object_new_string(optarg));
+			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
-			json_object_object_add(args, "glob", json_object_new_string(optarg));
+			json_add_str(args, "glob", optarg);
 		else {
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) /* a bare argument is the glob */
-		json_object_object_add(args, "glob", json_object_new_string(argv[optind]));
+		json_add_str(args, "glob", argv[optind]);
 	rc = taoctl_request(ctl, "cgroups", args, &r);
 	json_object_put(args);
 	if (rc)
@@ -156,7 +157,7 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 		long n;
 
 		if (c == 'g') {
-			json_object_object_add(args, "glob", json_object_new_string(optarg));
+			json_add_str(args, "glob", optarg);
 			continue;
 		}
 		n = c == 'n' ? strtol(optarg, &end, 10) : 0;
@@ -165,7 +166,7 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
-		json_object_object_add(args, "limit", json_object_new_int64(n));
+		json_add_i64(args, "limit", n);
 	}
 	rc = taoctl_request(ctl, "top-tasks", args, &r);
 	json_object_put(args);

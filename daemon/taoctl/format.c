@@ -3,7 +3,10 @@
 
 #include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "taod/json_fields.h"
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
@@ -58,8 +61,10 @@ const char *jget_str(struct json_object *o, const char *key)
 
 void print_json(struct json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						   JSON_C_TO_STRING_NOSLASHESCAPE));
+	char *text = json_to_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	puts(text ? text : "null");
+	free(text);
 }
 
 int column_width(struct json_object *rows, const char *key, int min)

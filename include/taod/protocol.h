@@ -36,7 +36,11 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e);
 /* A number, or null when @v is negative (meaning "not known"). */
 struct json_object *protocol_pct_or_null(double v);
 
-/* Builds a request text ("...\n") for taoctl. Caller frees. */
+/* A reply as its text on one line ("...\n", valid UTF-8); puts @reply. Caller
+ * frees; NULL on ENOMEM. */
+char *protocol_reply_line(struct json_object *reply);
+/* Builds a request text ("...\n") for taoctl, the bytes of its strings as
+ * given (a glob may name a cgroup that is not valid UTF-8). Caller frees. */
 char *protocol_build_request(const char *command, struct json_object *args);
 
 #endif

@@ -132,7 +132,7 @@ def test_taoctl_usage_errors(daemon):
 
 
 HOG = r"""
-import socket, sys, time
+import json, socket, sys, time
 held, refused = [], 0
 for _ in range(int(sys.argv[2])):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -142,7 +142,8 @@ time.sleep(0.5)
 for s in held:
     s.setblocking(False)
     try:
-        refused += b"too many clients" in s.recv(256)
+        reply = json.loads(s.recv(256))  # one JSON object, like any reply
+        refused += not reply["ok"] and reply["error"].startswith("too many clients")
     except BlockingIOError:
         pass
 print(len(held) - refused, flush=True)

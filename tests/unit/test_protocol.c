@@ -107,3 +107,18 @@ Test(protocol, cgroup_row_fields)
 	cr_assert_null(v, "unknown coverage must be null");
 	json_object_put(row);
 }
+
+/* Every reply, refusals included, is one line of valid UTF-8 JSON. */
+Test(protocol, reply_line_is_one_line_of_valid_utf8)
+{
+	char *line = protocol_reply_line(protocol_errorf("no cgroup /a\xff\n/b"));
+	struct json_object *back;
+
+	cr_assert_not_null(line);
+	cr_assert_str_eq(line, "{\"ok\":false,\"error\":\"no cgroup \\/a\xef\xbf\xbd\\n\\/b\"}\n");
+	back = json_tokener_parse(line);
+	cr_assert_not_null(back);
+	cr_assert_not(json_object_get_boolean(json_object_object_get(back, "ok")));
+	json_object_put(back);
+	free(line);
+}
