@@ -63,3 +63,15 @@ def test_a_function_defined_outside_its_headers_folder_is_reported(tmp_path):
     assert check_layering.misplaced_functions(repo) == [
         ("daemon.h", "pipeline", "pipeline_tick", []),
         ("daemon.h", "pipeline", "report_stage_tick", ["report"])]
+
+
+def test_json_is_built_one_way():
+    """Objects are filled by the json_add_* adders and serialized by
+    json_to_text (valid UTF-8); only a request keeps its bytes as given."""
+    raw = {"json_object_object_add(": set(),
+           "json_object_to_json_string": {"daemon/common/json_text.c", "daemon/control/protocol.c"},
+           '"{\\"': set()}
+    for f in sorted(REPO.glob("daemon/**/*.c")):
+        text, rel = f.read_text(errors="replace"), str(f.relative_to(REPO))
+        for needle, allowed in raw.items():
+            assert needle not in text or rel in allowed, f"{rel} uses {needle}"
