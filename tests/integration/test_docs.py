@@ -1,6 +1,8 @@
-"""Man pages and shell completion: they lint clean and cover every taoctl
-command and every configuration key, derived from the code and the shipped
-config so that an undocumented addition fails here."""
+"""Man pages, shell completion and docs/protocol.md: they lint clean and
+cover every taoctl command, every configuration key, every protocol command
+and status field, derived from the code, the shipped config and a running
+taod so that an undocumented addition fails here."""
+import json
 import re
 import subprocess
 
@@ -67,3 +69,21 @@ def test_completion_offers_commands_and_values():
     assert complete("report", "--format", "") == {"table", "json", "csv", "html"}
     assert "shatter" in complete("act", "")
     assert complete("--socket", "/tmp/x", "abu") == {"abusers"}
+
+
+def protocol_commands():
+    """The command table the daemon dispatches on (daemon/control/commands.c)."""
+    text = (REPO / "daemon/control/commands.c").read_text()
+    table = text.split("static const struct command commands[] = {")[1].split("};")[0]
+    return re.findall(r'\{"([a-z-]+)",', table)
+
+
+def test_protocol_doc_names_every_command_and_status_field(daemon):
+    doc = (REPO / "docs/protocol.md").read_text()
+    commands = protocol_commands()
+    assert len(commands) >= 10
+    for c in commands:
+        assert re.search(rf"^\| `{re.escape(c)}`", doc, re.M), f"protocol.md lacks {c}"
+    status = json.loads(daemon.request(b'{"command": "status"}\n'))
+    missing = [k for k in status if f"`{k}`" not in doc]
+    assert not missing, f"protocol.md lacks status fields {missing}"
