@@ -162,9 +162,8 @@ int pipeline_tick(struct taod *d)
 	bpf_observer_flush(d->obs);
 	/* Counters before the walk: a cgroup that had events before the walk
 	 * is found by it unless it was removed. */
-	r = bpf_observer_read_cgroups(d->obs, on_bpf_counters, &t);
-	if (r)
-		log_warn("reading BPF cgroup counters: %s", strerror(-r));
+	r = log_errno(LOG_WARNING, bpf_observer_read_cgroups(d->obs, on_bpf_counters, &t),
+		      "reading BPF cgroup counters");
 	if (walk_due(d))
 		w = walk_tree(d, &t);
 	read_memstats(d);
