@@ -5,6 +5,7 @@ loads against the running kernel. Checks the exact writes of zone sizing
 and of the memcg levers, that observe and dry-run write nothing, and the
 TAO figures of `taoctl status`."""
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -96,13 +97,14 @@ def fixture_root(tmp_path):
     return root
 
 
-def start(daemon_factory, tmp_path, root, enforce, every="60s"):
+def start(daemon_factory, tmp_path, root, enforce, every="60s", **kw):
     return daemon_factory(
         f"[daemon]\nroot = {root}\n"
         f"[enforce]\n{enforce}\nactions_per_minute = 100\nshatter_bytes_per_minute = 1G\n"
         f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
         f"zone_resize_every = {every}\naudit_log = {tmp_path}/audit.jsonl\n"
-        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n")
+        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n",
+        **kw)
 
 
 def resizes(d):
@@ -228,3 +230,29 @@ def test_observe_and_dry_run_write_nothing(daemon_factory, tmp_path, fixture_roo
         assert d.ctl("act", *args)["result"] == "dry-run"
     d.wait_ticks(3)
     assert snapshot(root) == before
+
+
+def test_a_tick_that_fails_says_so_in_the_status_line(daemon_factory, tmp_path, fixture_root):
+    """A tick that cannot walk the cgroup tree returns its error, and systemd's
+    status line (sd_notify STATUS=) says the last tick was incomplete."""
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(0.5)
+    env = dict(os.environ, NOTIFY_SOCKET=str(tmp_path / "notify.sock"))
+    d = start(daemon_factory, tmp_path, fixture_root, "mode = observe", env=env)
+    mount = fixture_root / CG
+    gone = mount.with_name("cgroup.gone")
+    mount.rename(gone)
+    (gone / "new").mkdir()  # inotify says the tree changed: the next tick walks it
+
+    def incomplete():
+        try:
+            msg = notify.recv(4096).decode()
+        except socket.timeout:
+            return False
+        return "STATUS=" in msg and "last tick incomplete: No such file or directory" in msg
+    try:
+        wait_for(incomplete, what="status line with the tick's error")
+    finally:
+        notify.close()
+    assert "walking" in d.logtext()
