@@ -2,7 +2,7 @@
 #include "taod/version.h"
 
 #ifndef TAOD_VERSION
-#define TAOD_VERSION "0.1"
+#error "TAOD_VERSION is set by the Makefile (git describe, or 0.1 outside git)"
 #endif
 
 const char *taod_version(void)

@@ -87,3 +87,17 @@ def test_protocol_doc_names_every_command_and_status_field(daemon):
     status = json.loads(daemon.request(b'{"command": "status"}\n'))
     missing = [k for k in status if f"`{k}`" not in doc]
     assert not missing, f"protocol.md lacks status fields {missing}"
+
+
+def test_default_socket_path_is_spelled_one_way():
+    """The compiled-in default (include/taod/config.h) is what the socket
+    unit listens on and what the shipped config and the docs name."""
+    default = re.search(r'#define TAOD_DEFAULT_SOCKET\s+"([^"]+)"',
+                        (REPO / "include/taod/config.h").read_text()).group(1)
+    assert f"ListenStream={default}\n" in (REPO / "systemd/taod.socket").read_text()
+    assert re.search(rf"^socket = {re.escape(default)}$",
+                     (REPO / "config/taod.conf").read_text(), re.M)
+    for doc in ("man/taod.8", "man/taoctl.8", "man/taod.conf.5", "docs/protocol.md"):
+        text = (REPO / doc).read_text()
+        paths = set(re.findall(r"/run/taod/[\w.]+\.sock", text))
+        assert paths == {default}, f"{doc}: {paths}"
