@@ -180,3 +180,10 @@ def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
     assert row.startswith(rel + " ")
     # The last column is right-aligned: it ends where its header ends.
     assert header.index("RATIO") + len("RATIO") == len(row.rstrip())
+    # The audit table sizes its cgroup column the same way.
+    assert daemon.ctl("act", "warn", "--cgroup", rel, "--dry-run")
+    rc, out, err = daemon.ctl_rc("actions", "--cgroup", rel)
+    assert rc == 0, err
+    header, row = out.splitlines()[:2]
+    assert row[header.index("CGROUP"):].startswith(rel + " ")
+    assert row.index(" warn ") + 1 == header.index("ACTION"), out
