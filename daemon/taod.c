@@ -174,7 +174,9 @@ static int setup_event_loop(struct taod *d)
 		      "watching SIGHUP") < 0)
 		return -EIO;
 	log_errno(LOG_WARNING, sd_event_set_watchdog(d->event, 1), "systemd watchdog");
-	sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+	r = log_errno(LOG_ERR, sd_event_now(d->event, CLOCK_MONOTONIC, &now), "event loop clock");
+	if (r < 0)
+		return r;
 	r = sd_event_add_time(d->event, &d->tick_source, CLOCK_MONOTONIC, now, 0, on_tick, d);
 	if (r < 0)
 		return r;

@@ -18,6 +18,7 @@
 #include "taod/json_fields.h"
 #include "taod/log.h"
 #include "taod/protocol.h"
+#include "taod/state_files.h"
 
 /*
  * Admission: credentials are read before a slot is taken. Other users
@@ -287,32 +288,18 @@ static int inherited_socket(void)
 	return SD_LISTEN_FDS_START;
 }
 
-static int make_parent_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int bind_socket(struct control_server *srv, const char *path, unsigned mode)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
+	int fd, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	snprintf(srv->path, sizeof(srv->path), "%s", path);
-	if (make_parent_dir(path))
-		return -errno;
+	r = make_parent_dirs(path, 0755);
+	if (r)
+		return r;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

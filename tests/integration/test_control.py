@@ -187,3 +187,11 @@ def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
     header, row = out.splitlines()[:2]
     assert row[header.index("CGROUP"):].startswith(rel + " ")
     assert row.index(" warn ") + 1 == header.index("ACTION"), out
+
+
+def test_socket_directories_are_made(daemon_factory, tmp_path):
+    """The socket's missing parent directories are made, as for the history
+    and the audit log (one make_parent_dirs)."""
+    d = daemon_factory(socket_dir=tmp_path / "run" / "taod")
+    ok_status(d)
+    assert (tmp_path / "run" / "taod").stat().st_mode & 0o777 & ~0o755 == 0
