@@ -11,7 +11,8 @@
 #include "taod/act_settings.h"
 #include "taod/policy.h"
 
-#define TAOD_DEFAULT_CONFIG "/etc/taod.conf"
+/* In the Makefile's SYSCONFDIR, where make install puts it. */
+#define TAOD_DEFAULT_CONFIG TAOD_SYSCONFDIR "/taod.conf"
 #define TAOD_NAME_MAX	    64
 
 enum tao_detect { TAO_AUTO, TAO_YES, TAO_NO };
