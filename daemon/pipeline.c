@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "taod/act.h"
+#include "taod/commands.h"
 #include "taod/task_rows.h"
 #include "taod/daemon.h"
 #include "taod/log.h"
@@ -152,8 +153,30 @@ static void read_memstats(struct taod *d)
 	}
 }
 
+/* Class of a cgroup as decide last judged it; NULL before any judgement. */
+static const char *decided_class(void *ctx, const struct cgroup_entry *e)
+{
+	const struct taod *d = ctx;
+	const struct cg_judge *j = decide_find(&d->decide, e->id);
+
+	return j ? cg_class_name(j->cls) : NULL;
+}
+
+void pipeline_report_tick(struct taod *d, struct report_tick *t)
+{
+	*t = (struct report_tick){
+	    .cfg = d->cfg,
+	    .cgroups = &d->cgroups,
+	    .ticks = d->ticks,
+	    .class_of = decided_class,
+	    .class_ctx = d,
+	};
+	taod_metrics_input(d, &t->metrics);
+}
+
 int pipeline_tick(struct taod *d)
 {
+	struct report_tick report;
 	uint64_t start_us = monotonic_us();
 	struct tick_ctx t = {.d = d, .now = start_us / 1000};
 	int r, w = 0;
@@ -172,7 +195,8 @@ int pipeline_tick(struct taod *d)
 	decide_step(d, t.now);
 	bpf_observer_stats(d->obs, d->bpf_stats);
 	d->ticks++;
-	report_stage_tick(d);
+	pipeline_report_tick(d, &report);
+	report_stage_tick(&d->report, &report);
 	d->last_tick_cost_us = monotonic_us() - start_us;
 	/* The tick ran on with what it could read; the first error is reported. */
 	return r ? r : w;

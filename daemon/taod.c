@@ -223,8 +223,8 @@ static int start(struct taod *d)
 	d->action_sink = actor_sink;
 	d->action_sink_ctx = d->actor;
 	d->reload = reload_config;
-	report_stage_open(d);
-	actor_set_record_hook(d->actor, report_stage_record_action, d);
+	report_stage_open(&d->report, d->cfg, d->start_wall_ms);
+	actor_set_record_hook(d->actor, report_stage_record_action, &d->report);
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));
@@ -243,10 +243,13 @@ static int start(struct taod *d)
 
 static void stop(struct taod *d)
 {
+	struct report_tick last;
+
 	control_server_stop(d->ctl);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);
-	report_stage_close(d);
+	pipeline_report_tick(d, &last);
+	report_stage_close(&d->report, &last);
 	bpf_observer_close(d->obs);
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);

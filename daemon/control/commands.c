@@ -254,8 +254,8 @@ static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
 	char *text;
 
 	(void)req;
-	if (d->machine)
-		machine_stats_read(&d->cfg->k, d->machine);
+	if (d->report.machine)
+		machine_stats_read(&d->cfg->k, d->report.machine);
 	taod_metrics_input(d, &in);
 	text = metrics_text(&in);
 	if (!text)

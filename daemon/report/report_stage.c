@@ -4,104 +4,93 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/daemon.h"
-#include "taod/decide.h"
-#include "taod/history.h"
+#include "taod/clock.h"
 #include "taod/log.h"
 #include "taod/machine_stats.h"
-#include "taod/metrics.h"
-#include "taod/version.h"
 #include "taod/report_stage.h"
+#include "taod/version.h"
 
 /* Retention runs every this many batches: deletes are cheap, not free. */
 #define RETAIN_EVERY_BATCHES 30
 
-void report_stage_open(struct taod *d)
+void report_stage_open(struct report_stage *rs, const struct taod_config *cfg,
+		       uint64_t start_wall_ms)
 {
 	char err[512] = "";
 	int r;
 
-	d->machine = calloc(1, sizeof(*d->machine));
-	if (!d->cfg->history_path[0]) {
+	rs->machine = calloc(1, sizeof(*rs->machine));
+	if (!cfg->history_path[0]) {
 		log_info("history: off ([history] path is empty)");
 		return;
 	}
-	r = history_open(&d->history, d->cfg->history_path, err, sizeof(err));
+	r = history_open(&rs->history, cfg->history_path, err, sizeof(err));
 	if (!r)
-		r = history_begin_run(d->history, d->start_wall_ms, taod_version());
+		r = history_begin_run(rs->history, start_wall_ms, taod_version());
 	if (r) {
-		log_warn("history: cannot use %s (%s); running without history",
-			 d->cfg->history_path, err[0] ? err : strerror(-r));
-		history_close(d->history);
-		d->history = NULL;
+		log_warn("history: cannot use %s (%s); running without history", cfg->history_path,
+			 err[0] ? err : strerror(-r));
+		history_close(rs->history);
+		rs->history = NULL;
 		return;
 	}
-	history_retain(d->history, realtime_ms(), d->cfg->history_retention_ms,
-		       d->cfg->history_max_bytes);
-	log_info("history: %s, a batch every %llu ticks", d->cfg->history_path,
-		 (unsigned long long)d->cfg->history_every);
-}
-
-/* Class of a cgroup as decide last judged it; NULL before any judgement. */
-static const char *decided_class(void *ctx, const struct cgroup_entry *e)
-{
-	const struct taod *d = ctx;
-	const struct cg_judge *j = decide_find(&d->decide, e->id);
-
-	return j ? cg_class_name(j->cls) : NULL;
+	history_retain(rs->history, realtime_ms(), cfg->history_retention_ms,
+		       cfg->history_max_bytes);
+	log_info("history: %s, a batch every %llu ticks", cfg->history_path,
+		 (unsigned long long)cfg->history_every);
 }
 
 /* The actor's record hook: every action, done or suppressed, is history. */
 void report_stage_record_action(void *ctx, const struct action_record *rec)
 {
-	struct taod *d = ctx;
+	struct report_stage *rs = ctx;
 
-	if (d->history && history_record_action(d->history, rec))
+	if (rs->history && history_record_action(rs->history, rec))
 		log_warn("history: action %llu not recorded", (unsigned long long)rec->id);
 }
 
-static void write_batch(struct taod *d)
+static void write_batch(struct report_stage *rs, const struct report_tick *t)
 {
 	uint64_t now = realtime_ms();
 
-	if (history_record(d->history, &d->cgroups, now, d->machine, decided_class, d)) {
-		log_warn("history: batch at tick %llu not written", (unsigned long long)d->ticks);
+	if (history_record(rs->history, t->cgroups, now, rs->machine, t->class_of, t->class_ctx)) {
+		log_warn("history: batch at tick %llu not written", (unsigned long long)t->ticks);
 		return;
 	}
-	d->history_last_tick = d->ticks;
-	if (++d->history_batches % RETAIN_EVERY_BATCHES == 0)
-		history_retain(d->history, now, d->cfg->history_retention_ms,
-			       d->cfg->history_max_bytes);
+	rs->last_tick = t->ticks;
+	if (++rs->batches % RETAIN_EVERY_BATCHES == 0)
+		history_retain(rs->history, now, t->cfg->history_retention_ms,
+			       t->cfg->history_max_bytes);
 }
 
-void report_stage_tick(struct taod *d)
+void report_stage_tick(struct report_stage *rs, struct report_tick *t)
 {
-	bool batch = d->history && d->ticks - d->history_last_tick >= d->cfg->history_every;
-	bool textfile = d->cfg->metrics_textfile[0];
-	struct metrics_input in;
+	bool batch = rs->history && t->ticks - rs->last_tick >= t->cfg->history_every;
+	const char *textfile = t->cfg->metrics_textfile;
 	int r;
 
-	if ((batch || textfile) && d->machine)
-		machine_stats_read(&d->cfg->k, d->machine);
+	if ((batch || textfile[0]) && rs->machine)
+		machine_stats_read(&t->cfg->k, rs->machine);
 	if (batch)
-		write_batch(d);
-	if (!textfile)
+		write_batch(rs, t);
+	if (!textfile[0])
 		return;
-	taod_metrics_input(d, &in);
-	r = metrics_textfile_write(d->cfg->metrics_textfile, &in);
+	t->metrics.machine = rs->machine;
+	t->metrics.history_enabled = rs->history != NULL;
+	r = metrics_textfile_write(textfile, &t->metrics);
 	if (r)
-		log_warn("metrics textfile %s: %s", d->cfg->metrics_textfile, strerror(-r));
+		log_warn("metrics textfile %s: %s", textfile, strerror(-r));
 }
 
-void report_stage_close(struct taod *d)
+void report_stage_close(struct report_stage *rs, struct report_tick *t)
 {
-	if (d->history && d->ticks > d->history_last_tick) {
-		if (d->machine)
-			machine_stats_read(&d->cfg->k, d->machine);
-		write_batch(d);
+	if (rs->history && t->ticks > rs->last_tick) {
+		if (rs->machine)
+			machine_stats_read(&t->cfg->k, rs->machine);
+		write_batch(rs, t);
 	}
-	history_close(d->history);
-	d->history = NULL;
-	free(d->machine);
-	d->machine = NULL;
+	history_close(rs->history);
+	rs->history = NULL;
+	free(rs->machine);
+	rs->machine = NULL;
 }

@@ -5,6 +5,7 @@
 
 #include "taod/control_server.h"
 #include "taod/daemon.h"
+#include "taod/metrics.h"
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);
@@ -21,5 +22,7 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
 struct json_object *policy_json(const struct policy *p);
 /* Policies, classes and request counts, for status. */
 struct json_object *decide_status_json(const struct taod *d);
+/* The running daemon's figures, for `metrics` and the textfile (metrics_source.c). */
+void taod_metrics_input(const struct taod *d, struct metrics_input *in);
 
 #endif

@@ -19,11 +19,10 @@
 #include "taod/config.h"
 #include "taod/decide.h"
 #include "taod/kernel_probe.h"
+#include "taod/report_stage.h"
 
 struct control_server;
 struct actor;
-struct history;
-struct machine_stats;
 
 struct taod {
 	struct taod_config *cfg;
@@ -50,14 +49,13 @@ struct taod {
 	void *action_sink_ctx;
 	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors. */
 	int (*reload)(struct taod *d, struct config_errors *errs);
-	struct history *history; /* NULL: no history (off or unusable) */
-	uint64_t history_batches;
-	uint64_t history_last_tick;    /* tick of the last batch written */
-	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
+	struct report_stage report; /* history and the metrics textfile */
 };
 
 /* One pass of observe -> account -> decide -> act -> report; 0, or the
  * first -errno met (the pass still runs to the end). */
 int pipeline_tick(struct taod *d);
+/* What the report stage reads this tick (also for its last batch at exit). */
+void pipeline_report_tick(struct taod *d, struct report_tick *t);
 
 #endif

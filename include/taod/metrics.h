@@ -13,8 +13,6 @@
 #include "taod/cgroup_state.h"
 #include "taod/machine_stats.h"
 
-struct taod;
-
 struct metrics_input {
 	const struct cgroup_table *cgroups;
 	const uint64_t *bpf_stats; /* TAOD_STAT_MAX entries */
@@ -35,8 +33,5 @@ int metrics_write(FILE *f, const struct metrics_input *in);
 char *metrics_text(const struct metrics_input *in);
 /* Writes a fresh temporary file in the same directory, renamed over @path. */
 int metrics_textfile_write(const char *path, const struct metrics_input *in);
-
-/* The running daemon's figures (metrics_source.c). */
-void taod_metrics_input(const struct taod *d, struct metrics_input *in);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The running daemon's figures, as the metrics writer takes them. */
-#include "taod/daemon.h"
+#include "taod/commands.h"
 #include "taod/metrics.h"
 #include "taod/version.h"
 
@@ -15,7 +15,7 @@ void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 	    .version = taod_version(),
 	    .kernel_kind = kernel_kind_name(d->kernel.kind),
 	    .observation_mode = d->obs ? bpf_observer_mode(d->obs) : "",
-	    .machine = d->machine,
-	    .history_enabled = d->history != NULL,
+	    .machine = d->report.machine,
+	    .history_enabled = d->report.history != NULL,
 	};
 }
