@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The running daemon: the state every stage reaches through struct taod.
- * Only the composition lives here; each stage declares its functions in
- * its own header (report_stage.h, act.h, decide.h, ...).
+ * The running daemon: the stages composed in struct taod, which only the
+ * pipeline (daemon/pipeline.c, daemon/taod.c) and the control plane
+ * (daemon/control/) see. Each stage declares its functions in its own
+ * header (decide.h, act.h, report_stage.h, ...) and is handed what it reads.
  */
 #ifndef TAOD_DAEMON_H
 #define TAOD_DAEMON_H
