@@ -1,6 +1,7 @@
 """The include graph has no edge from an earlier pipeline stage to a later
 one, and each public header declares only its own folder's functions
 (tests/check_layering.py); the checks themselves catch both."""
+import re
 import subprocess
 import sys
 
@@ -75,3 +76,12 @@ def test_json_is_built_one_way():
         text, rel = f.read_text(errors="replace"), str(f.relative_to(REPO))
         for needle, allowed in raw.items():
             assert needle not in text or rel in allowed, f"{rel} uses {needle}"
+
+
+def test_tests_use_public_headers_only():
+    """Unit and fuzz tests reach the daemon through include/taod/, never a
+    folder's private header (daemon/*/..._internal.h)."""
+    for f in sorted(list(REPO.glob("tests/unit/*.[ch]")) + list(REPO.glob("tests/fuzz/*.[ch]"))):
+        for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read_text(), re.M):
+            assert inc.startswith("taod/") or "/" not in inc and (f.parent / inc).exists(), \
+                f"{f.relative_to(REPO)} includes {inc}"
