@@ -35,6 +35,38 @@ static const char *find_kernel_fn(const struct btf *vmlinux, const char *const *
 	return NULL;
 }
 
+static bool has_fn(const struct btf *vmlinux, const char *name)
+{
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
+}
+
+/* The kernel's THP paths, as BTF names them (THP paths mode). */
+struct thp_path_fns {
+	const char *zero_get; /* mm_get_huge_zero_folio or _page */
+	bool map_pf;	      /* map_anon_folio_pmd_pf (6.16+) counts fault allocations */
+	bool split_locked;    /* split_huge_pmd_locked (6.10+) */
+	bool complete;	      /* everything the mode needs is there */
+};
+
+static struct thp_path_fns find_thp_path_fns(const struct btf *vmlinux)
+{
+	static const char *const zero_get_fns[] = {"mm_get_huge_zero_folio",
+						   "mm_get_huge_zero_page", NULL};
+	struct thp_path_fns t = {0};
+
+	if (!vmlinux)
+		return t;
+	t.zero_get = find_kernel_fn(vmlinux, zero_get_fns);
+	t.map_pf = has_fn(vmlinux, "map_anon_folio_pmd_pf");
+	t.split_locked = has_fn(vmlinux, "split_huge_pmd_locked");
+	t.complete = t.zero_get && has_fn(vmlinux, "do_huge_pmd_anonymous_page") &&
+		     (t.map_pf || has_fn(vmlinux, "pgtable_trans_huge_deposit")) &&
+		     has_fn(vmlinux, "zap_huge_pmd") && has_fn(vmlinux, "folio_remove_rmap_pmd") &&
+		     btf__find_by_name_kind(vmlinux, "btf_trace_mm_collapse_huge_page",
+					    BTF_KIND_TYPEDEF) > 0;
+	return t;
+}
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -87,20 +119,44 @@ static struct btf_facts read_btf_facts(const struct btf *vmlinux)
 	    btf__find_by_name_kind(vmlinux, "__mod_memcg_lruvec_state", BTF_KIND_FUNC) > 0;
 	f.pmd_split_fn = find_kernel_fn(vmlinux, pmd_split_fns);
 	f.folio_split_fn = find_kernel_fn(vmlinux, folio_split_fns);
+	f.thp_path_fns = find_thp_path_fns(vmlinux).complete;
 	return f;
 }
 
-/* Chooses the programs of @p: tracepoints or fentry for memcg events, and
- * the exact split programs or not. */
-static void select_programs(struct thp_observe_bpf *skel, const struct attach_plan *p,
-			    const struct btf_facts *f)
+/* THP paths mode: the fault, collapse, zap and split programs. */
+static void select_thp_path_programs(struct thp_observe_bpf *skel, const struct thp_path_fns *t)
 {
 	__typeof__(skel->progs) *pr = &skel->progs;
+	struct bpf_program *on[] = {pr->on_huge_fault_enter, pr->on_huge_fault_exit,
+				    pr->on_huge_zero_get,    pr->on_collapse,
+				    pr->on_zap_enter,	     pr->on_zap_exit,
+				    pr->on_split_pmd_exit,   pr->on_rmap_pmd_removed};
 
-	bpf_program__set_autoload(pr->on_memcg_event, !p->memcg_fentry);
-	bpf_program__set_autoload(pr->on_lruvec_state, !p->memcg_fentry);
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
+		bpf_program__set_autoload(on[i], true);
+	bpf_program__set_attach_target(pr->on_huge_zero_get, 0, t->zero_get);
+	bpf_program__set_autoload(pr->on_map_anon_pmd, t->map_pf);
+	bpf_program__set_autoload(pr->on_pmd_deposit, !t->map_pf);
+	bpf_program__set_autoload(pr->on_split_locked_enter, t->split_locked);
+	bpf_program__set_autoload(pr->on_split_locked_exit, t->split_locked);
+	skel->rodata->taod_cfg.fault_alloc_at_map = t->map_pf;
+	skel->rodata->taod_cfg.thp_paths = 1;
+}
+
+/* Chooses the programs of @p: tracepoints or fentry for memcg events, or
+ * the THP paths; the exact split programs or not. */
+static void select_programs(struct thp_observe_bpf *skel, const struct attach_plan *p,
+			    const struct btf_facts *f, const struct thp_path_fns *t)
+{
+	__typeof__(skel->progs) *pr = &skel->progs;
+	bool memcg_tp = !p->memcg_fentry && !p->thp_paths;
+
+	bpf_program__set_autoload(pr->on_memcg_event, memcg_tp);
+	bpf_program__set_autoload(pr->on_lruvec_state, memcg_tp);
 	bpf_program__set_autoload(pr->on_memcg_event_fn, p->memcg_fentry);
 	bpf_program__set_autoload(pr->on_lruvec_state_fn, p->memcg_fentry);
+	if (p->thp_paths)
+		select_thp_path_programs(skel, t);
 	bpf_program__set_autoload(pr->on_split_pmd, p->split_fentry);
 	bpf_program__set_autoload(pr->on_split_folio, p->split_fentry);
 	if (p->split_fentry) {
@@ -124,7 +180,8 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct btf_facts facts = read_btf_facts(vmlinux);
-	struct attach_plan plans[2];
+	struct thp_path_fns thp_fns = find_thp_path_fns(vmlinux);
+	struct attach_plan plans[ATTACH_PLANS_MAX];
 	char why[200] = "";
 	int n = attach_plans(&facts, cfg->attach, plans, why, sizeof(why));
 	int r = -EOPNOTSUPP;
@@ -135,12 +192,13 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 			r = -errno;
 			break;
 		}
-		select_programs(o->skel, &plans[i], &facts);
+		select_programs(o->skel, &plans[i], &facts, &thp_fns);
 		r = load_and_attach(o->skel);
 		if (!r) {
 			o->plan = plans[i];
 			snprintf(o->reason, sizeof(o->reason), "%s",
 				 why[0]			 ? why
+				 : plans[i].thp_paths	 ? "fentry attached to the THP paths"
 				 : plans[i].split_fentry ? "fentry attached to split functions"
 				 : cfg->attach == ATTACH_TRACEPOINT
 				     ? "attach = tracepoint in config"

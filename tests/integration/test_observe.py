@@ -117,9 +117,9 @@ def test_status_names_mode_and_kernel(daemon):
     st = daemon.ctl("status")
     assert st["kernel"]["kind"] == "stock"
     if kernel_has_memcg_tracepoints():
-        allowed = ("tracepoint", "fentry+tracepoint")
+        allowed = ("tracepoint", "fentry+tracepoint", "fentry (THP paths)")
     else:  # before 6.13: memcg events through fentry on the functions that count them
-        allowed = ("fentry", "fentry (exact splits)")
+        allowed = ("fentry", "fentry (exact splits)", "fentry (THP paths)")
     assert st["observation_mode"] in allowed
     # The kernel lab knows which mode each guest kernel and attach setting give.
     expected = os.environ.get("TAOD_TEST_EXPECT_MODE")
