@@ -73,11 +73,12 @@ struct {
  * where a task is in a THP path is kept per task.
  */
 struct thp_path_ctx {
-	__u8 in_fault;	/* inside do_huge_pmd_anonymous_page */
-	__u8 zero_page; /* ... which mapped the huge zero page */
-	__u8 deposited; /* ... which installed a PMD (its page table deposited) */
-	__u8 in_zap;	/* inside zap_huge_pmd */
-	__u8 in_split;	/* inside a PMD split */
+	__u8 in_fault;	 /* inside do_huge_pmd_anonymous_page */
+	__u8 zero_page;	 /* ... which mapped the huge zero page */
+	__u8 deposited;	 /* ... which installed a PMD (its page table deposited) */
+	__u8 in_zap;	 /* inside zap_huge_pmd */
+	__u8 in_split;	 /* inside a PMD split */
+	__u64 split_pmd; /* before 6.2: the PMD a split started from */
 };
 
 struct {
@@ -86,6 +87,13 @@ struct {
 	__type(key, int);
 	__type(value, struct thp_path_ctx);
 } thp_path SEC(".maps");
+
+/* Since 6.2 a PMD split ends in the rmap removal of the PMD mapping (and
+ * struct folio has _entire_mapcount); 6.1 drops the mapcount inline. */
+static __always_inline bool rmap_on_split(void)
+{
+	return bpf_core_field_exists(((struct folio *)0)->_entire_mapcount);
+}
 
 static __always_inline struct thp_path_ctx *path_ctx(bool create)
 {
@@ -484,13 +492,17 @@ static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 
 /* A PMD split: the THP is charged to the memcg of the mm's owner. */
 SEC("?fentry/__split_huge_pmd")
-int BPF_PROG(on_split_pmd, struct vm_area_struct *vma)
+int BPF_PROG(on_split_pmd, struct vm_area_struct *vma, pmd_t *pmd)
 {
 	if (taod_cfg.thp_paths) {
 		struct thp_path_ctx *x = path_ctx(true);
 
-		if (x)
+		if (x) {
 			x->in_split = 1;
+			x->split_pmd = 0;
+			if (!rmap_on_split())
+				bpf_probe_read_kernel(&x->split_pmd, sizeof(x->split_pmd), pmd);
+		}
 	}
 	return count_exact_split(task_memcg_id(BPF_CORE_READ(vma, vm_mm, owner)));
 }
@@ -689,9 +701,54 @@ static __always_inline int mark_split(bool in)
 	return 0;
 }
 
-SEC("?fexit/__split_huge_pmd")
-int BPF_PROG(on_split_pmd_exit)
+/* x86 PMD bits: present (or PROT_NONE), and a leaf mapping 2 MiB. */
+static __always_inline bool pmd_maps_huge(__u64 v)
 {
+	return (v & (1 | 0x100)) && (v & 0x80);
+}
+
+static __always_inline __u64 pmd_pfn(__u64 v)
+{
+	return (v & 0x000fffffffe00000ULL) >> 12;
+}
+
+/*
+ * Before 6.2: the split of an anonymous THP's PMD (not the huge zero
+ * page's) that left a page table behind, charged to the mm's owner.
+ */
+static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct vm_area_struct *vma,
+						pmd_t *pmd)
+{
+	struct task_struct *owner;
+	struct taod_anon_event e = {};
+	__u64 now = 0;
+
+	if (!pmd_maps_huge(x->split_pmd) || pmd_pfn(x->split_pmd) == taod_cfg.huge_zero_pfn)
+		return;
+	if (BPF_CORE_READ(vma, vm_ops)) /* file or shmem: zapped, not split */
+		return;
+	bpf_probe_read_kernel(&now, sizeof(now), pmd);
+	if (now == x->split_pmd || pmd_maps_huge(now))
+		return;
+	owner = BPF_CORE_READ(vma, vm_mm, owner);
+	e.cgroup_id = task_memcg_id(owner);
+	if (!e.cgroup_id)
+		return;
+	e.pages = -(int)taod_cfg.pmd_pages;
+	if (owner) {
+		e.tgid = BPF_CORE_READ(owner, tgid);
+		bpf_core_read_str(e.comm, sizeof(e.comm), &owner->comm);
+	}
+	count_split(&e);
+}
+
+SEC("?fexit/__split_huge_pmd")
+int BPF_PROG(on_split_pmd_exit, struct vm_area_struct *vma, pmd_t *pmd)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+
+	if (x && x->in_split && x->split_pmd)
+		count_pmd_split_v61(x, vma, pmd);
 	return mark_split(false);
 }
 
@@ -708,15 +765,30 @@ int BPF_PROG(on_split_locked_exit)
 	return mark_split(false);
 }
 
+/* 6.1's struct page kept a THP's PMD mapcount in its first tail page. */
+struct page___v61 {
+	atomic_t compound_mapcount;
+} __attribute__((preserve_access_index));
+
+/* Whether the THP at @head is PMD-mapped once: the mapping going away is
+ * its last (the mapcounts start at -1). */
+static __always_inline bool last_pmd_mapping(struct folio *head)
+{
+	struct page___v61 *tail;
+
+	if (bpf_core_field_exists(head->_entire_mapcount))
+		return BPF_CORE_READ(head, _entire_mapcount.counter) == 0;
+	tail = (void *)((char *)head + bpf_core_type_size(struct page));
+	return BPF_CORE_READ(tail, compound_mapcount.counter) == 0;
+}
+
 /*
  * A PMD mapping of a THP goes away. Like NR_ANON_THPS in the memcg
  * programs, only an anonymous THP's last PMD mapping counts: under a zap
  * it is a whole unmap, under a split a PMD split. Migration and reclaim
  * remove PMD mappings too; they are neither.
  */
-SEC("?fentry/folio_remove_rmap_pmd")
-int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
-	     struct vm_area_struct *vma)
+static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_area_struct *vma)
 {
 	struct thp_path_ctx *x = path_ctx(false);
 	struct task_struct *owner;
@@ -726,7 +798,7 @@ int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
 		return 0;
 	if (!((unsigned long)BPF_CORE_READ(folio, mapping) & 1)) /* PAGE_MAPPING_ANON */
 		return 0;
-	if (BPF_CORE_READ(folio, _entire_mapcount.counter) != 0) /* -1 based */
+	if (!last_pmd_mapping(folio))
 		return 0;
 	owner = BPF_CORE_READ(vma, vm_mm, owner);
 	e.cgroup_id = folio_memcg_id(folio);
@@ -744,4 +816,22 @@ int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
 	else
 		count_whole_unmap(&e);
 	return 0;
+}
+
+/* 6.8+: called for PMD mappings only. */
+SEC("?fentry/folio_remove_rmap_pmd")
+int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
+	     struct vm_area_struct *vma)
+{
+	return pmd_mapping_removed(folio, vma);
+}
+
+/* Before 6.8, for every mapping: a base page's returns at the first test,
+ * so a base-page unmap (not a fault) runs this once. */
+SEC("?fentry/page_remove_rmap")
+int BPF_PROG(on_page_rmap_removed, struct page *page, struct vm_area_struct *vma, bool compound)
+{
+	if (!compound)
+		return 0;
+	return pmd_mapping_removed((struct folio *)page, vma);
 }

@@ -32,7 +32,7 @@ int attach_plans(const struct btf_facts *f, enum attach_mode m, struct attach_pl
 	bool can_split = f->pmd_split_fn && f->folio_split_fn;
 	int n = 0;
 
-	if (m != ATTACH_TRACEPOINT && can_split && f->thp_path_fns)
+	if ((m == ATTACH_AUTO || m == ATTACH_FENTRY) && can_split && f->thp_path_fns)
 		plan_thp_paths(&out[n++]);
 	if (memcg_fentry && !f->memcg_functions) {
 		if (!n)

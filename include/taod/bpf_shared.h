@@ -78,6 +78,10 @@ struct taod_bpf_config {
 	__u32 fault_alloc_at_map;
 	__u32 thp_paths; /* THP paths mode: PMD splits mark the task's context */
 	__u32 pad;
+	/* Before 6.2 a PMD split leaves no rmap call to see: it is told from
+	 * the PMD before and after, and the huge zero page's PMD (this PFN,
+	 * which taod keeps mapped) is not a THP. */
+	__u64 huge_zero_pfn;
 };
 
 #endif

@@ -113,3 +113,19 @@ Test(attach_plan, pre_6_13_kernel_with_thp_paths_falls_back_to_memcg_fentry)
 	cr_assert_eq(attach_plans(&old, ATTACH_AUTO, p, why, sizeof(why)), 1);
 	cr_assert(p[0].thp_paths);
 }
+
+Test(attach_plan, memcg_setting_skips_the_thp_paths)
+{
+	struct btf_facts thp = modern;
+	struct attach_plan p[ATTACH_PLANS_MAX];
+	char why[200] = "";
+
+	thp.thp_path_fns = true;
+	cr_assert_eq(attach_plans(&thp, ATTACH_MEMCG, p, why, sizeof(why)), 2);
+	cr_assert_str_eq(p[0].mode, "fentry+tracepoint");
+	cr_assert_str_eq(p[1].mode, "tracepoint");
+	thp.memcg_tracepoints = false;
+	cr_assert_eq(attach_plans(&thp, ATTACH_MEMCG, p, why, sizeof(why)), 2);
+	cr_assert_str_eq(p[0].mode, "fentry (exact splits)");
+	cr_assert(!p[0].thp_paths && !p[1].thp_paths);
+}
