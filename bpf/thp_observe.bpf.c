@@ -65,6 +65,42 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/*
+ * THP paths mode (fentry): the events are taken where the kernel handles
+ * huge pages, so a base-page fault runs no program at all. Not autoloaded;
+ * the daemon enables these, instead of the memcg programs, when BTF has
+ * every function they need. A fault may sleep and move between CPUs, so
+ * where a task is in a THP path is kept per task.
+ */
+struct thp_path_ctx {
+	__u8 in_fault;	 /* inside do_huge_pmd_anonymous_page */
+	__u8 zero_page;	 /* ... which mapped the huge zero page */
+	__u8 deposited;	 /* ... which installed a PMD (its page table deposited) */
+	__u8 in_zap;	 /* inside zap_huge_pmd */
+	__u8 in_split;	 /* inside a PMD split */
+	__u64 split_pmd; /* before 6.2: the PMD a split started from */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thp_path_ctx);
+} thp_path SEC(".maps");
+
+/* Since 6.2 a PMD split ends in the rmap removal of the PMD mapping (and
+ * struct folio has _entire_mapcount); 6.1 drops the mapcount inline. */
+static __always_inline bool rmap_on_split(void)
+{
+	return bpf_core_field_exists(((struct folio *)0)->_entire_mapcount);
+}
+
+static __always_inline struct thp_path_ctx *path_ctx(bool create)
+{
+	return bpf_task_storage_get(&thp_path, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -456,8 +492,18 @@ static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 
 /* A PMD split: the THP is charged to the memcg of the mm's owner. */
 SEC("?fentry/__split_huge_pmd")
-int BPF_PROG(on_split_pmd, struct vm_area_struct *vma)
+int BPF_PROG(on_split_pmd, struct vm_area_struct *vma, pmd_t *pmd)
 {
+	if (taod_cfg.thp_paths) {
+		struct thp_path_ctx *x = path_ctx(true);
+
+		if (x) {
+			x->in_split = 1;
+			x->split_pmd = 0;
+			if (!rmap_on_split())
+				bpf_probe_read_kernel(&x->split_pmd, sizeof(x->split_pmd), pmd);
+		}
+	}
 	return count_exact_split(task_memcg_id(BPF_CORE_READ(vma, vm_mm, owner)));
 }
 
@@ -467,4 +513,325 @@ SEC("?fentry/__folio_split")
 int BPF_PROG(on_split_folio, void *page_or_folio)
 {
 	return count_exact_split(folio_memcg_id(page_or_folio));
+}
+
+/* The task and memcg an mm's memory is charged to: its owner's. */
+static __always_inline struct taod_task_counters *owner_task_get(struct task_struct *owner,
+								 __u64 cgid)
+{
+	char comm[TAOD_COMM_LEN];
+
+	if (!owner)
+		return NULL;
+	bpf_core_read_str(comm, sizeof(comm), &owner->comm);
+	return task_get(BPF_CORE_READ(owner, tgid), cgid, comm);
+}
+
+static __always_inline void count_fault_alloc(__u64 cgid, struct task_struct *owner)
+{
+	struct taod_cg_counters *c;
+	struct taod_task_counters *t;
+
+	if (!cgid)
+		return;
+	c = cg_get(cgid);
+	t = owner_task_get(owner, cgid);
+	if (c) {
+		c->thp_fault_alloc++;
+		c->pmd_map_pages += taod_cfg.pmd_pages;
+		if (taod_cfg.folio_alloc_from_events && taod_cfg.pmd_order < TAOD_MAX_ORDER)
+			c->folio_alloc[taod_cfg.pmd_order]++;
+	}
+	if (t)
+		t->thp_fault_alloc++;
+}
+
+SEC("?fentry/do_huge_pmd_anonymous_page")
+int BPF_PROG(on_huge_fault_enter)
+{
+	struct thp_path_ctx *x = path_ctx(true);
+
+	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
+	if (x) {
+		x->in_fault = 1;
+		x->zero_page = 0;
+		x->deposited = 0;
+	}
+	return 0;
+}
+
+/* Only the fault path's deposit matters: fork and collapse deposit too. */
+SEC("?fentry/pgtable_trans_huge_deposit")
+int BPF_PROG(on_pmd_deposit)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+
+	if (x && x->in_fault)
+		x->deposited = 1;
+	return 0;
+}
+
+/* mm_get_huge_zero_folio, or mm_get_huge_zero_page before 6.10. */
+SEC("?fentry/mm_get_huge_zero_folio")
+int BPF_PROG(on_huge_zero_get)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+
+	if (x && x->in_fault)
+		x->zero_page = 1;
+	return 0;
+}
+
+/* Whether the 2 MiB range around @addr fits in @vma (a THP could go there). */
+static __always_inline bool pmd_fits(struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long start = addr & ~((unsigned long)taod_cfg.pmd_pages * 4096 - 1);
+
+	return BPF_CORE_READ(vma, vm_start) <= start &&
+	       start + (unsigned long)taod_cfg.pmd_pages * 4096 <= BPF_CORE_READ(vma, vm_end);
+}
+
+/*
+ * A huge fault that installed a PMD of its own (not the zero page's)
+ * allocated a THP; one that fell back where a THP fitted found none.
+ */
+SEC("?fexit/do_huge_pmd_anonymous_page")
+int BPF_PROG(on_huge_fault_exit, struct vm_fault *vmf, unsigned int ret)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+	struct vm_area_struct *vma;
+	struct task_struct *owner;
+	struct taod_cg_counters *c;
+	__u64 cgid;
+
+	if (!x || !x->in_fault)
+		return 0;
+	x->in_fault = 0;
+	if (x->zero_page)
+		return 0;
+	vma = BPF_CORE_READ(vmf, vma);
+	owner = BPF_CORE_READ(vma, vm_mm, owner);
+	cgid = task_memcg_id(owner);
+	if (x->deposited && !taod_cfg.fault_alloc_at_map) {
+		count_fault_alloc(cgid, owner);
+		return 0;
+	}
+	if (x->deposited || !(ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_FALLBACK)))
+		return 0;
+	if (!cgid || !pmd_fits(vma, BPF_CORE_READ(vmf, address)))
+		return 0;
+	c = cg_get(cgid);
+	if (c)
+		c->thp_fault_fallback++;
+	return 0;
+}
+
+/* 6.16+: the one place a faulted THP is mapped, the huge zero page's
+ * write fault included. */
+SEC("?fentry/map_anon_folio_pmd_pf")
+int BPF_PROG(on_map_anon_pmd, struct folio *folio, pmd_t *pmd, struct vm_area_struct *vma)
+{
+	struct task_struct *owner = BPF_CORE_READ(vma, vm_mm, owner);
+	__u64 cgid = folio_memcg_id(folio);
+
+	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
+	count_fault_alloc(cgid ? cgid : task_memcg_id(owner), owner);
+	return 0;
+}
+
+/*
+ * khugepaged and MADV_COLLAPSE: counted as the kernel counts
+ * THP_COLLAPSE_ALLOC, once the new THP is allocated and charged, whether
+ * the collapse then succeeds or not. Charged to the mm's owner's memcg.
+ */
+SEC("?tp_btf/mm_collapse_huge_page")
+int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
+{
+	struct taod_cg_counters *c;
+	__u64 cgid;
+
+	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
+	if (!isolated) {
+		if (!bpf_core_enum_value_exists(enum scan_result, SCAN_ALLOC_HUGE_PAGE_FAIL))
+			return 0;
+		if (status == bpf_core_enum_value(enum scan_result, SCAN_ALLOC_HUGE_PAGE_FAIL) ||
+		    status == bpf_core_enum_value(enum scan_result, SCAN_CGROUP_CHARGE_FAIL))
+			return 0;
+	}
+	cgid = task_memcg_id(BPF_CORE_READ(mm, owner));
+	c = cgid ? cg_get(cgid) : NULL;
+	if (!c)
+		return 0;
+	c->thp_collapse_alloc++;
+	if (isolated)
+		c->pmd_map_pages += taod_cfg.pmd_pages;
+	if (taod_cfg.folio_alloc_from_events && taod_cfg.pmd_order < TAOD_MAX_ORDER)
+		c->folio_alloc[taod_cfg.pmd_order]++;
+	return 0;
+}
+
+static __always_inline int mark_zap(bool in)
+{
+	struct thp_path_ctx *x = path_ctx(in);
+
+	if (x)
+		x->in_zap = in;
+	return 0;
+}
+
+SEC("?fentry/zap_huge_pmd")
+int BPF_PROG(on_zap_enter)
+{
+	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
+	return mark_zap(true);
+}
+
+SEC("?fexit/zap_huge_pmd")
+int BPF_PROG(on_zap_exit)
+{
+	return mark_zap(false);
+}
+
+static __always_inline int mark_split(bool in)
+{
+	struct thp_path_ctx *x = path_ctx(in);
+
+	if (x)
+		x->in_split = in;
+	return 0;
+}
+
+/* x86 PMD bits: present (or PROT_NONE), and a leaf mapping 2 MiB. */
+static __always_inline bool pmd_maps_huge(__u64 v)
+{
+	return (v & (1 | 0x100)) && (v & 0x80);
+}
+
+static __always_inline __u64 pmd_pfn(__u64 v)
+{
+	return (v & 0x000fffffffe00000ULL) >> 12;
+}
+
+/*
+ * Before 6.2: the split of an anonymous THP's PMD (not the huge zero
+ * page's) that left a page table behind, charged to the mm's owner.
+ */
+static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct vm_area_struct *vma,
+						pmd_t *pmd)
+{
+	struct task_struct *owner;
+	struct taod_anon_event e = {};
+	__u64 now = 0;
+
+	if (!pmd_maps_huge(x->split_pmd) || pmd_pfn(x->split_pmd) == taod_cfg.huge_zero_pfn)
+		return;
+	if (BPF_CORE_READ(vma, vm_ops)) /* file or shmem: zapped, not split */
+		return;
+	bpf_probe_read_kernel(&now, sizeof(now), pmd);
+	if (now == x->split_pmd || pmd_maps_huge(now))
+		return;
+	owner = BPF_CORE_READ(vma, vm_mm, owner);
+	e.cgroup_id = task_memcg_id(owner);
+	if (!e.cgroup_id)
+		return;
+	e.pages = -(int)taod_cfg.pmd_pages;
+	if (owner) {
+		e.tgid = BPF_CORE_READ(owner, tgid);
+		bpf_core_read_str(e.comm, sizeof(e.comm), &owner->comm);
+	}
+	count_split(&e);
+}
+
+SEC("?fexit/__split_huge_pmd")
+int BPF_PROG(on_split_pmd_exit, struct vm_area_struct *vma, pmd_t *pmd)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+
+	if (x && x->in_split && x->split_pmd)
+		count_pmd_split_v61(x, vma, pmd);
+	return mark_split(false);
+}
+
+/* A folio split (6.10+) splits its PMD mappings here, not in __split_huge_pmd. */
+SEC("?fentry/split_huge_pmd_locked")
+int BPF_PROG(on_split_locked_enter)
+{
+	return mark_split(true);
+}
+
+SEC("?fexit/split_huge_pmd_locked")
+int BPF_PROG(on_split_locked_exit)
+{
+	return mark_split(false);
+}
+
+/* 6.1's struct page kept a THP's PMD mapcount in its first tail page. */
+struct page___v61 {
+	atomic_t compound_mapcount;
+} __attribute__((preserve_access_index));
+
+/* Whether the THP at @head is PMD-mapped once: the mapping going away is
+ * its last (the mapcounts start at -1). */
+static __always_inline bool last_pmd_mapping(struct folio *head)
+{
+	struct page___v61 *tail;
+
+	if (bpf_core_field_exists(head->_entire_mapcount))
+		return BPF_CORE_READ(head, _entire_mapcount.counter) == 0;
+	tail = (void *)((char *)head + bpf_core_type_size(struct page));
+	return BPF_CORE_READ(tail, compound_mapcount.counter) == 0;
+}
+
+/*
+ * A PMD mapping of a THP goes away. Like NR_ANON_THPS in the memcg
+ * programs, only an anonymous THP's last PMD mapping counts: under a zap
+ * it is a whole unmap, under a split a PMD split. Migration and reclaim
+ * remove PMD mappings too; they are neither.
+ */
+static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_area_struct *vma)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+	struct task_struct *owner;
+	struct taod_anon_event e = {};
+
+	if (!x || !(x->in_zap || x->in_split))
+		return 0;
+	if (!((unsigned long)BPF_CORE_READ(folio, mapping) & 1)) /* PAGE_MAPPING_ANON */
+		return 0;
+	if (!last_pmd_mapping(folio))
+		return 0;
+	owner = BPF_CORE_READ(vma, vm_mm, owner);
+	e.cgroup_id = folio_memcg_id(folio);
+	if (!e.cgroup_id)
+		e.cgroup_id = task_memcg_id(owner);
+	if (!e.cgroup_id)
+		return 0;
+	e.pages = -(int)taod_cfg.pmd_pages;
+	if (owner) {
+		e.tgid = BPF_CORE_READ(owner, tgid);
+		bpf_core_read_str(e.comm, sizeof(e.comm), &owner->comm);
+	}
+	if (x->in_split)
+		count_split(&e);
+	else
+		count_whole_unmap(&e);
+	return 0;
+}
+
+/* 6.8+: called for PMD mappings only. */
+SEC("?fentry/folio_remove_rmap_pmd")
+int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
+	     struct vm_area_struct *vma)
+{
+	return pmd_mapping_removed(folio, vma);
+}
+
+/* Before 6.8, for every mapping: a base page's returns at the first test,
+ * so a base-page unmap (not a fault) runs this once. */
+SEC("?fentry/page_remove_rmap")
+int BPF_PROG(on_page_rmap_removed, struct page *page, struct vm_area_struct *vma, bool compound)
+{
+	if (!compound)
+		return 0;
+	return pmd_mapping_removed((struct folio *)page, vma);
 }

@@ -49,8 +49,11 @@ struct setting {
 
 static const struct enum_value tao_values[] = {
     {"auto", TAO_AUTO}, {"yes", TAO_YES}, {"no", TAO_NO}, {NULL, 0}};
-static const struct enum_value attach_values[] = {
-    {"auto", ATTACH_AUTO}, {"fentry", ATTACH_FENTRY}, {"tracepoint", ATTACH_TRACEPOINT}, {NULL, 0}};
+static const struct enum_value attach_values[] = {{"auto", ATTACH_AUTO},
+						  {"fentry", ATTACH_FENTRY},
+						  {"tracepoint", ATTACH_TRACEPOINT},
+						  {"memcg", ATTACH_MEMCG},
+						  {NULL, 0}};
 static const struct enum_value readers_values[] = {
     {"all", READERS_ALL}, {"root", READERS_ROOT}, {NULL, 0}};
 static const struct enum_value cgroup_version_values[] = {
@@ -528,5 +531,10 @@ const char *tao_detect_name(enum tao_detect t)
 
 const char *attach_mode_name(enum attach_mode a)
 {
-	return a == ATTACH_FENTRY ? "fentry" : a == ATTACH_TRACEPOINT ? "tracepoint" : "auto";
+	static const char *const names[] = {[ATTACH_AUTO] = "auto",
+					    [ATTACH_FENTRY] = "fentry",
+					    [ATTACH_TRACEPOINT] = "tracepoint",
+					    [ATTACH_MEMCG] = "memcg"};
+
+	return names[a];
 }

@@ -39,6 +39,7 @@ static struct json_object *events_json(const struct taod *d)
 	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc_events",
 	    [TAOD_STAT_SPLIT_EVENTS] = "split_events",
 	    [TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
+	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path_events",
 	};
 	struct json_object *o = json_object_new_object();
 	uint64_t total = 0;

@@ -12,7 +12,17 @@ static void plan(struct attach_plan *p, bool memcg_fentry, bool split_fentry)
 
 	p->memcg_fentry = memcg_fentry;
 	p->split_fentry = split_fentry;
+	p->thp_paths = false;
 	snprintf(p->mode, sizeof(p->mode), "%s", modes[memcg_fentry][split_fentry]);
+}
+
+/* Best of all: no program on the memcg counters, so none per base page. */
+static void plan_thp_paths(struct attach_plan *p)
+{
+	p->memcg_fentry = false;
+	p->split_fentry = true;
+	p->thp_paths = true;
+	snprintf(p->mode, sizeof(p->mode), "fentry (THP paths)");
 }
 
 int attach_plans(const struct btf_facts *f, enum attach_mode m, struct attach_plan *out, char *why,
@@ -22,11 +32,14 @@ int attach_plans(const struct btf_facts *f, enum attach_mode m, struct attach_pl
 	bool can_split = f->pmd_split_fn && f->folio_split_fn;
 	int n = 0;
 
+	if ((m == ATTACH_AUTO || m == ATTACH_FENTRY) && can_split && f->thp_path_fns)
+		plan_thp_paths(&out[n++]);
 	if (memcg_fentry && !f->memcg_functions) {
-		snprintf(why, why_len,
-			 "kernel has neither the memcg tracepoints (6.13+) nor "
-			 "__count_memcg_events/__mod_memcg_lruvec_state in BTF");
-		return 0;
+		if (!n)
+			snprintf(why, why_len,
+				 "kernel has neither the memcg tracepoints (6.13+) nor "
+				 "__count_memcg_events/__mod_memcg_lruvec_state in BTF");
+		return n;
 	}
 	if (memcg_fentry && m == ATTACH_TRACEPOINT) {
 		snprintf(why, why_len,

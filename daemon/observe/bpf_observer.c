@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "taod/attach_plan.h"
+#include "taod/huge_zero_probe.h"
 #include "taod/log.h"
 #include "taod/mthp_probe.h"
 #include "thp_observe.skel.h"
@@ -19,7 +20,8 @@ struct bpf_observer {
 	int ncpus;
 	struct attach_plan plan; /* the one that loaded */
 	char reason[256];
-	void *percpu_buf; /* ncpus values of the largest map value */
+	void *percpu_buf;	     /* ncpus values of the largest map value */
+	struct huge_zero_probe zero; /* held in THP paths mode before 6.2 */
 };
 
 /* Kernel function names for each exact-split program, newest first. */
@@ -33,6 +35,69 @@ static const char *find_kernel_fn(const struct btf *vmlinux, const char *const *
 		if (btf__find_by_name_kind(vmlinux, *names, BTF_KIND_FUNC) > 0)
 			return *names;
 	return NULL;
+}
+
+static bool has_fn(const struct btf *vmlinux, const char *name)
+{
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
+}
+
+/* Whether struct/union @type_id has member @name, anonymous members searched. */
+static bool has_member(const struct btf *btf, __u32 type_id, const char *name, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(btf, type_id);
+	const struct btf_member *m;
+
+	if (!t || depth > 4 || !(btf_is_struct(t) || btf_is_union(t)))
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && !strcmp(n, name))
+			return true;
+		if ((!n || !*n) && has_member(btf, m->type, name, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* 6.2+: a PMD split ends in an rmap call the THP paths programs see. */
+static bool rmap_on_split(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "folio", BTF_KIND_STRUCT);
+
+	return id > 0 && has_member(vmlinux, (__u32)id, "_entire_mapcount", 0);
+}
+
+/* The kernel's THP paths, as BTF names them (THP paths mode). */
+struct thp_path_fns {
+	const char *zero_get; /* mm_get_huge_zero_folio or _page */
+	bool map_pf;	      /* map_anon_folio_pmd_pf (6.16+) counts fault allocations */
+	bool split_locked;    /* split_huge_pmd_locked (6.10+) */
+	bool rmap_pmd;	      /* folio_remove_rmap_pmd (6.8+), else page_remove_rmap */
+	bool complete;	      /* everything the mode needs is there */
+};
+
+static struct thp_path_fns find_thp_path_fns(const struct btf *vmlinux)
+{
+	static const char *const zero_get_fns[] = {"mm_get_huge_zero_folio",
+						   "mm_get_huge_zero_page", NULL};
+	struct thp_path_fns t = {0};
+
+	if (!vmlinux)
+		return t;
+	t.zero_get = find_kernel_fn(vmlinux, zero_get_fns);
+	t.map_pf = has_fn(vmlinux, "map_anon_folio_pmd_pf");
+	t.split_locked = has_fn(vmlinux, "split_huge_pmd_locked");
+	t.rmap_pmd = has_fn(vmlinux, "folio_remove_rmap_pmd");
+	t.complete = t.zero_get && has_fn(vmlinux, "do_huge_pmd_anonymous_page") &&
+		     (t.map_pf || has_fn(vmlinux, "pgtable_trans_huge_deposit")) &&
+		     has_fn(vmlinux, "zap_huge_pmd") &&
+		     (t.rmap_pmd || has_fn(vmlinux, "page_remove_rmap")) &&
+		     btf__find_by_name_kind(vmlinux, "btf_trace_mm_collapse_huge_page",
+					    BTF_KIND_TYPEDEF) > 0;
+	return t;
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -51,7 +116,7 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
-static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
+static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t huge_zero_pfn)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct thp_observe_bpf *skel;
@@ -63,6 +128,7 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg)
 		return NULL;
 	/* A PMD removal left unpaired this long is settled as a split. */
 	skel->rodata->taod_cfg.stale_pending_ns = cfg->unmap_pair_window_ms * 1000000;
+	skel->rodata->taod_cfg.huge_zero_pfn = huge_zero_pfn;
 	/* Every page allocation would run on_page_alloc: only when folios
 	 * below PMD order can be THPs is that worth it. */
 	if (!mthp_enabled(cfg->k.thp_sysfs)) {
@@ -87,20 +153,45 @@ static struct btf_facts read_btf_facts(const struct btf *vmlinux)
 	    btf__find_by_name_kind(vmlinux, "__mod_memcg_lruvec_state", BTF_KIND_FUNC) > 0;
 	f.pmd_split_fn = find_kernel_fn(vmlinux, pmd_split_fns);
 	f.folio_split_fn = find_kernel_fn(vmlinux, folio_split_fns);
+	f.thp_path_fns = find_thp_path_fns(vmlinux).complete;
 	return f;
 }
 
-/* Chooses the programs of @p: tracepoints or fentry for memcg events, and
- * the exact split programs or not. */
-static void select_programs(struct thp_observe_bpf *skel, const struct attach_plan *p,
-			    const struct btf_facts *f)
+/* THP paths mode: the fault, collapse, zap and split programs. */
+static void select_thp_path_programs(struct thp_observe_bpf *skel, const struct thp_path_fns *t)
 {
 	__typeof__(skel->progs) *pr = &skel->progs;
+	struct bpf_program *on[] = {
+	    pr->on_huge_fault_enter, pr->on_huge_fault_exit, pr->on_huge_zero_get, pr->on_collapse,
+	    pr->on_zap_enter,	     pr->on_zap_exit,	     pr->on_split_pmd_exit};
 
-	bpf_program__set_autoload(pr->on_memcg_event, !p->memcg_fentry);
-	bpf_program__set_autoload(pr->on_lruvec_state, !p->memcg_fentry);
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
+		bpf_program__set_autoload(on[i], true);
+	bpf_program__set_attach_target(pr->on_huge_zero_get, 0, t->zero_get);
+	bpf_program__set_autoload(pr->on_map_anon_pmd, t->map_pf);
+	bpf_program__set_autoload(pr->on_pmd_deposit, !t->map_pf);
+	bpf_program__set_autoload(pr->on_rmap_pmd_removed, t->rmap_pmd);
+	bpf_program__set_autoload(pr->on_page_rmap_removed, !t->rmap_pmd);
+	bpf_program__set_autoload(pr->on_split_locked_enter, t->split_locked);
+	bpf_program__set_autoload(pr->on_split_locked_exit, t->split_locked);
+	skel->rodata->taod_cfg.fault_alloc_at_map = t->map_pf;
+	skel->rodata->taod_cfg.thp_paths = 1;
+}
+
+/* Chooses the programs of @p: tracepoints or fentry for memcg events, or
+ * the THP paths; the exact split programs or not. */
+static void select_programs(struct thp_observe_bpf *skel, const struct attach_plan *p,
+			    const struct btf_facts *f, const struct thp_path_fns *t)
+{
+	__typeof__(skel->progs) *pr = &skel->progs;
+	bool memcg_tp = !p->memcg_fentry && !p->thp_paths;
+
+	bpf_program__set_autoload(pr->on_memcg_event, memcg_tp);
+	bpf_program__set_autoload(pr->on_lruvec_state, memcg_tp);
 	bpf_program__set_autoload(pr->on_memcg_event_fn, p->memcg_fentry);
 	bpf_program__set_autoload(pr->on_lruvec_state_fn, p->memcg_fentry);
+	if (p->thp_paths)
+		select_thp_path_programs(skel, t);
 	bpf_program__set_autoload(pr->on_split_pmd, p->split_fentry);
 	bpf_program__set_autoload(pr->on_split_folio, p->split_fentry);
 	if (p->split_fentry) {
@@ -124,23 +215,35 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct btf_facts facts = read_btf_facts(vmlinux);
-	struct attach_plan plans[2];
+	struct thp_path_fns thp_fns = find_thp_path_fns(vmlinux);
+	struct attach_plan plans[ATTACH_PLANS_MAX];
 	char why[200] = "";
-	int n = attach_plans(&facts, cfg->attach, plans, why, sizeof(why));
-	int r = -EOPNOTSUPP;
+	int n, r = -EOPNOTSUPP;
+
+	if (facts.thp_path_fns && !rmap_on_split(vmlinux)) {
+		r = huge_zero_probe_open(&o->zero);
+		if (r) {
+			log_info("no THP paths mode: huge zero page PFN unknown (%s)",
+				 strerror(-r));
+			facts.thp_path_fns = false;
+		}
+		r = -EOPNOTSUPP;
+	}
+	n = attach_plans(&facts, cfg->attach, plans, why, sizeof(why));
 
 	for (int i = 0; i < n; i++) {
-		o->skel = open_skel(cfg);
+		o->skel = open_skel(cfg, o->zero.map ? o->zero.pfn : UINT64_MAX);
 		if (!o->skel) {
 			r = -errno;
 			break;
 		}
-		select_programs(o->skel, &plans[i], &facts);
+		select_programs(o->skel, &plans[i], &facts, &thp_fns);
 		r = load_and_attach(o->skel);
 		if (!r) {
 			o->plan = plans[i];
 			snprintf(o->reason, sizeof(o->reason), "%s",
 				 why[0]			 ? why
+				 : plans[i].thp_paths	 ? "fentry attached to the THP paths"
 				 : plans[i].split_fentry ? "fentry attached to split functions"
 				 : cfg->attach == ATTACH_TRACEPOINT
 				     ? "attach = tracepoint in config"
@@ -190,6 +293,7 @@ void bpf_observer_close(struct bpf_observer *o)
 	if (!o)
 		return;
 	thp_observe_bpf__destroy(o->skel);
+	huge_zero_probe_close(&o->zero);
 	free(o->percpu_buf);
 	free(o);
 }
@@ -207,6 +311,9 @@ const char *bpf_observer_mode_reason(const struct bpf_observer *o)
 int bpf_observer_flush(struct bpf_observer *o)
 {
 	int fd = bpf_program__fd(o->skel->progs.flush_pending);
+
+	if (o->plan.thp_paths) /* nothing is left pending to settle */
+		return 0;
 
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,

@@ -118,10 +118,9 @@ static void write_cgroups(FILE *f, const struct cgroup_table *t)
 static void write_bpf(FILE *f, const uint64_t *stats)
 {
 	static const char *const programs[TAOD_STAT_MAX] = {
-	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",
-	    [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
-	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc",
-	    [TAOD_STAT_SPLIT_EVENTS] = "split",
+	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",		  [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
+	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc", [TAOD_STAT_SPLIT_EVENTS] = "split",
+	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",
 	};
 
 	family(f, "taod_bpf_events_total", "counter",

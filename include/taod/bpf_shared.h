@@ -61,6 +61,7 @@ enum taod_stat {
 	TAOD_STAT_PAGE_ALLOC_EVENTS,
 	TAOD_STAT_SPLIT_EVENTS,
 	TAOD_STAT_PENDING_FLUSHED,
+	TAOD_STAT_THP_PATH_EVENTS, /* huge faults, PMD zaps and splits (THP paths) */
 	TAOD_STAT_MAX,
 };
 
@@ -72,7 +73,15 @@ struct taod_bpf_config {
 	/* mm_page_alloc not attached (no mTHP size enabled): count each THP
 	 * allocation event as a PMD-order folio. */
 	__u32 folio_alloc_from_events;
+	/* THP paths mode: map_anon_folio_pmd_pf counts fault allocations;
+	 * do_huge_pmd_anonymous_page's exit counts only fallbacks. */
+	__u32 fault_alloc_at_map;
+	__u32 thp_paths; /* THP paths mode: PMD splits mark the task's context */
 	__u32 pad;
+	/* Before 6.2 a PMD split leaves no rmap call to see: it is told from
+	 * the PMD before and after, and the huge zero page's PMD (this PFN,
+	 * which taod keeps mapped) is not a THP. */
+	__u64 huge_zero_pfn;
 };
 
 #endif

@@ -16,7 +16,9 @@
 #define TAOD_NAME_MAX	    64
 
 enum tao_detect { TAO_AUTO, TAO_YES, TAO_NO };
-enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_TRACEPOINT };
+/* memcg: the memcg counters (and fentry on the split functions), never the
+ * THP paths; what the kernel lab uses to keep testing that path. */
+enum attach_mode { ATTACH_AUTO, ATTACH_FENTRY, ATTACH_TRACEPOINT, ATTACH_MEMCG };
 enum readers_mode { READERS_ALL, READERS_ROOT };
 
 /* Where the kernel keeps what taod reads and writes ([kernel] section). */

@@ -40,7 +40,8 @@ def own_memory_cgroup():
 
 def exact_splits(d):
     """Whether daemon @d counts splits with fentry on the split functions."""
-    return d.ctl("status")["observation_mode"] in ("fentry+tracepoint", "fentry (exact splits)")
+    return d.ctl("status")["observation_mode"] in ("fentry+tracepoint", "fentry (exact splits)",
+                                                   "fentry (THP paths)")
 
 
 def memory_cgroup_dir():

@@ -113,7 +113,7 @@ def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
         wait_for(lambda: anon_huge_kib(p.pid) >= N // 2 * THP_KIB, what="THPs faulted")
     rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg))
     assert rec["result"] == "done", rec
-    assert [anon_huge_kib(p.pid) for p in ps] == [0, 0]
+    assert [anon_huge_kib(p.pid) for p in ps] == [0, 0], rec
 
 
 @needs_thp_madvise

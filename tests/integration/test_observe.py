@@ -117,9 +117,9 @@ def test_status_names_mode_and_kernel(daemon):
     st = daemon.ctl("status")
     assert st["kernel"]["kind"] == "stock"
     if kernel_has_memcg_tracepoints():
-        allowed = ("tracepoint", "fentry+tracepoint")
+        allowed = ("tracepoint", "fentry+tracepoint", "fentry (THP paths)")
     else:  # before 6.13: memcg events through fentry on the functions that count them
-        allowed = ("fentry", "fentry (exact splits)")
+        allowed = ("fentry", "fentry (exact splits)", "fentry (THP paths)")
     assert st["observation_mode"] in allowed
     # The kernel lab knows which mode each guest kernel and attach setting give.
     expected = os.environ.get("TAOD_TEST_EXPECT_MODE")
@@ -141,3 +141,19 @@ def test_collapse_allocations_counted(daemon, cgroups):
     assert row["thp_collapse_alloc"] == 3
     assert row["thp_fault_alloc"] == 0
     assert row["thp_alloc"] == 3
+
+
+def test_huge_zero_page_is_not_a_thp(daemon, cgroups):
+    """A read fault maps the huge zero page where the kernel uses one; the
+    write after it splits that PMD (6.1-6.12) or replaces it with a THP
+    (6.16+). Neither is a THP's split, and only real THPs are unmapped whole."""
+    z = cgroups.make("Z")
+    finish(cgroups.workload(z, "readfault", 4, "fault", 1, "unmap-whole"))
+    rel = cgroups.rel(z)
+    row = wait_for(lambda: (r := cgroup_row(daemon, rel)) and r["thp_alloc"] >= 1
+                   and r["pmd_unmap_whole"] == r["thp_alloc"] and r, what="the THP's unmap")
+    daemon.wait_ticks(2)
+    row = cgroup_row(daemon, rel)
+    assert row["pmd_split"] == 0, row
+    assert row["pmd_unmap_whole"] == row["thp_alloc"], row
+    assert row["thp_alloc"] in (1, 5), row  # 5: the writes (or the reads) got THPs

@@ -218,3 +218,22 @@ Test(config, empty_allowlist_and_audit_log_mean_none)
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 1);
 	cr_assert(strstr(errs.items[0].msg, "absolute path"), "%s", errs.items[0].msg);
 }
+
+Test(config, every_attach_setting_parses_and_names_itself)
+{
+	static const char *const names[] = {"auto", "fentry", "tracepoint", "memcg"};
+	struct taod_config cfg;
+	struct config_errors errs;
+	char text[64];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(text, sizeof(text), "[kernel]\nattach = %s\n", names[i]);
+		cr_assert_eq(config_load(&cfg, write_conf("attach.conf", text), NULL, &errs), 0,
+			     "%s", names[i]);
+		cr_assert_str_eq(attach_mode_name(cfg.attach), names[i]);
+	}
+	cr_assert_neq(config_load(&cfg, write_conf("attach.conf", "[kernel]\nattach = kprobe\n"),
+				  NULL, &errs),
+		      0);
+	cr_assert_eq(errs.items[0].line, 2);
+}

@@ -13,6 +13,10 @@
  *                  collapse them
  *   hugefault N    map N regions with MADV_HUGEPAGE and touch every page:
  *                  whatever backs them (THPs or base pages) is all faulted
+ *   readfault N    map N regions with MADV_HUGEPAGE, read each (the huge
+ *                  zero page, where the kernel maps it for reads), then
+ *                  write each (which splits the zero page's PMD, or on
+ *                  6.16+ replaces it with a THP)
  *   partial M      munmap one 4 KiB page inside each of the first M intact
  *                  regions (a PMD split each)
  *   mprotect M     mprotect one 4 KiB page of M intact regions (split, no unmap)
@@ -109,6 +113,23 @@ static int add_regions(long n, int advice, bool touch_all_pages)
 			r[off] = 1;
 		regions[nregions] = r;
 		state[nregions++] = R_INTACT;
+	}
+	return 0;
+}
+
+static int step_readfault(long n)
+{
+	char *base = n > 0 && nregions + (size_t)n <= MAX_REGIONS ? map_aligned((size_t)n) : NULL;
+
+	if (!base)
+		return -1;
+	madvise(base, (size_t)n * REGION, MADV_HUGEPAGE);
+	for (long i = 0; i < n; i++)
+		(void)*(volatile char *)(base + (size_t)i * REGION);
+	for (long i = 0; i < n; i++) {
+		regions[nregions] = base + (size_t)i * REGION;
+		regions[nregions][PAGE] = 1;
+		state[nregions++] = R_SPLIT; /* not a THP we faulted: no step splits it */
 	}
 	return 0;
 }
@@ -240,6 +261,8 @@ static int run_step(const char *step, long arg)
 		return add_regions(arg, MADV_HUGEPAGE, false) ? -1 : (counts[C_FAULTED] += arg, 0);
 	if (!strcmp(step, "hugefault"))
 		return add_regions(arg, MADV_HUGEPAGE, true) ? -1 : (counts[C_FAULTED] += arg, 0);
+	if (!strcmp(step, "readfault"))
+		return step_readfault(arg);
 	if (!strcmp(step, "smallfault"))
 		return step_smallfault(arg);
 	if (!strcmp(step, "partial"))
