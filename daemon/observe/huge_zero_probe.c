@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define PMD_BYTES	  (2UL << 20)
-#define PAGEMAP_PRESENT	  (1ULL << 63)
-#define PAGEMAP_PFN_MASK  ((1ULL << 55) - 1)
-#define PMD_PAGES	  (PMD_BYTES / 4096)
+#define PMD_BYTES	 (2UL << 20)
+#define PAGEMAP_PRESENT	 (1ULL << 63)
+#define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
+#define PMD_PAGES	 (PMD_BYTES / 4096)
 
 static int pagemap_pfn(const void *addr, uint64_t *pfn)
 {
