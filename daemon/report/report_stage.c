@@ -89,8 +89,14 @@ void report_stage_tick(struct taod *d)
 		return;
 	taod_metrics_input(d, &in);
 	r = metrics_textfile_write(d->cfg->metrics_textfile, &in);
-	if (r)
-		log_warn("metrics textfile %s: %s", d->cfg->metrics_textfile, strerror(-r));
+	/* Once per new error, not every tick: anyone who can write the
+	 * directory could otherwise flood the journal. */
+	if (r && r != d->textfile_err)
+		log_warn("metrics textfile %s: %s (said again only if it changes)",
+			 d->cfg->metrics_textfile, strerror(-r));
+	else if (!r && d->textfile_err)
+		log_info("metrics textfile %s: written again", d->cfg->metrics_textfile);
+	d->textfile_err = r;
 }
 
 void report_stage_close(struct taod *d)

@@ -54,6 +54,7 @@ struct taod {
 	uint64_t history_batches;
 	uint64_t history_last_tick;    /* tick of the last batch written */
 	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
+	int textfile_err;	       /* last metrics textfile error, logged once */
 };
 
 /* One pass of observe -> account -> decide -> act -> report; 0, or the
