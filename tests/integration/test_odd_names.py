@@ -52,6 +52,11 @@ def test_odd_cgroup_names_leave_taod_well_formed(daemon_factory, cgroups, tmp_pa
         utf8_ok(lines[0])
         rec = json.loads(lines[0])
         assert rec["result"] == "dry-run" and "\ufffd" in rec["cgroup"]
+        # The journal notice: the value quoted, its quote, backslash and
+        # invalid byte escaped, so the name cannot forge a field.
+        escaped = rel.decode("latin-1").replace("\\", "\\\\").replace('"', '\\"')
+        escaped = escaped.replace("\xfe", "\\xfe")
+        assert f'kind=warn cgroup="{escaped}" pid=0 ' in d.logtext(), d.logtext()
     finally:
         for m in made:
             os.rmdir(m)
