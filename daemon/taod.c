@@ -12,6 +12,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include <sys/resource.h>
 
 #include "taod/act.h"
 #include "taod/commands.h"
@@ -197,11 +198,29 @@ static int start_actor(struct taod *d)
 	return 0;
 }
 
+/*
+ * The cgroup walk holds a directory fd per level, and cgroup owners choose
+ * the depth: under systemd's soft limit of 1024 a tree nested deeper than
+ * that hid its lower cgroups from taod. The hard limit is the real bound
+ * (taod polls with epoll, never select).
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		log_errno(LOG_WARNING, -errno, "raising the open-file limit");
+}
+
 static int start(struct taod *d)
 {
 	char why[256] = "";
 	int r;
 
+	raise_fd_limit();
 	rootfs_set(d->cfg->root);
 	r = cgroup_tree_detect(&d->tree, d->cfg, why, sizeof(why));
 	if (r) {

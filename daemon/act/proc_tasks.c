@@ -98,7 +98,7 @@ bool task_ref_alive(const struct task_ref *t)
 {
 	if (t->pidfd < 0)
 		return !pids_are_real() && proc_task_exists(t->pid);
-	/* EPERM: alive, but another user's and no CAP_KILL; ESRCH: exited. */
+	/* EPERM: alive, but another user's (the unit has no CAP_KILL); ESRCH: exited. */
 	return !syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) || errno == EPERM;
 }
 

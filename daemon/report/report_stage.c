@@ -78,8 +78,14 @@ void report_stage_tick(struct report_stage *rs, struct report_tick *t)
 	t->metrics.machine = rs->machine;
 	t->metrics.history_enabled = rs->history != NULL;
 	r = metrics_textfile_write(textfile, &t->metrics);
-	if (r)
-		log_warn("metrics textfile %s: %s", textfile, strerror(-r));
+	/* Once per new error, not every tick: anyone who can write the
+	 * directory could otherwise flood the journal. */
+	if (r && r != rs->textfile_err)
+		log_warn("metrics textfile %s: %s (said again only if it changes)", textfile,
+			 strerror(-r));
+	else if (!r && rs->textfile_err)
+		log_info("metrics textfile %s: written again", textfile);
+	rs->textfile_err = r;
 }
 
 void report_stage_close(struct report_stage *rs, struct report_tick *t)

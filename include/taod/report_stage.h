@@ -19,6 +19,7 @@ struct report_stage {
 	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
 	uint64_t batches;
 	uint64_t last_tick; /* tick of the last batch written */
+	int textfile_err;   /* last metrics textfile error, logged once */
 };
 
 /* What one tick hands the report stage. */

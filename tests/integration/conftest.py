@@ -143,7 +143,8 @@ def debugfs_split_writable():
 
 
 class Daemon:
-    def __init__(self, tmp_path, extra_conf="", env=None, socket_dir=None):
+    def __init__(self, tmp_path, extra_conf="", env=None, socket_dir=None, wrap=()):
+        """@wrap: a command taod runs under, e.g. prlimit with its options."""
         self.dir = tmp_path
         self.socket = str(Path(socket_dir or tmp_path) / "taod.sock")
         self.conf = tmp_path / "taod.conf"
@@ -153,7 +154,7 @@ class Daemon:
             # Each test's own history: never the machine's /var/lib/taod.
             f"[history]\npath = {tmp_path / 'history.db'}\n" + extra_conf)
         self.log = open(tmp_path / "taod.log", "w+")
-        self.proc = subprocess.Popen([str(TAOD), "-c", str(self.conf)], stdout=self.log,
+        self.proc = subprocess.Popen([*wrap, str(TAOD), "-c", str(self.conf)], stdout=self.log,
                                      stderr=subprocess.STDOUT, env=env)
         self.wait_ready()
 

@@ -167,6 +167,35 @@ def test_other_users_cannot_take_every_slot(daemon_factory, public_dir):
     ok_status(d)
 
 
+def test_many_users_together_cannot_lock_root_out(daemon_factory, public_dir):
+    """Five users at their cap would hold 80 slots: they share 56, and the
+    8 kept for root still serve it."""
+    d = daemon_factory(socket_dir=public_dir)
+    hogs = [subprocess.Popen(["/usr/bin/python3", "-c", HOG, d.socket, "20"], user=uid,
+                             stdout=subprocess.PIPE, text=True)
+            for uid in (65534, 60001, 60002, 60003, 60004)]
+    try:
+        admitted = [int(h.stdout.readline()) for h in hogs]
+        assert all(a <= 16 for a in admitted), admitted
+        assert sum(admitted) == 56, admitted
+        ok_status(d)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    ok_status(d)
+
+
+def test_an_idle_client_is_dropped_after_the_timeout(daemon):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(20)
+        s.connect(daemon.socket)
+        s.sendall(b"{\"command\": \"sta")  # and nothing more
+        t0 = time.time()
+        assert s.recv(256) == b""  # closed by taod, not by us
+        assert 4 < time.time() - t0 < 10
+
+
 def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
     cg = cgroups.make("a-very-long-cgroup-name-" + "x" * 60)
     rel = cgroups.rel(cg)

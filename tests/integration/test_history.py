@@ -247,6 +247,24 @@ def test_metrics_parse_and_textfile_is_atomic(daemon_factory, cgroups, tmp_path)
     assert len(inodes) >= 3
 
 
+def test_textfile_error_is_logged_once_and_a_symlink_is_replaced(daemon_factory, tmp_path):
+    """Whoever can write the textfile directory cannot flood the journal
+    (a directory planted at the path fails every tick) nor have a file
+    overwritten through a symlink planted at the path."""
+    prom = tmp_path / "textfile" / "taod.prom"
+    prom.mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    d = daemon_factory(f"[metrics]\ntextfile = {prom}\n")
+    d.wait_ticks(10)
+    assert d.logtext().count(f"metrics textfile {prom}: ") == 1, d.logtext()
+    prom.rmdir()
+    prom.symlink_to(victim)
+    wait_for(lambda: "written again" in d.logtext(), what="textfile written again")
+    assert not prom.is_symlink() and "taod_up 1" in prom.read_text()
+    assert victim.read_text() == "precious\n"
+
+
 def test_daemon_runs_on_without_a_usable_database(daemon_factory):
     d = daemon_factory("[history]\npath = /dev/null/history.db\n")
     d.wait_ticks(2)

@@ -1,8 +1,9 @@
-"""Cgroup names are bytes their owner chose: whatever they hold, taod's
+"""Cgroup names and trees are what their owner chose: whatever they hold, taod's
 JSON, metrics textfile, audit log and journal lines stay valid and one
 record per line."""
 import json
 import os
+import resource
 import subprocess
 
 from conftest import TAOCTL, wait_for
@@ -51,6 +52,31 @@ def test_odd_cgroup_names_leave_taod_well_formed(daemon_factory, cgroups, tmp_pa
         utf8_ok(lines[0])
         rec = json.loads(lines[0])
         assert rec["result"] == "dry-run" and "\ufffd" in rec["cgroup"]
+        # The journal notice: the value quoted, its quote, backslash and
+        # invalid byte escaped, so the name cannot forge a field.
+        escaped = rel.decode("latin-1").replace("\\", "\\\\").replace('"', '\\"')
+        escaped = escaped.replace("\xfe", "\\xfe")
+        assert f'kind=warn cgroup="{escaped}" pid=0 ' in d.logtext(), d.logtext()
     finally:
         for m in made:
             os.rmdir(m)
+
+
+def test_a_tree_deeper_than_the_soft_fd_limit_is_seen_whole(daemon_factory, cgroups):
+    """The walk holds a directory fd per level: a tenant nesting cgroups
+    1100 deep under systemd's soft limit of 1024 fds hid its lower ones."""
+    top = cgroups.make("deep")
+    leaf = top
+    for _ in range(1100):
+        leaf = leaf / "d"
+        leaf.mkdir()
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        d = daemon_factory(wrap=("prlimit", f"--nofile=1024:{hard}"))
+        rel = cgroups.rel(leaf)
+        wait_for(lambda: any(c["path"] == rel for c in d.ctl("cgroups", rel)),
+                 what="the deepest cgroup listed")
+    finally:
+        while leaf != top:
+            leaf.rmdir()
+            leaf = leaf.parent

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include "taod/act_parts.h"
 #include "act_fixture.h"
@@ -285,6 +286,20 @@ Test(act_gate, stock_shatter_of_a_cgroup_reads_its_tasks)
 	cr_assert(strstr(fx.writes, "=4242,0x7f0000000000"), "%s", fx.writes);
 }
 
+/* cgroup.procs is read before acting: a task listed there that has since
+ * moved (or a reused pid now elsewhere) is checked again and left alone. */
+Test(act_gate, stock_shatter_rechecks_each_listed_task)
+{
+	struct action_record rec;
+
+	fx_file("/sys/fs/cgroup/app/b/cgroup.procs", "4242\n"); /* 4242 is in /app/a */
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert(strstr(rec.detail, "split 0 THPs (0 bytes, 0 partly mapped) of 0 task(s)"), "%s",
+		  rec.detail);
+}
+
 Test(act_gate, stock_has_no_zone_levers)
 {
 	struct action_record rec;
@@ -370,6 +385,42 @@ Test(act_gate, every_request_is_audited)
 	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "evidence")),
 			 "split_ratio=0.9 over 60s");
 	json_object_put(o);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(lstat(path, &st), 0, "%s", path);
+	return st.st_mode & 07777;
+}
+
+/* Every tenant's cgroup names and evidence: root's alone to read. */
+Test(act_gate, audit_file_is_private_and_never_follows_a_symlink)
+{
+	char dir[PATH_MAX], victim[PATH_MAX], text[64] = {0};
+	struct action_record rec;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/audit", fx.root);
+	fx_open(&backend_tao_ops);
+	submit(ACTION_WARN, "/app/a", 0, 0, &rec);
+	cr_assert_eq(mode_of(fx.cfg.enforce.audit_log), 0600);
+	cr_assert_eq(mode_of(dir), 0700);
+	actor_close(fx.actor);
+
+	/* A symlink planted at the audit path: the target is never written. */
+	snprintf(victim, sizeof(victim), "%s/victim", fx.root);
+	f = fopen(victim, "w");
+	fputs("precious\n", f);
+	fclose(f);
+	cr_assert_eq(unlink(fx.cfg.enforce.audit_log), 0);
+	cr_assert_eq(symlink(victim, fx.cfg.enforce.audit_log), 0);
+	fx_open(&backend_tao_ops);
+	submit(ACTION_WARN, "/app/a", 0, 0, &rec);
+	cr_assert_eq(audit_count(actor_audit(fx.actor)), 1, "still kept in the ring");
+	cr_assert_gt(read_file(victim, text, sizeof(text)), 0);
+	cr_assert_str_eq(text, "precious\n");
 }
 
 Test(act_gate, tao_counters_and_hvo_savings)

@@ -119,6 +119,8 @@ Test(state_files, history_database_and_wal_are_private)
 	cr_assert_eq(mode_of(path), 0600);
 	strcat(path, "-wal");
 	cr_assert_eq(mode_of(path), 0600);
+	strcpy(path + strlen(path) - 4, "-shm");
+	cr_assert_eq(mode_of(path), 0600);
 	path_in(path, sizeof(path), "state");
 	cr_assert_eq(mode_of(path), 0700);
 	history_close(h);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -78,5 +79,58 @@ Test(task_ref, a_gone_pid_cannot_be_opened)
 	cr_assert_eq(task_ref_open(&t, pid), -ESRCH);
 	task_ref_close(&t);
 	cr_assert_eq(task_ref_open(&t, 0), -ESRCH);
+	task_ref_close(&t);
+}
+
+/* Sets CAP_KILL in the effective set (it stays permitted): 0 or -errno. */
+static int cap_kill_effective(bool on)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct c[2];
+
+	if (syscall(SYS_capget, &h, c))
+		return -errno;
+	if (on)
+		c[0].effective |= 1u << CAP_KILL;
+	else
+		c[0].effective &= ~(1u << CAP_KILL);
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+/* The unit has no CAP_KILL: another user's live task answers EPERM, not "gone". */
+Test(task_ref, another_users_task_is_alive_without_cap_kill)
+{
+	struct task_ref t;
+	int hold[2];
+	pid_t pid;
+	char c;
+
+	/* The child lives until killed or until this test's process ends. */
+	cr_assert_eq(pipe(hold), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(hold[1]);
+		if (setuid(65534) || read(hold[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	cr_assert_gt(pid, 0);
+	close(hold[0]);
+	rootfs_set("/");
+	cr_assert_eq(task_ref_open(&t, pid), 0);
+	cr_assert_eq(cap_kill_effective(false), 0);
+	/* Until the child runs as nobody: then signalling it is EPERM. */
+	for (int i = 0; i < 500 && !kill(pid, 0); i++)
+		usleep(10000);
+	if (!kill(pid, 0) || errno != EPERM) {
+		cap_kill_effective(true);
+		reap(pid);
+		cr_skip_test("cannot drop CAP_KILL or become nobody here");
+	}
+	cr_assert(task_ref_alive(&t), "alive, only not ours to signal");
+	cr_assert_eq(cap_kill_effective(true), 0);
+	reap(pid);
+	cr_assert_eq(cap_kill_effective(false), 0);
+	cr_assert_not(task_ref_alive(&t), "exited and reaped: gone");
 	task_ref_close(&t);
 }
