@@ -113,6 +113,8 @@ static int reload_config(struct taod *d, struct config_errors *errs)
 	if ((int)d->cfg->enforce.backend != backend)
 		log_warn("[enforce] backend changes take effect at the next restart");
 	actor_set_settings(d->actor, &d->cfg->enforce, &d->cfg->k);
+	if (d->ctl)
+		control_server_set_reply_memory(d->ctl, d->cfg->reply_memory);
 	return 0;
 }
 
@@ -255,6 +257,7 @@ static int start(struct taod *d)
 		log_err("control socket %s: %s", d->cfg->socket_path, strerror(-r));
 		return r;
 	}
+	control_server_set_reply_memory(d->ctl, d->cfg->reply_memory);
 	log_info("listening on %s%s", d->cfg->socket_path,
 		 control_server_activated(d->ctl) ? " (socket activated)" : "");
 	return 0;

@@ -87,6 +87,7 @@ static const struct setting settings[] = {
     {"control", "socket", T_PATH, FIELD(socket_path), NULL},
     {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
+    {"control", "reply_memory", T_SIZE, FIELD(reply_memory), NULL},
     {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
     {"kernel", "attach", T_ENUM, FIELD(attach), attach_values},
     {"kernel", "unmap_pair_window", T_DURATION, FIELD(unmap_pair_window_ms), NULL},
@@ -151,6 +152,7 @@ void config_defaults(struct taod_config *c)
 	COPY(c->socket_path, TAOD_DEFAULT_SOCKET);
 	c->socket_mode = 0666;
 	c->readers = READERS_ALL;
+	c->reply_memory = 64ULL << 20;
 	c->tao = TAO_AUTO;
 	c->attach = ATTACH_AUTO;
 	c->unmap_pair_window_ms = 1;

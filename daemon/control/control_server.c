@@ -39,6 +39,8 @@ struct control_server {
 	void *ctx;
 	unsigned clients;
 	struct client *list; /* open clients, for the per-uid count */
+	size_t reply_memory; /* budget of replies held for non-root clients */
+	size_t held;	     /* bytes of such replies held now */
 };
 
 struct client {
@@ -51,6 +53,7 @@ struct client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off;
+	size_t held; /* out_len, when counted against the reply budget */
 };
 
 static void client_close(struct client *c)
@@ -59,6 +62,7 @@ static void client_close(struct client *c)
 	sd_event_source_disable_unref(c->timer);
 	close(c->fd);
 	free(c->out);
+	c->srv->held -= c->held;
 	c->srv->clients--;
 	if (c->next)
 		c->next->pprev = c->pprev;
@@ -83,9 +87,32 @@ static int client_write(struct client *c)
 	return 1; /* all sent */
 }
 
+/*
+ * A reply too big for what other users' clients may hold becomes a short
+ * error: clients that never read would otherwise pin taod's memory, up to
+ * the slots they may hold times the largest reply.
+ */
+static char *within_reply_memory(struct client *c, char *line)
+{
+	struct control_server *srv = c->srv;
+	size_t n = line ? strlen(line) : 0;
+
+	if (!line || c->peer.uid == 0)
+		return line;
+	if (srv->held <= srv->reply_memory && n <= srv->reply_memory - srv->held) {
+		c->held = n;
+		srv->held += n;
+		return line;
+	}
+	free(line);
+	return protocol_reply_line(
+	    protocol_errorf("busy: replies waiting for other users' clients would exceed %zu bytes",
+			    srv->reply_memory));
+}
+
 static void client_reply(struct client *c, struct json_object *reply)
 {
-	c->out = protocol_reply_line(reply);
+	c->out = within_reply_memory(c, protocol_reply_line(reply));
 	c->out_len = c->out ? strlen(c->out) : 0;
 }
 
@@ -323,6 +350,7 @@ int control_server_start(struct control_server **out, sd_event *e, const char *p
 		return -ENOMEM;
 	srv->event = e;
 	srv->handler = handler;
+	srv->reply_memory = 64u << 20;
 	srv->ctx = ctx;
 	srv->fd = inherited_socket();
 	srv->activated = srv->fd >= 0;
@@ -362,4 +390,9 @@ unsigned control_server_clients(const struct control_server *s)
 bool control_server_activated(const struct control_server *s)
 {
 	return s->activated;
+}
+
+void control_server_set_reply_memory(struct control_server *s, size_t bytes)
+{
+	s->reply_memory = bytes;
 }

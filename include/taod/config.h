@@ -63,6 +63,7 @@ struct taod_config {
 	char socket_path[PATH_MAX];
 	unsigned socket_mode;
 	enum readers_mode readers;
+	uint64_t reply_memory; /* replies held for other users' clients, bytes */
 	/* [kernel] */
 	enum tao_detect tao;
 	enum attach_mode attach;

@@ -8,6 +8,7 @@
 #define TAOD_CONTROL_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
@@ -36,5 +37,10 @@ int control_server_start(struct control_server **out, sd_event *e, const char *p
 void control_server_stop(struct control_server *s);
 unsigned control_server_clients(const struct control_server *s);
 bool control_server_activated(const struct control_server *s);
+/*
+ * At most @bytes of replies may wait, unsent, for clients other than
+ * root; past it they are told the server is busy. Root is never limited.
+ */
+void control_server_set_reply_memory(struct control_server *s, size_t bytes);
 
 #endif

@@ -224,3 +224,50 @@ def test_socket_directories_are_made(daemon_factory, tmp_path):
     d = daemon_factory(socket_dir=tmp_path / "run" / "taod")
     ok_status(d)
     assert (tmp_path / "run" / "taod").stat().st_mode & 0o777 & ~0o755 == 0
+
+
+# Sends one request on each of N connections, reads nothing for 2 s, then
+# prints what each reply starts with: {"ok": ...} or the busy error.
+SILENT = r"""
+import json, socket, sys, time
+held = []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    s.sendall(b'{"command": "metrics"}\n')
+    held.append(s)
+    time.sleep(0.3)
+time.sleep(1)
+kinds = []
+for s in held:
+    head = s.recv(200)
+    kinds.append("busy" if b"busy" in head else "ok" if head.startswith(b'{"ok":true') else "?")
+print(json.dumps(kinds), flush=True)
+"""
+
+
+def test_unread_replies_of_other_users_have_a_memory_budget(daemon_factory, public_dir, cgroups):
+    """Clients that never read cannot pin taod's memory: past [control]
+    reply_memory the replies waiting for them become a short busy error,
+    while root is always served."""
+    parent = cgroups.make("replies")
+    for i in range(800):
+        (parent / f"k{i}").mkdir()
+        cgroups.made.append(parent / f"k{i}")
+    probe = daemon_factory(socket_dir=public_dir)
+    wait_for(lambda: probe.ctl("status")["cgroups_tracked"] >= 800, what="800 cgroups tracked")
+    size = len(probe.request(b'{"command": "metrics"}\n'))
+    probe.stop()
+    assert size > 400_000, size  # far more than a socket takes unread
+
+    d = daemon_factory(f"[control]\nreply_memory = {size * 3 // 2}\n", socket_dir=public_dir)
+    wait_for(lambda: d.ctl("status")["cgroups_tracked"] >= 800, what="800 cgroups tracked")
+    out = subprocess.run(["/usr/bin/python3", "-c", SILENT, d.socket, "3"], user="nobody",
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    # The first reply fits the budget and waits; the next ones would not.
+    assert json.loads(out) == ["ok", "busy", "busy"], out
+    assert len(d.request(b'{"command": "metrics"}\n')) >= size  # root: whole
+    # Once the silent client is gone, its budget is free again.
+    out = subprocess.run(["/usr/bin/python3", "-c", SILENT, d.socket, "1"], user="nobody",
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert json.loads(out) == ["ok"], out
