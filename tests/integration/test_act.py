@@ -36,18 +36,31 @@ def holding_thps(cgroups, name):
     return cg, p
 
 
+def workload_where(p):
+    """Where a workload is, for a failure's message."""
+    pid = p.pid
+    try:
+        state = [ln for ln in open(f"/proc/{pid}/status") if ln.startswith("State")]
+        stack = open(f"/proc/{pid}/stack").read().replace("\n", " | ")[:600]
+        return f"pid {pid} {state} stack: {stack}"
+    except OSError as e:
+        return f"pid {pid}: {e} (exit {p.poll()})"
+
+
 def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     """THPs left mapped by one page each are invisible to smaps (no
     AnonHugePages) but pin 2 MiB each: the stock shatter finds them in the
     page tables and splits them, so the unmapped pages are freed."""
     cg = cgroups.make("keep1")
-    p = cgroups.workload(cg, "fault", N, "keep1", N, "hold", 60)
+    # thp-off first: khugepaged would collapse the regions back (1 page of 512 mapped).
+    p = cgroups.workload(cg, "fault", N, "thp-off", "keep1", N, "hold", 60)
     def state():  # (chunks mapping a THP page, PMD-mapped KiB)
         return thp_chunks(p.pid), anon_huge_kib(p.pid)
     try:
         wait_for(lambda: state() == (N, 0), what="THPs mapped by one page each")
     except AssertionError as e:
-        raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}") from None
+        raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}; "
+                             f"{workload_where(p)}") from None
     rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec

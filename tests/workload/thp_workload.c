@@ -24,6 +24,10 @@
  *   keep1 M        MADV_DONTNEED all but the first 4 KiB page of M intact
  *                  regions: each THP stays whole in memory, PTE-mapped
  *                  by one page (the waste a split gives back)
+ *   thp-off        prctl(PR_SET_THP_DISABLE): no new THP for this process,
+ *                  and khugepaged leaves it alone (it would otherwise
+ *                  collapse keep1's regions, 511 of 512 pages empty, back
+ *                  into PMD-mapped THPs within seconds)
  *   unmap-whole    munmap every region still mapped, whole
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
@@ -39,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,6 +266,8 @@ static int run_step(const char *step, long arg)
 		return add_regions(arg, MADV_HUGEPAGE, false) ? -1 : (counts[C_FAULTED] += arg, 0);
 	if (!strcmp(step, "hugefault"))
 		return add_regions(arg, MADV_HUGEPAGE, true) ? -1 : (counts[C_FAULTED] += arg, 0);
+	if (!strcmp(step, "thp-off"))
+		return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	if (!strcmp(step, "readfault"))
 		return step_readfault(arg);
 	if (!strcmp(step, "smallfault"))
@@ -298,7 +305,7 @@ static int run_step(const char *step, long arg)
 static bool takes_arg(const char *step)
 {
 	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
-	       strcmp(step, "wait-signal") && strcmp(step, "collapse");
+	       strcmp(step, "wait-signal") && strcmp(step, "collapse") && strcmp(step, "thp-off");
 }
 
 int main(int argc, char **argv)
