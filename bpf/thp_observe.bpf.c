@@ -670,12 +670,15 @@ int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
 	return 0;
 }
 
-static __always_inline int mark_zap(bool in)
+/* Sets (@in) or clears the running task's zap or split mark. */
+static __always_inline int mark_path(bool zap, bool in)
 {
 	struct thp_path_ctx *x = path_ctx(in);
 
-	if (x)
+	if (x && zap)
 		x->in_zap = in;
+	else if (x)
+		x->in_split = in;
 	return 0;
 }
 
@@ -683,22 +686,31 @@ SEC("?fentry/zap_huge_pmd")
 int BPF_PROG(on_zap_enter)
 {
 	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
-	return mark_zap(true);
+	return mark_path(true, true);
 }
 
 SEC("?fexit/zap_huge_pmd")
 int BPF_PROG(on_zap_exit)
 {
-	return mark_zap(false);
+	return mark_path(true, false);
 }
 
-static __always_inline int mark_split(bool in)
+/*
+ * A PMD's worth of @vma's memory, charged to memcg @cgid (0: the mm
+ * owner's) and to the mm's owner task; false when there is no memcg.
+ */
+static __always_inline bool owner_pmd_event(struct taod_anon_event *e, struct vm_area_struct *vma,
+					    __u64 cgid)
 {
-	struct thp_path_ctx *x = path_ctx(in);
+	struct task_struct *owner = BPF_CORE_READ(vma, vm_mm, owner);
 
-	if (x)
-		x->in_split = in;
-	return 0;
+	e->cgroup_id = cgid ? cgid : task_memcg_id(owner);
+	e->pages = -(int)taod_cfg.pmd_pages;
+	if (owner) {
+		e->tgid = BPF_CORE_READ(owner, tgid);
+		bpf_core_read_str(e->comm, sizeof(e->comm), &owner->comm);
+	}
+	return e->cgroup_id != 0;
 }
 
 /* x86 PMD bits: present (or PROT_NONE), and a leaf mapping 2 MiB. */
@@ -719,7 +731,6 @@ static __always_inline __u64 pmd_pfn(__u64 v)
 static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct vm_area_struct *vma,
 						pmd_t *pmd)
 {
-	struct task_struct *owner;
 	struct taod_anon_event e = {};
 	__u64 now = 0;
 
@@ -730,16 +741,8 @@ static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct v
 	bpf_probe_read_kernel(&now, sizeof(now), pmd);
 	if (now == x->split_pmd || pmd_maps_huge(now))
 		return;
-	owner = BPF_CORE_READ(vma, vm_mm, owner);
-	e.cgroup_id = task_memcg_id(owner);
-	if (!e.cgroup_id)
-		return;
-	e.pages = -(int)taod_cfg.pmd_pages;
-	if (owner) {
-		e.tgid = BPF_CORE_READ(owner, tgid);
-		bpf_core_read_str(e.comm, sizeof(e.comm), &owner->comm);
-	}
-	count_split(&e);
+	if (owner_pmd_event(&e, vma, 0))
+		count_split(&e);
 }
 
 SEC("?fexit/__split_huge_pmd")
@@ -749,20 +752,20 @@ int BPF_PROG(on_split_pmd_exit, struct vm_area_struct *vma, pmd_t *pmd)
 
 	if (x && x->in_split && x->split_pmd)
 		count_pmd_split_v61(x, vma, pmd);
-	return mark_split(false);
+	return mark_path(false, false);
 }
 
 /* A folio split (6.10+) splits its PMD mappings here, not in __split_huge_pmd. */
 SEC("?fentry/split_huge_pmd_locked")
 int BPF_PROG(on_split_locked_enter)
 {
-	return mark_split(true);
+	return mark_path(false, true);
 }
 
 SEC("?fexit/split_huge_pmd_locked")
 int BPF_PROG(on_split_locked_exit)
 {
-	return mark_split(false);
+	return mark_path(false, false);
 }
 
 /* 6.1's struct page kept a THP's PMD mapcount in its first tail page. */
@@ -791,7 +794,6 @@ static __always_inline bool last_pmd_mapping(struct folio *head)
 static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_area_struct *vma)
 {
 	struct thp_path_ctx *x = path_ctx(false);
-	struct task_struct *owner;
 	struct taod_anon_event e = {};
 
 	if (!x || !(x->in_zap || x->in_split))
@@ -800,17 +802,8 @@ static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_ar
 		return 0;
 	if (!last_pmd_mapping(folio))
 		return 0;
-	owner = BPF_CORE_READ(vma, vm_mm, owner);
-	e.cgroup_id = folio_memcg_id(folio);
-	if (!e.cgroup_id)
-		e.cgroup_id = task_memcg_id(owner);
-	if (!e.cgroup_id)
+	if (!owner_pmd_event(&e, vma, folio_memcg_id(folio)))
 		return 0;
-	e.pages = -(int)taod_cfg.pmd_pages;
-	if (owner) {
-		e.tgid = BPF_CORE_READ(owner, tgid);
-		bpf_core_read_str(e.comm, sizeof(e.comm), &owner->comm);
-	}
 	if (x->in_split)
 		count_split(&e);
 	else
