@@ -260,6 +260,9 @@ def wait_for(pred, timeout=20, what="condition"):
         if v:
             return v
         time.sleep(0.2)
+    v = pred()  # once more: a late wake-up or a clock jump ends the loop unasked
+    if v:
+        return v
     raise AssertionError(f"timed out waiting for {what}")
 
 
