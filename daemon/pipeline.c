@@ -6,6 +6,7 @@
  * changed, never with events.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "taod/act.h"
@@ -27,14 +28,44 @@
 struct tick_ctx {
 	struct taod *d;
 	uint64_t now;
+	/* The walk is depth first: the last id seen at each depth is the
+	 * parent of what comes next one level down. */
+	uint64_t *at_depth;
+	size_t depth_cap;
 };
+
+static size_t path_depth(const char *rel)
+{
+	size_t n = 0;
+
+	for (const char *c = rel; *c; c++)
+		n += *c == '/';
+	return rel[0] == '/' && !rel[1] ? 0 : n;
+}
+
+/* The parent of @id at @depth; remembers @id for its children. */
+static uint64_t track_parent(struct tick_ctx *t, size_t depth, uint64_t id)
+{
+	if (depth >= t->depth_cap) {
+		size_t cap = depth * 2 + 16;
+		uint64_t *v = realloc(t->at_depth, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		t->at_depth = v;
+		t->depth_cap = cap;
+	}
+	t->at_depth[depth] = id;
+	return depth ? t->at_depth[depth - 1] : 0;
+}
 
 static int on_cgroup_dir(void *user, uint64_t id, const char *rel)
 {
 	struct tick_ctx *t = user;
 	char dir[PATH_MAX];
+	uint64_t parent = track_parent(t, path_depth(rel), id);
 
-	cgroup_table_touch(&t->d->cgroups, id, rel, t->now);
+	cgroup_table_touch(&t->d->cgroups, id, rel, parent, t->now);
 	if (!cgroup_file_path(&t->d->tree, rel, NULL, dir, sizeof(dir)))
 		cgroup_watch_add(&t->d->watch, dir);
 	return 0;
@@ -70,11 +101,15 @@ static void read_memstat(struct taod *d, struct cgroup_entry *e)
 
 static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 {
-	struct taod *d = user;
-
+	(void)user;
 	log_debug("cgroup %s (id %llu) is gone", e->path ? e->path : "?",
 		  (unsigned long long)e->id);
-	bpf_observer_forget_cgroup(d->obs, e->id);
+}
+
+/* Its late events no longer fold into an ancestor: BPF may drop its row. */
+static void on_cgroup_forgotten(void *user, uint64_t id)
+{
+	bpf_observer_forget_cgroup(((struct taod *)user)->obs, id);
 }
 
 static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
@@ -129,9 +164,12 @@ static int walk_tree(struct taod *d, struct tick_ctx *t)
 
 	d->cgroups.unknown_ids = false;
 	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, t);
+	free(t->at_depth);
+	t->at_depth = NULL;
+	t->depth_cap = 0;
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, d);
+	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now);
 	return r;
 }
 
@@ -153,12 +191,14 @@ static void read_memstats(struct taod *d)
 	}
 }
 
-/* Class of a cgroup as decide last judged it; NULL before any judgement. */
+/* Class of a cgroup's tenant as decide last judged it; NULL before any. */
 static const char *decided_class(void *ctx, const struct cgroup_entry *e)
 {
 	const struct taod *d = ctx;
 	const struct cg_judge *j = decide_find(&d->decide, e->id);
 
+	if (j)
+		j = decide_find(&d->decide, j->tenant_id);
 	return j ? cg_class_name(j->cls) : NULL;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "taod/cgroup_state.h"
+#include "taod/cgroup_fold.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@ void cgroup_table_free(struct cgroup_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		entry_free(t->v[i]);
 	free(t->v);
+	cgroup_fold_free(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -102,7 +104,7 @@ static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t
 }
 
 struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
-					uint64_t now_ms)
+					uint64_t parent_id, uint64_t now_ms)
 {
 	struct cgroup_entry *e = cgroup_table_find(t, id);
 
@@ -115,6 +117,11 @@ struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, con
 			return e;
 		free(e->path);
 		e->path = p;
+		t->tree_gen++;
+	}
+	if (e->parent_id != parent_id) {
+		e->parent_id = parent_id;
+		t->tree_gen++;
 	}
 	e->seen_gen = t->gen;
 	return e;
@@ -125,6 +132,8 @@ void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
 {
 	struct cgroup_entry *e = cgroup_table_find(t, id);
 
+	if (!e && cgroup_fold_late(t, id, c, now_ms))
+		return;
 	if (!e) {
 		e = insert(t, id, now_ms);
 		if (!e)
@@ -144,6 +153,26 @@ void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, b
 	if (ok)
 		e->mem = *m;
 	e->coverage_pct = ok ? memstat_coverage_pct(m) : -1;
+}
+
+void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
+{
+	out->thp_alloc = cg_thp_allocs(c);
+	out->pmd_split = c->pmd_split;
+	out->split_pages = c->pmd_split_pages;
+}
+
+void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
+{
+	to->thp_alloc += e->thp_alloc;
+	to->pmd_split += e->pmd_split;
+	to->split_pages += e->split_pages;
+}
+
+void cgroup_entry_evidence(const struct cgroup_entry *e, struct cg_evidence *out)
+{
+	cg_evidence_of(&e->counters, out);
+	cg_evidence_add(out, &e->folded);
 }
 
 uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
@@ -216,7 +245,8 @@ struct sweep_ctx {
 	const struct cgroup_table *t;
 	cgroup_gone_fn gone;
 	void *ctx;
-	size_t dropped;
+	struct cgroup_entry **dropped;
+	size_t ndropped;
 };
 
 static int seen_this_tick(void *ctx, void *item)
@@ -226,22 +256,34 @@ static int seen_this_tick(void *ctx, void *item)
 	return ((struct cgroup_entry *)item)->seen_gen == sc->t->gen;
 }
 
-static void drop_entry(void *ctx, void *item)
+/* Kept aside until every dropped entry has its tombstone: a child and
+ * its parent removed in one tick both fold into the grandparent. */
+static void set_aside(void *ctx, void *item)
 {
 	struct sweep_ctx *sc = ctx;
 
 	if (sc->gone)
 		sc->gone(sc->ctx, item);
-	entry_free(item);
-	sc->dropped++;
+	sc->dropped[sc->ndropped++] = item;
 }
 
-size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, void *ctx)
+size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
+			  void *ctx, uint64_t now_ms)
 {
 	struct sweep_ctx sc = {.t = t, .gone = gone, .ctx = ctx};
 
-	id_vec_filter(&t->ids, seen_this_tick, drop_entry, &sc);
-	return sc.dropped;
+	sc.dropped = malloc((t->n ? t->n : 1) * sizeof(*sc.dropped));
+	if (!sc.dropped)
+		return 0; /* nothing dropped: the next sweep tries again */
+	id_vec_filter(&t->ids, seen_this_tick, set_aside, &sc);
+	if (sc.ndropped)
+		t->tree_gen++;
+	cgroup_fold_removed(t, sc.dropped, sc.ndropped, now_ms);
+	for (size_t i = 0; i < sc.ndropped; i++)
+		entry_free(sc.dropped[i]);
+	free(sc.dropped);
+	cgroup_fold_expire(t, forget, ctx, now_ms);
+	return sc.ndropped;
 }
 
 static void add_coverage(struct cg_window *w, const struct cg_sample *s, double *sum, size_t *n)

@@ -161,16 +161,6 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 	return req->pid && task_vanished(a, req, o);
 }
 
-/* @anc is @path or one of its ancestors. */
-static bool is_ancestor_or_self(const char *anc, const char *path)
-{
-	size_t n = strlen(anc);
-
-	if (!strcmp(anc, "/"))
-		return true;
-	return !strncmp(anc, path, n) && (path[n] == '/' || !path[n]);
-}
-
 static bool allowlist_match(const char *list, const char *cgroup, char *which, size_t len)
 {
 	char copy[sizeof(((struct act_settings *)0)->allowlist)], *save = NULL;
@@ -194,7 +184,7 @@ static bool protected(const struct actor *a, const struct action_request *req,
 		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "the root cgroup is never acted on");
 		return true;
 	}
-	if (is_ancestor_or_self(req->cgroup, a->tree->self)) {
+	if (cgroup_path_within(a->tree->self, req->cgroup)) {
 		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "%s holds taod itself (%s)", req->cgroup,
 				a->tree->self);
 		return true;
@@ -204,6 +194,17 @@ static bool protected(const struct actor *a, const struct action_request *req,
 		return true;
 	}
 	return false;
+}
+
+bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run)
+{
+	static struct action_request req; /* PATH_MAX of path: not on the stack */
+	struct act_outcome o;
+
+	if (a->s.mode != ACT_MODE_ENFORCE || policy_dry_run)
+		return false;
+	snprintf(req.cgroup, sizeof(req.cgroup), "%s", cgroup);
+	return !protected(a, &req, &o);
 }
 
 static bool dry_run(const struct actor *a, const struct action_request *req, struct act_outcome *o)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "taod/act_parts.h"
+#include "taod/cgroup_path.h"
 #include "taod/rootfs.h"
 
 bool proc_task_exists(pid_t pid)
@@ -40,7 +41,9 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 	if (pid <= 0 || rootfs_read(file, text, sizeof(text)) <= 0 ||
 	    cgroup_of_proc_text(text, t->version, cg, sizeof(cg)))
 		return false;
-	return !strcmp(cg, rel);
+	/* In @rel or below it: a tenant's task that moved to a child cgroup
+	 * is still the tenant's (decide judges a subtree as one tenant). */
+	return cgroup_path_within(cg, rel);
 }
 
 int pids_parse(const char *text, pid_t *pids, int max)

@@ -44,3 +44,12 @@ bool cgroup_path_canonical(const char *path, char *why, size_t why_len)
 		c = end + 1;
 	}
 }
+
+bool cgroup_path_within(const char *path, const char *anc)
+{
+	size_t n = strlen(anc);
+
+	if (!strcmp(anc, "/"))
+		return path[0] == '/';
+	return !strncmp(anc, path, n) && (path[n] == '/' || !path[n]);
+}

@@ -14,11 +14,14 @@ void policy_builtin_default(struct policy *p)
 	p->max_split_ratio = 0.25;
 	p->min_allocs = 16;
 	p->window_ms = 30000;
+	p->horizon_ms = 10 * 60 * 1000;
+	p->act_on_misuser = true;
 	p->ladder[RUNG_WARN] = 1;
 	p->ladder[RUNG_RESTRICT] = 3;
 	p->ladder[RUNG_SHATTER] = 5;
 	p->cooldown_ms = 60000;
-	p->dry_run = false;
+	/* Actions are opted into, per policy or for all in [policy default]. */
+	p->dry_run = true;
 	p->escalate_after = 2;
 	p->relax_after = 3;
 }

@@ -87,6 +87,24 @@ static int set_cooldown(struct policy *p, const char *v)
 	return parse_duration_ms(v, &p->cooldown_ms);
 }
 
+static int set_horizon(struct policy *p, const char *v)
+{
+	int r = parse_duration_ms(v, &p->horizon_ms);
+
+	return r ? r : (p->horizon_ms ? 0 : -ERANGE);
+}
+
+static int set_act_on(struct policy *p, const char *v)
+{
+	if (!strcasecmp(v, "misuser"))
+		p->act_on_misuser = true;
+	else if (!strcasecmp(v, "abuser"))
+		p->act_on_misuser = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int set_dry_run(struct policy *p, const char *v)
 {
 	return parse_bool(v, &p->dry_run);
@@ -163,7 +181,7 @@ static const struct policy_setting policy_settings[] = {
     {"coverage_guarantee", PK_COVERAGE_GUARANTEE, set_percent,
      "a percentage from 0 to 100 (0: no guarantee)"},
     {"max_split_ratio", PK_MAX_SPLIT_RATIO, set_ratio,
-     "PMD splits per THP allocation, a number above 0 such as 0.25"},
+     "THP bytes broken per THP byte given or held, a number above 0 such as 0.25"},
     {"min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number"},
     {"window", PK_WINDOW, set_window, "a duration above zero such as 2s, 30s, 5m"},
     {"ladder", PK_LADDER, set_ladder,
@@ -173,6 +191,8 @@ static const struct policy_setting policy_settings[] = {
     {"dry_run", PK_DRY_RUN, set_dry_run, "yes or no"},
     {"escalate_after", PK_ESCALATE_AFTER, set_escalate, "a number of windows, 1 to 1000"},
     {"relax_after", PK_RELAX_AFTER, set_relax, "a number of windows, 1 to 1000"},
+    {"horizon", PK_HORIZON, set_horizon, "a duration above zero such as 10m, 1h"},
+    {"act_on", PK_ACT_ON, set_act_on, "misuser or abuser"},
 };
 
 #define NSETTINGS (sizeof(policy_settings) / sizeof(policy_settings[0]))
@@ -286,6 +306,8 @@ static const struct {
     {PK_DRY_RUN, PFIELD(dry_run)},
     {PK_ESCALATE_AFTER, PFIELD(escalate_after)},
     {PK_RELAX_AFTER, PFIELD(relax_after)},
+    {PK_HORIZON, PFIELD(horizon_ms)},
+    {PK_ACT_ON, PFIELD(act_on_misuser)},
 };
 
 static void inherit_defaults(struct policy *pol, const struct policy *def)
@@ -298,8 +320,10 @@ static void inherit_defaults(struct policy *pol, const struct policy *def)
 
 void config_policies_finish(struct config_parse *p)
 {
+	static unsigned loads;
 	struct policy_set *set = &p->cfg->policies;
 
+	set->gen = ++loads;
 	for (unsigned i = 1; i < set->n; i++) {
 		struct policy *pol = &set->v[i];
 

@@ -177,8 +177,12 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 	}
 	qsort_r(rows, n, sizeof(*rows), compare_rows, (void *)sort);
 	list = json_object_new_array();
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(list, protocol_cgroup_row(rows[i]));
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *row = protocol_cgroup_row(rows[i]);
+
+		json_add(row, "verdict", tenant_verdict_json(d, rows[i]->id));
+		json_object_array_add(list, row);
+	}
 	free(rows);
 	o = protocol_ok();
 	json_add(o, "cgroups", list);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "taod/act.h"
 #include "taod/commands.h"
 #include "taod/json_fields.h"
 #include "taod/policy_match.h"
@@ -25,8 +26,15 @@ static struct json_object *evidence_json(const struct verdict *v, const struct p
 	json_add_u64(o, "thp_alloc", v->allocs);
 	json_add_u64(o, "pmd_split", v->splits);
 	json_add_double(o, "split_ratio", v->split_ratio);
+	json_add_u64(o, "horizon_ms", p->horizon_ms);
+	json_add_double(o, "given_thps", v->given);
+	json_add_double(o, "held_peak_thps", v->held_peak);
+	json_add_double(o, "broken_thps", v->broken);
+	json_add_double(o, "waste", v->waste);
 	json_add_double(o, "max_split_ratio", p->max_split_ratio);
 	json_add_double(o, "score", v->score);
+	json_add_u64(o, "unanswered_split_pages", v->fresh_pages);
+	json_add_u64(o, "member_cgroups", v->members);
 	json_add_bool(o, "judged", v->judged);
 	json_add_str(o, "level", cg_class_name(v->level));
 	json_add(o, "coverage_mean", protocol_pct_or_null(v->coverage_mean));
@@ -90,8 +98,8 @@ static struct json_object *next_action_json(const struct taod *d, const struct c
 	json_add_str(o, "action", action_kind_name(kind));
 	json_add_u64(o, "due_in_ms", due > now ? due - now : 0);
 	json_add_str(o, "if",
-		     j->cls == CLASS_ABUSER ? "it keeps abusing"
-					    : "coverage stays below the guarantee");
+		     j->cls >= verdict_strike_class(p) ? "it breaks more THPs"
+						       : "coverage stays below the guarantee");
 	return o;
 }
 
@@ -149,7 +157,7 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 		const struct cg_judge *j = d->decide.v[i];
 		const struct policy *p = policy_find(&d->cfg->policies, j->policy);
 
-		if (!j->path) /* out of memory when it was first seen */
+		if (!j->path || j->tenant_id != j->id) /* members: see their tenant */
 			continue;
 		if (!p) /* its policy went away in a reload: judged anew next window */
 			p = policy_lookup(&d->cfg->policies, j->path, NULL);
@@ -158,6 +166,26 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req)
 	}
 	o = protocol_ok();
 	json_add(o, "cgroups", list);
+	return o;
+}
+
+struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id)
+{
+	const struct cg_judge *j = decide_find(&d->decide, cgroup_id);
+	const struct cg_judge *root = j ? decide_find(&d->decide, j->tenant_id) : NULL;
+	struct json_object *o;
+
+	if (!root || !root->path)
+		return NULL;
+	o = json_object_new_object();
+	json_add_str(o, "tenant", root->path);
+	json_add_str(o, "class", cg_class_name(root->cls));
+	json_add_str(o, "policy", root->policy);
+	if (root->has_verdict) {
+		json_add_double(o, "score", root->last.score);
+		json_add_double(o, "waste", root->last.waste);
+		json_add_bool(o, "judged", root->last.judged);
+	}
 	return o;
 }
 
@@ -178,10 +206,22 @@ struct json_object *decide_status_json(const struct taod *d)
 	struct json_object *o = json_object_new_object();
 	uint64_t count[CLASS_MAX] = {0};
 
-	for (size_t i = 0; i < d->decide.n; i++)
-		count[d->decide.v[i]->cls]++;
+	uint64_t tenants = 0, reachable = 0;
+
+	for (size_t i = 0; i < d->decide.n; i++) {
+		const struct cg_judge *j = d->decide.v[i];
+
+		if (j->tenant_id != j->id)
+			continue;
+		count[j->cls]++;
+		tenants++;
+		reachable +=
+		    j->pol && d->actor && actor_can_reach(d->actor, j->path, j->pol->dry_run);
+	}
 	json_add_u64(o, "policies", d->cfg->policies.n);
 	json_add_u64(o, "cgroups", d->decide.n);
+	json_add_u64(o, "tenants", tenants);
+	json_add_u64(o, "tenants_actions_reach", reachable);
 	for (int c = 0; c < CLASS_MAX; c++)
 		json_add_u64(o, cg_class_name(c), count[c]);
 	json_add_u64(o, "judgements", d->decide.judgements);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One decide pass: every cgroup whose window has elapsed is judged against
- * the policy its path matches now (so a reload applies at the next
- * window), its class and strikes move, and the action asked for goes to
+ * One decide pass: every cgroup gets a judge, cgroups are grouped into
+ * tenants (tenants.c) against the policies in force (so a reload applies
+ * at the next window), and every tenant whose window has elapsed is
+ * judged: its class and strikes move, and the action asked for goes to
  * the sink. Per-task counters are read at most once per pass, and only
- * when a cgroup judged misbehaving needs its offenders named.
+ * when a tenant judged misbehaving needs its offenders named.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ int judge_set_path(struct cg_judge *j, const char *path);
 
 struct task_cache {
 	const struct decide_io *io;
+	const struct decide_state *s;
+	const struct cgroup_table *t;
 	struct task_row *rows;
 	size_t n;
 	bool loaded;
@@ -38,14 +41,30 @@ static void tasks_load(struct task_cache *tc)
 		tc->n = tc->io->tasks(tc->io->tasks_ctx, tc->rows, TAOD_MAX_TASKS);
 }
 
+struct tenant_filter {
+	const struct task_cache *tc;
+	uint64_t tenant;
+};
+
+/* A task's cgroup may be a member, or removed and folded: its tenant's. */
+static bool task_in_tenant(void *ctx, uint64_t cgroup_id)
+{
+	const struct tenant_filter *f = ctx;
+
+	return tenant_of_cgroup(f->tc->s, f->tc->t, cgroup_id) == f->tenant;
+}
+
 static void name_offenders(struct cg_judge *j, const struct verdict *v, struct task_cache *tc)
 {
+	struct tenant_filter f = {.tc = tc, .tenant = j->id};
+
 	if (j->cls == CLASS_GOOD && v->level == CLASS_GOOD) {
 		j->noffenders = 0;
 		return;
 	}
 	tasks_load(tc);
-	j->noffenders = offenders_pick(tc->rows, tc->n, j->id, j->offenders, DECIDE_OFFENDERS);
+	j->noffenders =
+	    offenders_pick(tc->rows, tc->n, task_in_tenant, &f, j->offenders, DECIDE_OFFENDERS);
 }
 
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
@@ -105,7 +124,7 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	if (cgroup_entry_window_from(e, j->window_from_ms, &w))
 		return;
 	j->window_from_ms = w.end_ms;
-	verdict_from_window(&w, e, p, &j->last);
+	verdict_judge(j, &w, e, p, now_ms, &j->last);
 	j->has_verdict = true;
 	moved = hysteresis_step(j, j->last.level, p, now_ms);
 	name_offenders(j, &j->last, tc);
@@ -150,27 +169,28 @@ static uint64_t next_judgement(uint64_t prev, uint64_t window_ms, uint64_t now_m
 	return next > now_ms ? next : now_ms + window_ms;
 }
 
-/* The policy is looked up only when a judgement is due: lookups cost globs. */
+/* Every cgroup with a path has a judge, made at its first sight. */
+static void ensure_judge(struct decide_state *s, const struct cgroup_entry *e, uint64_t now_ms,
+			 const struct decide_io *io)
+{
+	struct cg_judge *j = decide_find(s, e->id);
+
+	if (!j)
+		j = judge_new(s, e, policy_lookup(io->policies, e->path, NULL), now_ms);
+	if (j && !judge_set_path(j, e->path))
+		j->seen_gen = s->gen;
+}
+
+/* Tenant roots are judged when their window is due; members never. */
 static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t now_ms,
 		  const struct decide_io *io, struct task_cache *tc)
 {
 	struct cg_judge *j = decide_find(s, e->id);
 	const struct policy *p;
 
-	if (j && now_ms < j->next_judge_ms) {
-		j->seen_gen = s->gen;
+	if (!j || j->tenant_id != j->id || now_ms < j->next_judge_ms)
 		return;
-	}
-	p = policy_lookup(io->policies, e->path, NULL);
-	if (!j) {
-		j = judge_new(s, e, p, now_ms);
-		if (j)
-			j->seen_gen = s->gen;
-		return;
-	}
-	j->seen_gen = s->gen;
-	if (judge_set_path(j, e->path))
-		return;
+	p = j->pol ? j->pol : &io->policies->v[0];
 	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
 	judge(s, j, e, p, io, tc, now_ms);
 	j->next_judge_ms = next_judgement(j->next_judge_ms, p->window_ms, now_ms);
@@ -179,13 +199,17 @@ static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *io)
 {
-	struct task_cache tc = {.io = io};
+	struct task_cache tc = {.io = io, .s = s, .t = t};
 
 	s->gen++;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i]->path)
-			visit(s, t->v[i], now_ms, io, &tc);
+			ensure_judge(s, t->v[i], now_ms, io);
 	judge_table_sweep(s);
+	tenants_update(s, t, io->policies);
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i]->path)
+			visit(s, t->v[i], now_ms, io, &tc);
 	free(tc.rows);
 	if (io->tao_kernel)
 		zone_demand_tick(&s->zones, t, now_ms, io);

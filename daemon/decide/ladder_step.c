@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a judged window asks for. Each abusive window of an abuser outside
- * its cooldown is a strike; a strike asks for the ladder rung it has
- * reached (the top rung repeats), and every action starts a cooldown in
- * which windows are judged but strike nothing. A good cgroup under its
+ * What a judged window asks for. A window is a strike when the tenant's
+ * class and the window's level are both at or above the policy's act_on
+ * class (misuser or abuser), it is outside its cooldown, and the tenant
+ * broke THPs since its last strike: the verdict looks back over the
+ * horizon, but each punishment needs waste it has not yet answered for,
+ * so a tenant that stopped is not struck again and again for its past.
+ * A strike asks for the ladder rung it has reached (the top rung
+ * repeats), and every action starts a cooldown in which windows are
+ * judged but strike nothing. A good cgroup under its
  * coverage guarantee is rewarded (GRANT on TAO kernels, COLLAPSE on stock
  * ones), also at most once per cooldown; one that was restricted gets its
  * zones granted back as soon as it is good again.
@@ -32,6 +37,7 @@ static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
 {
 	enum ladder_rung rung = ladder_rung_for(p, ++j->strikes);
 
+	j->fresh_pages = 0;
 	if (rung == RUNG_OBSERVE)
 		return false;
 	*kind = rung_action(rung);
@@ -44,15 +50,16 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind)
 {
 	bool cooling = now_ms < j->cooldown_until_ms;
+	enum cg_class least = verdict_strike_class(p);
 
-	if (j->cls < CLASS_ABUSER)
+	if (j->cls < least)
 		j->strikes = 0;
 	if (class_moved && j->cls == CLASS_GOOD && j->restricted) {
 		j->restricted = false;
 		*kind = ACTION_GRANT;
 		return true;
 	}
-	if (j->cls == CLASS_ABUSER && v->level == CLASS_ABUSER && !cooling)
+	if (j->cls >= least && v->level >= least && v->fresh_pages && !cooling)
 		return strike(j, p, now_ms, kind);
 	if (!cooling && reward_due(j, v)) {
 		*kind = tao_kernel ? ACTION_GRANT : ACTION_COLLAPSE;
@@ -93,7 +100,7 @@ bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool t
 	uint64_t first = judgement_at_or_after(j, p, j->cooldown_until_ms);
 	unsigned n;
 
-	if (j->cls == CLASS_ABUSER) {
+	if (j->cls >= verdict_strike_class(p)) {
 		n = strikes_to_action(j, p, kind);
 		*due_ms = first + (uint64_t)(n ? n - 1 : 0) * p->window_ms;
 		return n > 0;

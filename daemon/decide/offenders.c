@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The tasks of a cgroup that split the most THPs, from per-task counts. */
+/* The tasks of a tenant that split the most THPs, from per-task counts. */
 #include <string.h>
 
 #include "taod/task_rows.h"
 #include "taod/decide.h"
 
-unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
-			unsigned max)
+unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
+			struct offender *out, unsigned max)
 {
 	unsigned k = 0;
 
@@ -14,7 +14,7 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, stru
 	for (size_t i = 0; i < n && k < max; i++) {
 		const struct task_row *r = &rows[i];
 
-		if (r->c.cgroup_id != id || !r->c.pmd_split)
+		if (!r->c.pmd_split || !belongs(ctx, r->c.cgroup_id))
 			continue;
 		out[k].pid = r->tgid;
 		memcpy(out[k].comm, r->c.comm, sizeof(out[k].comm));

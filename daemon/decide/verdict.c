@@ -1,7 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One window of a cgroup's counters, judged against its policy. */
+/*
+ * A tenant's verdict: the contiguity it wasted against the contiguity it
+ * was given. Broken: THPs split by a PMD split that left them partly
+ * mapped, in THP units by the pages split (a whole unmap gives the block
+ * back and is no waste). Given: THPs allocated to the tenant (fault and
+ * collapse), and at least the most it held at once (memory.stat), so a
+ * tenant that faulted its THPs long ago and splits them now owns up to
+ * them. Both decay with the policy's horizon as half-life and are judged
+ * at the end of each window, so a split counts the same whether it came
+ * in the window of the fault or minutes later, and one noisy window
+ * cannot decide. waste = broken / max(given, held peak); score = waste /
+ * max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
+ * abuser. Less evidence than min_allocs THPs: not judged.
+ */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "taod/decide.h"
 
@@ -10,6 +25,11 @@ static enum cg_class level_for(const struct verdict *v)
 	if (!v->judged || v->score <= 1.0)
 		return CLASS_GOOD;
 	return v->score > DECIDE_ABUSER_SCORE ? CLASS_ABUSER : CLASS_MISUSER;
+}
+
+enum cg_class verdict_strike_class(const struct policy *p)
+{
+	return p->act_on_misuser ? CLASS_MISUSER : CLASS_ABUSER;
 }
 
 static void coverage_check(struct verdict *v, const struct policy *p)
@@ -24,15 +44,58 @@ static void coverage_check(struct verdict *v, const struct policy *p)
 	v->reward_bytes = (uint64_t)(missing * (double)v->anon_bytes);
 }
 
-void verdict_from_window(const struct cg_window *w, const struct cgroup_entry *e,
-			 const struct policy *p, struct verdict *v)
+/* Field by field, what @now adds to @then; a field that went down (a
+ * member left the tenant) restarts from where it is. */
+static uint64_t grew(uint64_t then, uint64_t now)
 {
+	return now > then ? now - then : 0;
+}
+
+static double thps_of_pages(uint64_t pages)
+{
+	static long page;
+
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	return (double)pages * (double)page / (double)DECIDE_THP_BYTES;
+}
+
+/* Decays @j's figures to @now_ms and adds the window's evidence. */
+static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const struct policy *p,
+		       uint64_t now_ms, struct verdict *v)
+{
+	double dt = j->decayed_ms && now_ms > j->decayed_ms ? (double)(now_ms - j->decayed_ms) : 0;
+	double f = exp2(-dt / (double)(p->horizon_ms ? p->horizon_ms : 1));
+	uint64_t pages = grew(j->seen.split_pages, j->acc.split_pages);
+	double held = e->mem_ok ? (double)e->mem.thp_bytes / (double)DECIDE_THP_BYTES : 0;
+
+	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
+	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
+	j->given = j->given * f + (double)v->allocs;
+	j->broken = j->broken * f + thps_of_pages(pages);
+	j->held_peak = fmax(j->held_peak * f, held);
+	j->fresh_pages += pages;
+	j->seen = j->acc;
+	j->decayed_ms = now_ms;
+}
+
+void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct cgroup_entry *e,
+		   const struct policy *p, uint64_t now_ms, struct verdict *v)
+{
+	double exposure;
+
 	memset(v, 0, sizeof(*v));
+	accumulate(j, e, p, now_ms, v);
 	v->span_ms = w->span_ms;
-	v->allocs = w->thp_alloc;
-	v->splits = w->pmd_split;
 	v->split_ratio = cg_split_ratio(v->splits, v->allocs);
-	v->score = v->split_ratio / p->max_split_ratio;
+	v->given = j->given;
+	v->held_peak = j->held_peak;
+	v->broken = j->broken;
+	exposure = fmax(j->given, j->held_peak);
+	v->waste = exposure > 0 ? j->broken / exposure : 0;
+	v->score = v->waste / p->max_split_ratio;
+	v->fresh_pages = j->fresh_pages;
+	v->members = j->members;
 	v->coverage_mean = w->coverage_mean;
 	v->coverage_min = w->coverage_min;
 	v->coverage_max = w->coverage_max;
@@ -40,30 +103,49 @@ void verdict_from_window(const struct cg_window *w, const struct cgroup_entry *e
 		v->anon_bytes = e->mem.anon_bytes;
 		v->thp_bytes = e->mem.thp_bytes;
 	}
-	v->judged = v->allocs > 0 && v->allocs >= p->min_allocs;
+	v->judged = exposure > 0 && exposure >= (double)p->min_allocs;
 	v->level = level_for(v);
 	coverage_check(v, p);
 }
 
+static const char *horizon_text(uint64_t ms, char *buf, size_t len)
+{
+	if (ms % 3600000 == 0)
+		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
+	else if (ms % 60000 == 0)
+		snprintf(buf, len, "%llum", (unsigned long long)(ms / 60000));
+	else
+		snprintf(buf, len, "%.1fs", (double)ms / 1000.0);
+	return buf;
+}
+
 void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len)
 {
-	int n =
-	    snprintf(buf, len, "%.1fs window: %llu THP allocs, %llu splits, ratio %.2f (max %.2f)",
-		     (double)v->span_ms / 1000.0, (unsigned long long)v->allocs,
-		     (unsigned long long)v->splits, v->split_ratio, p->max_split_ratio);
+	char hz[24];
+	int n = snprintf(buf, len,
+			 "waste %.2f (max %.2f): %.1f THPs broken of %.1f given, %.1f held at "
+			 "peak, %s half-life",
+			 v->waste, p->max_split_ratio, v->broken, v->given, v->held_peak,
+			 horizon_text(p->horizon_ms, hz, sizeof(hz)));
 
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (!v->judged)
-		n += snprintf(buf + n, len - (size_t)n, ", not judged (< %llu allocs)",
+		n += snprintf(buf + n, len - (size_t)n, ", not judged (< %llu THPs)",
 			      (unsigned long long)p->min_allocs);
 	else
 		n += snprintf(buf + n, len - (size_t)n, ", score %.2f", v->score);
+	if ((size_t)n < len && v->members > 1)
+		n += snprintf(buf + n, len - (size_t)n, ", %u cgroups", v->members);
+	if ((size_t)n >= len)
+		return;
+	n += snprintf(buf + n, len - (size_t)n, "; %.1fs window: +%llu allocs, +%llu splits",
+		      (double)v->span_ms / 1000.0, (unsigned long long)v->allocs,
+		      (unsigned long long)v->splits);
 	if ((size_t)n >= len)
 		return;
 	if (v->coverage_mean >= 0)
-		snprintf(buf + n, len - (size_t)n, ", coverage %.1f%% (%.1f-%.1f)",
-			 v->coverage_mean, v->coverage_min, v->coverage_max);
+		snprintf(buf + n, len - (size_t)n, ", coverage %.1f%%", v->coverage_mean);
 	else
 		snprintf(buf + n, len - (size_t)n, ", no anon memory");
 }

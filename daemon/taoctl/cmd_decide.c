@@ -30,6 +30,8 @@ static void print_policy(struct json_object *p)
 	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
 	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
 	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
+	printf("  horizon            = %llums\n", (unsigned long long)jget_u64(p, "horizon_ms"));
+	printf("  act_on             = %s\n", jget_str(p, "act_on"));
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
 		for (size_t i = 0; i < json_object_array_length(inh); i++)
@@ -88,9 +90,12 @@ static void print_abuser(struct json_object *a)
 	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
 	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
 
-	printf("%s  %s for %llus, policy %s, strikes %llu\n", jget_str(a, "cgroup"),
+	printf("%s  %s for %llus, policy %s, strikes %llu", jget_str(a, "cgroup"),
 	       jget_str(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
 	       jget_str(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
+	if (ev)
+		printf(", score %.2f", jget_double(ev, "score"));
+	printf("\n");
 	printf("  evidence: %s\n", ev ? jget_str(ev, "text") : "-");
 	printf("  history (oldest first):");
 	for (size_t i = 0; i < json_object_array_length(hist); i++)

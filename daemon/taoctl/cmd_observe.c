@@ -77,13 +77,15 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
 	print_tao_figures(jget(r, "act"), jget(jget(r, "decide"), "zones"));
 	dec = jget(r, "decide");
-	printf("decide:      %llu policies; %llu cgroups: %llu good, %llu misuser, %llu abuser; "
-	       "%llu requests\n",
+	printf("decide:      %llu policies; %llu cgroups in %llu tenants: %llu good, %llu misuser, "
+	       "%llu abuser; actions reach %llu tenants; %llu requests\n",
 	       (unsigned long long)jget_u64(dec, "policies"),
 	       (unsigned long long)jget_u64(dec, "cgroups"),
+	       (unsigned long long)jget_u64(dec, "tenants"),
 	       (unsigned long long)jget_u64(dec, "good"),
 	       (unsigned long long)jget_u64(dec, "misuser"),
 	       (unsigned long long)jget_u64(dec, "abuser"),
+	       (unsigned long long)jget_u64(dec, "tenants_actions_reach"),
 	       (unsigned long long)jget_u64(dec, "requests"));
 	printf("ticks:       %llu every %llu ms, last took %llu us\n",
 	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
@@ -92,17 +94,28 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+static const char *score_text(double score)
+{
+	static char buf[16];
+
+	snprintf(buf, sizeof(buf), "%.2f", score);
+	return buf;
+}
+
 static void print_cgroup_row(struct json_object *row, int width)
 {
 	char anon[32], thp[32], cov[16];
 
-	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f\n", width, jget_str(row, "path"),
-	       fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
+	struct json_object *v = jget(row, "verdict");
+
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %5s\n", width,
+	       jget_str(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
-	       jget_double(row, "split_ratio"));
+	       jget_double(row, "split_ratio"), v ? jget_str(v, "class") : "-",
+	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-");
 }
 
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
@@ -135,8 +148,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	} else {
 		int w = column_width(list, "path", 6);
 
-		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s\n", w, "CGROUP", "ANON", "THP",
-		       "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO");
+		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %5s\n", w, "CGROUP", "ANON",
+		       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", "VERDICT",
+		       "SCORE");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
 			print_cgroup_row(json_object_array_get_idx(list, i), w);
 	}

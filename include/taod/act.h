@@ -25,6 +25,9 @@ void actor_set_settings(struct actor *a, const struct act_settings *s,
 			const struct kernel_paths *k);
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void));
 const char *actor_backend_name(const struct actor *a);
+/* Whether an action on @cgroup under a policy with @policy_dry_run would
+ * reach the kernel: enforce mode, the policy opted in, not protected. */
+bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run);
 int actor_read_stats(struct actor *a, struct act_stats *out);
 /*
  * Gate, carry out, audit. Fills @rec (may be NULL) with the audit record.

@@ -17,5 +17,7 @@
  * PATH_MAX. @why (may be NULL) gets the reason on false.
  */
 bool cgroup_path_canonical(const char *path, char *why, size_t why_len);
+/* @path is @anc or lies below it (both canonical). */
+bool cgroup_path_within(const char *path, const char *anc);
 
 #endif

@@ -16,6 +16,18 @@
 #include "taod/id_vec.h"
 #include "taod/memstat.h"
 
+/*
+ * What a cgroup did with THPs, cumulative: the figures decide judges. A
+ * cgroup's own (from BPF) plus those of its removed descendants, folded
+ * into it when they went (cgroup_fold.c), so that hopping between child
+ * cgroups loses nothing.
+ */
+struct cg_evidence {
+	uint64_t thp_alloc;   /* fault + collapse */
+	uint64_t pmd_split;   /* PMD splits of THPs left partly mapped */
+	uint64_t split_pages; /* base pages of the THPs split */
+};
+
 struct cg_sample {
 	uint64_t t_ms;
 	uint64_t thp_alloc; /* fault + collapse, cumulative */
@@ -26,10 +38,12 @@ struct cg_sample {
 
 struct cgroup_entry {
 	uint64_t id;
-	char *path; /* relative to the hierarchy root; NULL until the walk finds it */
+	char *path;	    /* relative to the hierarchy root; NULL until the walk finds it */
+	uint64_t parent_id; /* as the last walk found it; 0: root or not walked yet */
 	uint64_t first_seen_ms;
 	unsigned seen_gen;
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
+	struct cg_evidence folded;	  /* of removed descendants, cumulative */
 	struct memstat mem;
 	bool mem_ok;
 	double coverage_pct; /* -1: no anon memory */
@@ -50,8 +64,11 @@ struct cgroup_table {
 	};
 	size_t ring_cap;
 	unsigned gen;
-	bool unknown_ids; /* BPF named ids the last walk did not find */
-	bool sampled;	  /* a tick has sampled the table, at last_sample_ms */
+	unsigned tree_gen;    /* moves when a cgroup is added, renamed, moved or dropped */
+	struct id_vec tombs;  /* removed cgroups whose late events still fold (cgroup_fold.c) */
+	uint64_t folded_lost; /* events of removed cgroups with no live ancestor found */
+	bool unknown_ids;     /* BPF named ids the last walk did not find */
+	bool sampled;	      /* a tick has sampled the table, at last_sample_ms */
 	uint64_t last_sample_ms;
 };
 
@@ -71,18 +88,33 @@ void cgroup_table_free(struct cgroup_table *t);
 int cgroup_table_set_ring_cap(struct cgroup_table *t, size_t ring_cap);
 void cgroup_table_begin_tick(struct cgroup_table *t);
 struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id);
-/* Found by the tree walk this tick (creates or renames). */
+/* Found by the tree walk this tick under @parent_id (creates, renames or moves). */
 struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
-					uint64_t now_ms);
-/* Counters from BPF. An id the walk has not seen gets one tick's grace. */
+					uint64_t parent_id, uint64_t now_ms);
+/*
+ * Counters from BPF. Those of a removed cgroup fold into its live ancestor;
+ * an id the walk has not seen gets one tick's grace.
+ */
 void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
 			       const struct taod_cg_counters *c, uint64_t now_ms);
 void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok);
 /* Appends a sample to every entry and updates rates over @rate_window_ms. */
 void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms);
-/* Drops entries not seen this tick; @gone is called for each before it goes. */
+/*
+ * Drops entries not seen this tick, folding each one's evidence into its
+ * nearest live ancestor; @gone is called for each before it goes, and
+ * @forget (may be NULL) for each removed id whose late events are no
+ * longer followed (its BPF counters can go). Returns entries dropped.
+ */
 typedef void (*cgroup_gone_fn)(void *ctx, const struct cgroup_entry *e);
-size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, void *ctx);
+typedef void (*cgroup_forget_fn)(void *ctx, uint64_t id);
+size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
+			  void *ctx, uint64_t now_ms);
+
+/* The entry's own evidence plus what its removed descendants folded in. */
+void cgroup_entry_evidence(const struct cgroup_entry *e, struct cg_evidence *out);
+void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out);
+void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e);
 
 uint64_t cg_thp_allocs(const struct taod_cg_counters *c);
 /* Splits per allocation; 0 when there were no allocations. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The decide stage: judges every cgroup once per window of its policy,
- * classes it good / misuser / abuser with hysteresis, counts strikes that
- * walk the policy's action ladder, and hands action requests to act
- * through an action_sink_fn.
+ * The decide stage: groups cgroups into tenants (tenants.c), judges every
+ * tenant once per window of its policy on the contiguity it wasted over the
+ * policy's horizon (verdict.c), classes it good / misuser / abuser with
+ * hysteresis, counts strikes that walk the policy's action ladder, and
+ * hands action requests to act through an action_sink_fn.
  */
 #ifndef TAOD_DECIDE_H
 #define TAOD_DECIDE_H
@@ -34,15 +35,23 @@ struct task_row;
 /* Per-task counters (as task_rows_collect gives them); returns rows filled. */
 typedef size_t (*task_source_fn)(void *ctx, struct task_row *rows, size_t max);
 
-/* What one window showed, judged against a policy. */
+/*
+ * A tenant judged at the end of a window, against its policy. The figures
+ * in THPs (2 MiB each) decay with the policy's horizon as half-life, so
+ * splitting a THP minutes after faulting it weighs as much as at once.
+ */
 struct verdict {
-	uint64_t span_ms, allocs, splits;
-	double split_ratio;
-	double score;	      /* split_ratio / max_split_ratio */
-	double coverage_mean; /* -1: no anon memory in the window */
+	uint64_t span_ms, allocs, splits; /* what this window added */
+	double split_ratio;		  /* splits / allocs of this window alone */
+	double given, held_peak, broken;  /* decayed THPs: allocated, most held, broken */
+	double waste;			  /* broken / max(given, held_peak) */
+	double score;			  /* waste / max_split_ratio */
+	uint64_t fresh_pages;		  /* base pages split since the last action */
+	unsigned members;		  /* cgroups in the tenant */
+	double coverage_mean;		  /* -1: no anon memory in the window */
 	double coverage_min, coverage_max;
 	uint64_t anon_bytes, thp_bytes; /* newest memory.stat */
-	bool judged;			/* allocs >= min_allocs */
+	bool judged;			/* max(given, held_peak) >= min_allocs */
 	bool below_guarantee;		/* a guarantee is set and coverage is under it */
 	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
 	enum cg_class level;		/* what this window alone says; good when not judged */
@@ -62,11 +71,22 @@ struct offender {
 	uint64_t thp_alloc, pmd_split, pmd_split_pages;
 };
 
-/* Decide's memory of one cgroup. */
+/* Decide's memory of one cgroup; the verdict fields only for tenant roots. */
 struct cg_judge {
 	uint64_t id;
 	char *path; /* as the cgroup table last named it */
 	char policy[POLICY_NAME_MAX];
+	/* tenants.c: the tenant this cgroup belongs to (its own id for a
+	 * tenant root) and its policy, valid while tenant_gen is current */
+	uint64_t tenant_id;
+	const struct policy *pol;
+	unsigned tenant_gen;
+	unsigned members;		 /* tenant roots: cgroups summed this tick */
+	struct cg_evidence acc;		 /* tenant roots: the members' evidence now */
+	struct cg_evidence seen;	 /* ... and at the last judgement */
+	double given, held_peak, broken; /* verdict.c: decayed THPs */
+	uint64_t decayed_ms;		 /* when they were last decayed */
+	uint64_t fresh_pages;		 /* split since the last action asked for */
 	enum cg_class cls;
 	uint64_t class_since_ms;
 	unsigned up_streak, down_streak;    /* windows in a row above / below the class */
@@ -97,6 +117,9 @@ struct zone_demand {
 };
 
 struct decide_state {
+	unsigned tenant_gen; /* moves when the tree or the policies change */
+	unsigned tree_gen_seen, policy_gen_seen;
+	const struct policy_set *policies_seen;
 	union { /* the typed view of the same sorted vector */
 		struct id_vec ids;
 		struct {
@@ -130,9 +153,12 @@ void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t 
 		 const struct decide_io *io);
 struct cg_judge *decide_find(const struct decide_state *s, uint64_t id);
 
-/* verdict.c */
-void verdict_from_window(const struct cg_window *w, const struct cgroup_entry *e,
-			 const struct policy *p, struct verdict *v);
+/* verdict.c: decays @j's evidence to @now_ms, adds what the window brought,
+ * and fills @v; window figures (span, coverage) come from @w. */
+void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct cgroup_entry *e,
+		   const struct policy *p, uint64_t now_ms, struct verdict *v);
+/* The least class that takes strikes under @p. */
+enum cg_class verdict_strike_class(const struct policy *p);
 void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len);
 
 /* hysteresis.c: moves the class for one window's level; true when it moved. */
@@ -159,9 +185,18 @@ uint64_t zone_demand_bytes(const struct cgroup_table *t, const struct policy_set
 bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint64_t now_ms,
 		      const struct decide_io *io);
 
-/* offenders.c: the tasks of @id with the most splits, from @rows. */
-unsigned offenders_pick(const struct task_row *rows, size_t n, uint64_t id, struct offender *out,
-			unsigned max);
+/* tenants.c: assigns every cgroup its tenant when the tree or the
+ * policies changed, then sums the members' evidence into each root. */
+void tenants_update(struct decide_state *s, const struct cgroup_table *t,
+		    const struct policy_set *ps);
+/* The tenant root @cgroup_id (live or removed: folded) counts to; 0: none. */
+uint64_t tenant_of_cgroup(const struct decide_state *s, const struct cgroup_table *t,
+			  uint64_t cgroup_id);
+
+/* offenders.c: the tasks @belongs says are the tenant's, most splits first. */
+typedef bool (*task_belongs_fn)(void *ctx, uint64_t cgroup_id);
+unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
+			struct offender *out, unsigned max);
 
 const char *cg_class_name(enum cg_class c);
 

@@ -34,6 +34,8 @@ enum policy_key {
 	PK_DRY_RUN,
 	PK_ESCALATE_AFTER,
 	PK_RELAX_AFTER,
+	PK_HORIZON,
+	PK_ACT_ON,
 	PK_MAX,
 };
 
@@ -42,12 +44,14 @@ struct policy {
 	char globs[POLICY_MAX_GLOBS][POLICY_GLOB_MAX];
 	unsigned nglobs;
 	double coverage_guarantee;  /* percent of anon backed by THPs; 0: none */
-	double max_split_ratio;	    /* PMD splits per THP allocation tolerated */
-	uint64_t min_allocs;	    /* fewer THP allocations in a window: not judged */
+	double max_split_ratio;	    /* THP bytes broken per THP byte held or given, tolerated */
+	uint64_t min_allocs;	    /* less THP evidence over the horizon: not judged */
 	uint64_t window_ms;	    /* one judgement per window */
+	uint64_t horizon_ms;	    /* half-life of the evidence judged (verdict.c) */
+	bool act_on_misuser;	    /* misusers take strikes too, not only abusers */
 	unsigned ladder[RUNG_MAX];  /* strike at which each rung starts; 0: not used */
 	uint64_t cooldown_ms;	    /* no new action this long after one */
-	bool dry_run;		    /* decide and log, ask act to touch nothing */
+	bool dry_run;		    /* decide and log, ask act to touch nothing (built-in: yes) */
 	unsigned escalate_after;    /* K: windows in a row worse than the class to move up */
 	unsigned relax_after;	    /* L: windows in a row better than the class to move down */
 	unsigned set;		    /* (1 << enum policy_key) of the keys given */
@@ -59,6 +63,7 @@ struct policy {
 struct policy_set {
 	struct policy v[TAOD_MAX_POLICIES];
 	unsigned n;
+	unsigned gen; /* differs between two loads: what was derived from a set is stale */
 };
 
 /* Built-in values of the default policy. */

@@ -72,8 +72,8 @@ static void make_daemon(void)
 	snprintf(d.tree.mount, sizeof(d.tree.mount), "%s/sys/fs/cgroup", root);
 	snprintf(d.tree.self, sizeof(d.tree.self), "/taod");
 	cgroup_table_init(&d.cgroups, 16);
-	cgroup_table_touch(&d.cgroups, 1, "/", 1);
-	cgroup_table_touch(&d.cgroups, 2, "/app/a", 1);
+	cgroup_table_touch(&d.cgroups, 1, "/", 0, 1);
+	cgroup_table_touch(&d.cgroups, 2, "/app/a", 0, 1);
 	decide_init(&d.decide);
 	if (actor_open(&d.actor, &cfg.enforce, &cfg.k, &d.tree, &backend_dry_run_ops))
 		abort();

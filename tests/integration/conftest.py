@@ -97,12 +97,21 @@ class CgroupSet:
                 p.kill()
             p.wait()
         for path in reversed(self.made):
-            for _ in range(50):
-                try:
-                    path.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            rmdir_retry(path)
+
+
+def rmdir_retry(path, tries=50, pause=0.1):
+    """Removes cgroup @path once the kernel lets go of it (a task just
+    moved out or killed leaves it busy for a moment); False if it never did."""
+    for _ in range(tries):
+        try:
+            path.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(pause)
+    return False
 
 
 @pytest.fixture

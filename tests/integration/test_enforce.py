@@ -27,7 +27,7 @@ def enforce_conf(tmp_path, base_rel, policy):
             f"[history]\nevery = 1\n"
             f"[policy default]\nwindow = 30s\n"
             f"[policy tests]\nmatch = {base_rel}/taodtest-*\nwindow = {WINDOW_S}s\n"
-            f"escalate_after = 1\nrelax_after = 3\ncooldown = 1s\n" + policy)
+            f"escalate_after = 1\nrelax_after = 3\ncooldown = 1s\ndry_run = no\n" + policy)
 
 
 def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path):

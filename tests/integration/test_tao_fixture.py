@@ -103,7 +103,8 @@ def start(daemon_factory, tmp_path, root, enforce, every="60s", **kw):
         f"[enforce]\n{enforce}\nactions_per_minute = 100\nshatter_bytes_per_minute = 1G\n"
         f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
         f"zone_resize_every = {every}\naudit_log = {tmp_path}/audit.jsonl\n"
-        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n",
+        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
+        "dry_run = no\n",
         **kw)
 
 

@@ -20,7 +20,7 @@ static void tick(struct cgroup_table *t, uint64_t now, uint64_t id, const char *
 
 	cgroup_table_begin_tick(t);
 	cgroup_table_set_counters(t, id, &c, now);
-	e = cgroup_table_touch(t, id, path, now);
+	e = cgroup_table_touch(t, id, path, 0, now);
 	cgroup_entry_set_memstat(e, &m, true);
 	cgroup_table_sample(t, now, 10000);
 }
@@ -94,18 +94,18 @@ Test(cgroup_state, vanished_cgroups_are_swept_with_one_tick_grace)
 
 	cgroup_table_init(&t, 4);
 	cgroup_table_begin_tick(&t);
-	cgroup_table_touch(&t, 5, "/kept", 0);
-	cgroup_table_touch(&t, 9, "/goes", 0);
+	cgroup_table_touch(&t, 5, "/kept", 0, 0);
+	cgroup_table_touch(&t, 9, "/goes", 0, 0);
 	cgroup_table_set_counters(&t, 77, &c, 0); /* BPF saw it, the walk not yet */
-	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL), 0);
+	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL, NULL, 0), 0);
 	cr_assert_eq(t.n, 3);
 	cr_assert_null(cgroup_table_find(&t, 77)->path);
 
 	gone_count = 0;
 	cgroup_table_begin_tick(&t);
-	cgroup_table_touch(&t, 5, "/kept", 1000);
+	cgroup_table_touch(&t, 5, "/kept", 0, 1000);
 	cgroup_table_set_counters(&t, 77, &c, 1000);
-	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL), 2);
+	cr_assert_eq(cgroup_table_sweep(&t, on_gone, NULL, NULL, 0), 2);
 	cr_assert_eq(gone_count, 2);
 	cr_assert_eq(t.n, 1);
 	cr_assert_not_null(cgroup_table_find(&t, 5));
@@ -120,10 +120,10 @@ Test(cgroup_state, rename_and_sorted_lookup)
 	cgroup_table_init(&t, 4);
 	cgroup_table_begin_tick(&t);
 	for (uint64_t id = 2; id <= 200; id += 3)
-		cgroup_table_touch(&t, id, "/x", 0);
+		cgroup_table_touch(&t, id, "/x", 0, 0);
 	for (size_t i = 1; i < t.n; i++)
 		cr_assert_lt(t.v[i - 1]->id, t.v[i]->id);
-	cgroup_table_touch(&t, 200, "/renamed", 0);
+	cgroup_table_touch(&t, 200, "/renamed", 0, 0);
 	cr_assert_str_eq(cgroup_table_find(&t, 200)->path, "/renamed");
 	cr_assert_null(cgroup_table_find(&t, 201));
 	cgroup_table_free(&t);
@@ -198,10 +198,10 @@ Test(cgroup_state, a_cgroup_born_between_ticks_is_counted_from_zero)
 	/* /new turns up at 3000 with 289 allocations and 289 splits behind it. */
 	cgroup_table_begin_tick(&t);
 	cgroup_table_set_counters(&t, 7, &(struct taod_cg_counters){.thp_fault_alloc = 50}, 3000);
-	cgroup_table_touch(&t, 7, "/old", 3000);
+	cgroup_table_touch(&t, 7, "/old", 0, 3000);
 	cgroup_table_set_counters(
 	    &t, 9, &(struct taod_cg_counters){.thp_fault_alloc = 289, .pmd_split = 289}, 3000);
-	cgroup_table_touch(&t, 9, "/new", 3000);
+	cgroup_table_touch(&t, 9, "/new", 0, 3000);
 	cgroup_table_sample(&t, 3000, 10000);
 	cr_assert_eq(cgroup_entry_window(cgroup_table_find(&t, 9), 2000, &w), 0);
 	cr_assert_eq(w.thp_alloc, 289);

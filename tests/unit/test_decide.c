@@ -2,12 +2,13 @@
 /*
  * The classifier driven by hand-made counter series: one sample per tick,
  * one tick per window, so each step below is exactly one judged window.
+ * Most tests use a horizon far below the window, so each window is judged
+ * on its own; the horizon tests give it back its length.
  */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/task_rows.h"
-#include "taod/decide.h"
+#include "decide_fixture.h"
 
 #define ID     42
 #define OTHER  43
@@ -18,27 +19,9 @@ static struct cgroup_table table;
 static struct decide_state st;
 static struct policy_set policies;
 static struct policy *pol;
-static struct action_request reqs[64];
-static unsigned nreqs, task_reads;
+static struct decide_fixture fx;
 static uint64_t now, allocs, splits;
-static struct task_row rows[2];
 static bool tao;
-
-static void capture(void *ctx, const struct action_request *r)
-{
-	(void)ctx;
-	cr_assert(nreqs < 64);
-	reqs[nreqs++] = *r;
-}
-
-static size_t tasks(void *ctx, struct task_row *out, size_t max)
-{
-	(void)ctx;
-	task_reads++;
-	cr_assert(max >= 2);
-	memcpy(out, rows, sizeof(rows));
-	return 2;
-}
 
 static void setup(void)
 {
@@ -52,19 +35,21 @@ static void setup(void)
 	pol->min_allocs = 10;
 	pol->cooldown_ms = 0;
 	pol->max_split_ratio = 0.25;
-	nreqs = task_reads = 0;
+	pol->horizon_ms = 1; /* only the window judged counts */
+	pol->act_on_misuser = false;
+	memset(&fx, 0, sizeof(fx));
+	fx.nrows = 2;
 	now = 100000;
 	allocs = splits = 0;
 	tao = false;
-	memset(rows, 0, sizeof(rows));
-	rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
-	rows[0].c.cgroup_id = ID;
-	rows[0].c.pmd_split = 90;
-	rows[0].c.thp_fault_alloc = 100;
-	strcpy(rows[0].c.comm, "abuser");
-	rows[1].tgid = 888;
-	rows[1].c.cgroup_id = OTHER;
-	rows[1].c.pmd_split = 5;
+	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
+	fx.rows[0].c.cgroup_id = ID;
+	fx.rows[0].c.pmd_split = 90;
+	fx.rows[0].c.thp_fault_alloc = 100;
+	strcpy(fx.rows[0].c.comm, "abuser");
+	fx.rows[1].tgid = 888;
+	fx.rows[1].c.cgroup_id = OTHER;
+	fx.rows[1].c.pmd_split = 5;
 }
 
 static void teardown(void)
@@ -81,7 +66,12 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	struct taod_cg_counters c = {0};
 	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
 	struct decide_io io = {
-	    .policies = &policies, .tao_kernel = tao, .sink = capture, .tasks = tasks};
+	    .policies = &policies,
+	    .tao_kernel = tao,
+	    .sink = decide_fixture_sink,
+	    .sink_ctx = &fx,
+	    .tasks = decide_fixture_tasks,
+	    .tasks_ctx = &fx};
 	struct cgroup_entry *e;
 
 	now += WINDOW;
@@ -89,8 +79,9 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	splits += s;
 	c.thp_fault_alloc = allocs;
 	c.pmd_split = splits;
+	c.pmd_split_pages = splits * (DECIDE_THP_BYTES / 4096);
 	cgroup_table_begin_tick(&table);
-	e = cgroup_table_touch(&table, ID, "/t/cg", now);
+	e = cgroup_table_touch(&table, ID, "/t/cg", 0, now);
 	cgroup_table_set_counters(&table, ID, &c, now);
 	cgroup_entry_set_memstat(e, &m, true);
 	cgroup_table_sample(&table, now, WINDOW);
@@ -116,11 +107,11 @@ static enum cg_class cls(void)
 
 static void assert_req(unsigned i, enum action_kind kind)
 {
-	cr_assert(i < nreqs, "only %u requests", nreqs);
-	cr_assert_eq(reqs[i].kind, kind, "request %u is %s, not %s", i,
-		     action_kind_name(reqs[i].kind), action_kind_name(kind));
-	cr_assert_eq(reqs[i].cgroup_id, ID);
-	cr_assert_str_eq(reqs[i].cgroup, "/t/cg");
+	cr_assert(i < fx.nreqs, "only %u requests", fx.nreqs);
+	cr_assert_eq(fx.reqs[i].kind, kind, "request %u is %s, not %s", i,
+		     action_kind_name(fx.reqs[i].kind), action_kind_name(kind));
+	cr_assert_eq(fx.reqs[i].cgroup_id, ID);
+	cr_assert_str_eq(fx.reqs[i].cgroup, "/t/cg");
 }
 
 Test(decide, one_noisy_window_does_not_flip_and_ladder_is_walked)
@@ -133,33 +124,35 @@ Test(decide, one_noisy_window_does_not_flip_and_ladder_is_walked)
 	GOOD;
 	ABUSE;
 	cr_assert_eq(cls(), CLASS_GOOD);
-	cr_assert_eq(nreqs, 0);
+	cr_assert_eq(fx.nreqs, 0);
 	ABUSE; /* second in a row (escalate_after = 2): abuser, strike 1 */
 	cr_assert_eq(cls(), CLASS_ABUSER);
 	assert_req(0, ACTION_WARN);
-	cr_assert_eq(reqs[0].pid, 777); /* the offending task of this cgroup */
-	cr_assert(strstr(reqs[0].evidence, "100 THP allocs, 100 splits, ratio 1.00"), "%s",
-		  reqs[0].evidence);
+	cr_assert_eq(fx.reqs[0].pid, 777); /* the offending task of this cgroup */
+	cr_assert(
+	    strstr(fx.reqs[0].evidence, "waste 1.00 (max 0.25): 100.0 THPs broken of 100.0 given"),
+	    "%s", fx.reqs[0].evidence);
+	cr_assert(strstr(fx.reqs[0].evidence, "+100 allocs, +100 splits"), "%s", fx.reqs[0].evidence);
 	ABUSE; /* strike 2: still warn */
 	assert_req(1, ACTION_WARN);
 	ABUSE; /* strike 3 */
 	assert_req(2, ACTION_RESTRICT);
-	cr_assert_eq(reqs[2].pid, 0);
+	cr_assert_eq(fx.reqs[2].pid, 0);
 	ABUSE;
 	assert_req(3, ACTION_RESTRICT);
 	ABUSE; /* strike 5 */
 	assert_req(4, ACTION_SHATTER);
-	cr_assert_eq(reqs[4].pid, 777);
-	cr_assert_eq(reqs[4].bytes, 0); /* all there is, within act's byte budget */
+	cr_assert_eq(fx.reqs[4].pid, 777);
+	cr_assert_eq(fx.reqs[4].bytes, 0); /* all there is, within act's byte budget */
 	GOOD;
 	GOOD;
 	cr_assert_eq(cls(), CLASS_ABUSER); /* relax_after = 3 */
-	cr_assert_eq(nreqs, 5);
+	cr_assert_eq(fx.nreqs, 5);
 	GOOD;
 	cr_assert_eq(cls(), CLASS_GOOD);
 	assert_req(5, ACTION_GRANT); /* restricted zones given back */
 	cr_assert_eq(decide_find(&st, ID)->strikes, 0);
-	cr_assert_eq(nreqs, 6);
+	cr_assert_eq(fx.nreqs, 6);
 }
 
 Test(decide, a_good_window_amid_abuse_keeps_strikes_but_adds_none)
@@ -172,7 +165,7 @@ Test(decide, a_good_window_amid_abuse_keeps_strikes_but_adds_none)
 	cr_assert_eq(decide_find(&st, ID)->strikes, 1);
 	ABUSE; /* strike 2 */
 	ABUSE; /* strike 3 */
-	cr_assert_eq(nreqs, 3);
+	cr_assert_eq(fx.nreqs, 3);
 	assert_req(2, ACTION_RESTRICT);
 }
 
@@ -185,23 +178,23 @@ Test(decide, cooldown_holds_back_strikes)
 	tick(0, 0);
 	ABUSE;
 	ABUSE; /* strike 1: warn at t, cooldown until t + 2500 */
-	cr_assert_eq(nreqs, 1);
+	cr_assert_eq(fx.nreqs, 1);
 	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, &kind, &due));
 	cr_assert_eq(kind, ACTION_WARN);
 	cr_assert_eq(due, now + 3000); /* first judgement after the cooldown */
 	ABUSE;
 	ABUSE;
-	cr_assert_eq(nreqs, 1);
+	cr_assert_eq(fx.nreqs, 1);
 	cr_assert_eq(decide_find(&st, ID)->strikes, 1);
 	ABUSE; /* t + 3000: strike 2 */
-	cr_assert_eq(nreqs, 2);
+	cr_assert_eq(fx.nreqs, 2);
 	assert_req(1, ACTION_WARN);
 	cr_assert_eq(decide_find(&st, ID)->strikes, 2);
 	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, &kind, &due));
 	cr_assert_eq(kind, ACTION_RESTRICT);
 }
 
-Test(decide, misuser_is_listed_but_not_acted_on)
+Test(decide, misuser_is_listed_but_not_acted_on_under_act_on_abuser)
 {
 	tick(0, 0);
 	MISUSE;
@@ -210,7 +203,7 @@ Test(decide, misuser_is_listed_but_not_acted_on)
 	cr_assert_eq(cls(), CLASS_MISUSER);
 	MISUSE;
 	MISUSE;
-	cr_assert_eq(nreqs, 0);
+	cr_assert_eq(fx.nreqs, 0);
 	cr_assert_eq(decide_find(&st, ID)->noffenders, 1);
 	cr_assert_eq(decide_find(&st, ID)->offenders[0].pid, 777);
 }
@@ -230,15 +223,29 @@ Test(decide, a_streak_moves_to_the_class_every_window_agrees_on)
 	cr_assert_eq(cls(), CLASS_MISUSER);
 }
 
+Test(decide, misuser_walks_the_ladder_under_act_on_misuser)
+{
+	pol->act_on_misuser = true;
+	tick(0, 0);
+	MISUSE;
+	MISUSE; /* misuser, strike 1 */
+	cr_assert_eq(cls(), CLASS_MISUSER);
+	assert_req(0, ACTION_WARN);
+	cr_assert_eq(fx.reqs[0].pid, 777);
+	MISUSE;
+	MISUSE; /* strike 3 */
+	assert_req(2, ACTION_RESTRICT);
+}
+
 Test(decide, below_min_allocs_is_not_judged)
 {
 	tick(0, 0);
 	for (int i = 0; i < 6; i++)
-		tick(9, 9); /* ratio 1, but 9 < min_allocs */
+		tick_mem(9, 9, 100 * MIB, 0); /* ratio 1, but 9 < min_allocs, none held */
 	cr_assert_eq(cls(), CLASS_GOOD);
-	cr_assert_eq(nreqs, 0);
+	cr_assert_eq(fx.nreqs, 0);
 	cr_assert(!decide_find(&st, ID)->last.judged);
-	cr_assert_eq(task_reads, 0); /* good cgroups never cost a task read */
+	cr_assert_eq(fx.task_reads, 0); /* good cgroups never cost a task read */
 }
 
 Test(decide, coverage_below_guarantee_is_rewarded_on_stock_and_tao)
@@ -248,17 +255,17 @@ Test(decide, coverage_below_guarantee_is_rewarded_on_stock_and_tao)
 	tick_mem(0, 0, 100 * MIB, 50 * MIB);
 	tick_mem(100, 0, 100 * MIB, 50 * MIB); /* mean 50% of 100 MiB: 30 MiB short */
 	assert_req(0, ACTION_COLLAPSE);
-	cr_assert_eq(reqs[0].bytes, 30 * MIB);
-	cr_assert_eq(reqs[0].pid, 0);
+	cr_assert_eq(fx.reqs[0].bytes, 30 * MIB);
+	cr_assert_eq(fx.reqs[0].pid, 0);
 	tick_mem(100, 0, 100 * MIB, 50 * MIB); /* in cooldown */
-	cr_assert_eq(nreqs, 1);
+	cr_assert_eq(fx.nreqs, 1);
 	tao = true;
 	tick_mem(100, 0, 100 * MIB, 50 * MIB);
 	assert_req(1, ACTION_GRANT);
 	tick_mem(100, 0, 100 * MIB, 90 * MIB);
 	tick_mem(100, 0, 100 * MIB, 90 * MIB);
 	tick_mem(100, 0, 100 * MIB, 90 * MIB); /* at 90%: nothing owed */
-	cr_assert_eq(nreqs, 2);
+	cr_assert_eq(fx.nreqs, 2);
 }
 
 Test(decide, dry_run_and_policy_name_travel_with_the_request)
@@ -267,9 +274,9 @@ Test(decide, dry_run_and_policy_name_travel_with_the_request)
 	tick(0, 0);
 	ABUSE;
 	ABUSE;
-	cr_assert_eq(nreqs, 1);
-	cr_assert(reqs[0].dry_run);
-	cr_assert_str_eq(reqs[0].policy, "default");
+	cr_assert_eq(fx.nreqs, 1);
+	cr_assert(fx.reqs[0].dry_run);
+	cr_assert_str_eq(fx.reqs[0].policy, "default");
 }
 
 Test(decide, policy_from_the_current_set_applies_at_the_next_window)
@@ -287,23 +294,83 @@ Test(decide, policy_from_the_current_set_applies_at_the_next_window)
 	strict->nglobs = 1;
 	strict->max_split_ratio = 0.1; /* 0.4 is now score 4 */
 	policies.n = 2;
+	policies.gen++; /* as a reload does */
 	MISUSE;
 	MISUSE;
 	cr_assert_eq(cls(), CLASS_ABUSER);
 	cr_assert_str_eq(decide_find(&st, ID)->policy, "strict");
 	assert_req(0, ACTION_WARN);
-	cr_assert_str_eq(reqs[0].policy, "strict");
+	cr_assert_str_eq(fx.reqs[0].policy, "strict");
 }
 
 Test(decide, vanished_cgroups_are_forgotten)
 {
-	struct decide_io io = {.policies = &policies, .sink = capture};
+	struct decide_io io = {.policies = &policies, .sink = decide_fixture_sink, .sink_ctx = &fx};
 
 	tick(0, 0);
 	cr_assert_not_null(decide_find(&st, ID));
 	cgroup_table_begin_tick(&table);
-	cgroup_table_sweep(&table, NULL, NULL);
+	cgroup_table_sweep(&table, NULL, NULL, NULL, 0);
 	decide_tick(&st, &table, now + WINDOW, &io);
 	cr_assert_null(decide_find(&st, ID));
 	cr_assert_eq(st.n, 0);
+}
+
+/* The horizon tests: the evidence decays with a half-life, not per window. */
+
+Test(decide, splitting_a_window_after_faulting_is_judged_as_at_once)
+{
+	pol->horizon_ms = 600000;
+	tick(0, 0);
+	tick_mem(100, 0, 200 * MIB, 200 * MIB); /* 100 THPs faulted and held */
+	tick_mem(0, 0, 200 * MIB, 200 * MIB);
+	tick_mem(0, 100, 200 * MIB, 0); /* all split two windows later */
+	cr_assert(decide_find(&st, ID)->last.judged);
+	cr_assert_eq(decide_find(&st, ID)->last.level, CLASS_ABUSER);
+	cr_assert(decide_find(&st, ID)->last.waste > 0.99, "%f", decide_find(&st, ID)->last.waste);
+	tick_mem(0, 0, 200 * MIB, 0); /* quiet, but the waste stands: abuser */
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	assert_req(0, ACTION_WARN);
+	cr_assert_eq(fx.reqs[0].pid, 777);
+}
+
+Test(decide, thps_held_long_ago_still_count_as_given)
+{
+	pol->horizon_ms = 5 * WINDOW;
+	tick(0, 0);
+	tick_mem(100, 0, 200 * MIB, 200 * MIB);
+	for (int i = 0; i < 60; i++) /* 12 half-lives: the faults are forgotten */
+		tick_mem(0, 0, 200 * MIB, 200 * MIB);
+	cr_assert(decide_find(&st, ID)->given < 1.0, "%f", decide_find(&st, ID)->given);
+	tick_mem(0, 100, 200 * MIB, 0); /* but it held 100 until now */
+	cr_assert(decide_find(&st, ID)->last.judged);
+	cr_assert_eq(decide_find(&st, ID)->last.level, CLASS_ABUSER);
+}
+
+Test(decide, evidence_below_min_allocs_adds_up_over_the_horizon)
+{
+	pol->horizon_ms = 600000;
+	tick(0, 0);
+	for (int i = 0; i < 3; i++)
+		tick_mem(3, 3, 100 * MIB, 0);
+	cr_assert(!decide_find(&st, ID)->last.judged); /* 9 THPs so far */
+	tick_mem(3, 3, 100 * MIB, 0);
+	cr_assert(decide_find(&st, ID)->last.judged); /* 12 >= min_allocs */
+	cr_assert_eq(decide_find(&st, ID)->last.level, CLASS_ABUSER);
+}
+
+Test(decide, a_tenant_that_stopped_is_not_struck_again_for_its_past)
+{
+	pol->horizon_ms = 600000;
+	pol->ladder[RUNG_WARN] = 1;
+	tick(0, 0);
+	ABUSE;
+	ABUSE; /* abuser, strike 1 */
+	cr_assert_eq(fx.nreqs, 1);
+	for (int i = 0; i < 5; i++)
+		tick_mem(0, 0, 100 * MIB, 0); /* the waste stands, nothing new */
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	cr_assert_eq(fx.nreqs, 1);
+	ABUSE; /* new waste: strike 2 */
+	cr_assert_eq(fx.nreqs, 2);
 }

@@ -38,7 +38,7 @@ static void set_cg(struct cgroup_table *t, uint64_t id, const char *path, uint64
 	struct cgroup_entry *e;
 
 	cgroup_table_set_counters(t, id, &c, 1);
-	e = cgroup_table_touch(t, id, path, 1);
+	e = cgroup_table_touch(t, id, path, 0, 1);
 	cgroup_entry_set_memstat(e, &m, true);
 }
 
@@ -187,11 +187,11 @@ Test(history, gone_and_reused_cgroups_keep_their_own_history)
 	/* /b goes; /a is removed and made again: same path, new id. */
 	cgroup_table_begin_tick(&t);
 	set_cg(&t, 12, "/a", 1, 0, 100, 100);
-	cgroup_table_sweep(&t, NULL, NULL);
+	cgroup_table_sweep(&t, NULL, NULL, NULL, 0);
 	history_record(h, &t, 2000, NULL, NULL, NULL);
 	/* id 12 is reused by another path: a third row. */
 	cgroup_table_begin_tick(&t);
-	cgroup_table_sweep(&t, NULL, NULL);
+	cgroup_table_sweep(&t, NULL, NULL, NULL, 0);
 	set_cg(&t, 12, "/c", 2, 0, 100, 100);
 	history_record(h, &t, 3000, NULL, NULL, NULL);
 	history_close(h);
@@ -301,7 +301,7 @@ Test(history, retention_by_age)
 	history_record(h, &t, 1000, NULL, NULL, NULL);
 	cgroup_table_begin_tick(&t);
 	set_cg(&t, 10, "/a", 1, 0, 100, 50);
-	cgroup_table_sweep(&t, NULL, NULL);
+	cgroup_table_sweep(&t, NULL, NULL, NULL, 0);
 	for (int i = 2; i <= 10; i++)
 		history_record(h, &t, 1000 * i, NULL, NULL, NULL);
 	cr_assert_eq(history_retain(h, 10000, 5000, 0), 0);

@@ -28,9 +28,9 @@ static void table_with_two(struct cgroup_table *t)
 
 	cgroup_table_init(t, 2);
 	cgroup_table_set_counters(t, 1, &c, 1);
-	e = cgroup_table_touch(t, 1, "/we\"ird\\", 1);
+	e = cgroup_table_touch(t, 1, "/we\"ird\\", 0, 1);
 	cgroup_entry_set_memstat(e, &m, true);
-	cgroup_table_touch(t, 2, "/empty", 1); /* no memory.stat: no gauges */
+	cgroup_table_touch(t, 2, "/empty", 0, 1); /* no memory.stat: no gauges */
 }
 
 Test(metrics, families_and_values)

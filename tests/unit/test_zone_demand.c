@@ -48,13 +48,14 @@ static struct policy *add_policy(const char *name, const char *glob, double guar
 	snprintf(p->globs[0], sizeof(p->globs[0]), "%s", glob);
 	p->nglobs = 1;
 	p->coverage_guarantee = guarantee;
+	p->dry_run = false; /* opted into actions */
 	return p;
 }
 
 static void cg(const char *path, uint64_t anon, bool readable)
 {
 	struct memstat m = {.anon_bytes = anon, .thp_bytes = anon / 4, .has_anon = true};
-	struct cgroup_entry *e = cgroup_table_touch(&table, next_id++, path, 1000);
+	struct cgroup_entry *e = cgroup_table_touch(&table, next_id++, path, 0, 1000);
 
 	cr_assert_not_null(e);
 	cgroup_entry_set_memstat(e, readable ? &m : NULL, readable);

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Removed cgroups fold into their nearest live ancestor; see cgroup_fold.h. */
+#include "taod/cgroup_fold.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Tombstone chains are as deep as the removed part of a tree; bounded so
+ * a cycle (a moved cgroup) cannot loop. */
+#define RESOLVE_HOPS 4096
+
+struct cg_tomb {
+	uint64_t id; /* first: id_vec */
+	uint64_t into;
+	struct cg_evidence seen; /* the id's own BPF evidence already folded */
+	uint64_t changed_ms;
+	bool doomed; /* among the quietest over FOLD_TOMB_MAX */
+};
+
+static struct cg_tomb *tomb_find(const struct cgroup_table *t, uint64_t id)
+{
+	return id_vec_find(&t->tombs, id);
+}
+
+struct cgroup_entry *cgroup_fold_target(const struct cgroup_table *t, uint64_t id)
+{
+	for (unsigned hop = 0; id && hop < RESOLVE_HOPS; hop++) {
+		struct cgroup_entry *e = cgroup_table_find(t, id);
+		const struct cg_tomb *tb;
+
+		if (e)
+			return e;
+		tb = tomb_find(t, id);
+		if (!tb)
+			return NULL;
+		id = tb->into;
+	}
+	return NULL;
+}
+
+static void fold_into(struct cgroup_table *t, uint64_t into, const struct cg_evidence *ev)
+{
+	struct cgroup_entry *to = cgroup_fold_target(t, into);
+
+	if (to)
+		cg_evidence_add(&to->folded, ev);
+	else
+		t->folded_lost += ev->pmd_split + ev->thp_alloc;
+}
+
+static void tomb_put(struct cgroup_table *t, const struct cgroup_entry *e, uint64_t now_ms)
+{
+	struct cg_tomb *tb = tomb_find(t, e->id);
+
+	if (!tb) {
+		tb = calloc(1, sizeof(*tb));
+		if (!tb)
+			return;
+		tb->id = e->id;
+		if (id_vec_insert(&t->tombs, tb)) {
+			free(tb);
+			return;
+		}
+	}
+	tb->into = e->parent_id;
+	cg_evidence_of(&e->counters, &tb->seen);
+	tb->changed_ms = now_ms;
+}
+
+void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gone, size_t n,
+			 uint64_t now_ms)
+{
+	for (size_t i = 0; i < n; i++)
+		if (gone[i]->parent_id)
+			tomb_put(t, gone[i], now_ms);
+	for (size_t i = 0; i < n; i++) {
+		struct cg_evidence ev;
+
+		if (!gone[i]->parent_id)
+			continue; /* never walked: no ancestor known */
+		cgroup_entry_evidence(gone[i], &ev);
+		fold_into(t, gone[i]->parent_id, &ev);
+	}
+}
+
+static bool evidence_below(const struct cg_evidence *a, const struct cg_evidence *b)
+{
+	return a->thp_alloc < b->thp_alloc || a->pmd_split < b->pmd_split ||
+	       a->split_pages < b->split_pages;
+}
+
+bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+		      uint64_t now_ms)
+{
+	struct cg_tomb *tb = tomb_find(t, id);
+	struct cg_evidence now, delta;
+
+	if (!tb)
+		return false;
+	cg_evidence_of(c, &now);
+	if (evidence_below(&now, &tb->seen)) /* BPF's entry was made anew */
+		memset(&tb->seen, 0, sizeof(tb->seen));
+	delta = (struct cg_evidence){
+	    .thp_alloc = now.thp_alloc - tb->seen.thp_alloc,
+	    .pmd_split = now.pmd_split - tb->seen.pmd_split,
+	    .split_pages = now.split_pages - tb->seen.split_pages,
+	};
+	if (delta.thp_alloc || delta.pmd_split || delta.split_pages) {
+		fold_into(t, tb->into, &delta);
+		tb->seen = now;
+		tb->changed_ms = now_ms;
+	}
+	return true;
+}
+
+struct expire_ctx {
+	bool cut;		/* any tombstone old enough to go */
+	uint64_t keep_from_ms; /* then those changed since stay */
+	cgroup_forget_fn forget;
+	void *ctx;
+};
+
+static int tomb_keep(void *ctx, void *item)
+{
+	const struct expire_ctx *ec = ctx;
+	const struct cg_tomb *tb = item;
+
+	return !tb->doomed && (!ec->cut || tb->changed_ms >= ec->keep_from_ms);
+}
+
+static void tomb_drop(void *ctx, void *item)
+{
+	struct expire_ctx *ec = ctx;
+
+	if (ec->forget)
+		ec->forget(ec->ctx, ((struct cg_tomb *)item)->id);
+	free(item);
+}
+
+static int quietest_first(const void *a, const void *b)
+{
+	const struct cg_tomb *x = *(struct cg_tomb *const *)a, *y = *(struct cg_tomb *const *)b;
+
+	if (x->changed_ms != y->changed_ms)
+		return x->changed_ms < y->changed_ms ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Marks the quietest tombstones over FOLD_TOMB_MAX. */
+static void doom_excess(struct cgroup_table *t)
+{
+	size_t n = t->tombs.n;
+	struct cg_tomb **by_age = malloc(n * sizeof(*by_age));
+
+	if (!by_age)
+		return;
+	memcpy(by_age, t->tombs.v, n * sizeof(*by_age));
+	qsort(by_age, n, sizeof(*by_age), quietest_first);
+	for (size_t i = 0; i < n - FOLD_TOMB_MAX; i++)
+		by_age[i]->doomed = true;
+	free(by_age);
+}
+
+void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx,
+			uint64_t now_ms)
+{
+	struct expire_ctx ec = {.forget = forget, .ctx = ctx};
+
+	if (now_ms > FOLD_TOMB_IDLE_MS) {
+		ec.cut = true;
+		ec.keep_from_ms = now_ms - FOLD_TOMB_IDLE_MS;
+	}
+	if (t->tombs.n > FOLD_TOMB_MAX)
+		doom_excess(t);
+	id_vec_filter(&t->tombs, tomb_keep, tomb_drop, &ec);
+}
+
+size_t cgroup_fold_tombstones(const struct cgroup_table *t)
+{
+	return t->tombs.n;
+}
+
+void cgroup_fold_free(struct cgroup_table *t)
+{
+	for (size_t i = 0; i < t->tombs.n; i++)
+		free(t->tombs.v[i]);
+	free(t->tombs.v);
+	memset(&t->tombs, 0, sizeof(t->tombs));
+}

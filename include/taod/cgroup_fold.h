@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Removed cgroups fold into their nearest live ancestor (account stage,
+ * daemon/account/cgroup_fold.c): the evidence a cgroup gathered, and the
+ * events the kernel still charges to its id after it went (its pages stay
+ * charged to the dying memcg), are added to the ancestor's
+ * cgroup_entry.folded. A tenant that hops between child cgroups, removing
+ * each, leaves all its evidence in the parent. A removed id is followed as
+ * a tombstone until it has been quiet for FOLD_TOMB_IDLE_MS, at most
+ * FOLD_TOMB_MAX of them (the quietest go first).
+ */
+#ifndef TAOD_CGROUP_FOLD_H
+#define TAOD_CGROUP_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taod/cgroup_state.h"
+
+#define FOLD_TOMB_IDLE_MS (10 * 60 * 1000ULL)
+#define FOLD_TOMB_MAX	  4096
+
+/* @gone were dropped this tick: tombstones first, then each one's evidence
+ * goes to the live ancestor (through tombstones of ancestors dropped too). */
+void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gone, size_t n,
+			 uint64_t now_ms);
+/* BPF counters of @id: true when @id is a removed cgroup (what moved since
+ * the last reading is folded), false when it is not one. */
+bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+		      uint64_t now_ms);
+/* Stops following quiet tombstones; @forget (may be NULL) is told each id. */
+void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx,
+			uint64_t now_ms);
+/* The live entry @id folds into: itself, or through tombstones; NULL if none. */
+struct cgroup_entry *cgroup_fold_target(const struct cgroup_table *t, uint64_t id);
+size_t cgroup_fold_tombstones(const struct cgroup_table *t);
+void cgroup_fold_free(struct cgroup_table *t);
+
+#endif

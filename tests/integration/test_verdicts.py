@@ -1,0 +1,105 @@
+"""Verdicts that cannot be escaped, on the real kernel: a tenant that splits
+its THPs a window after faulting them, and one that hops between child
+cgroups removing each, are classed abuser and shattered within two windows
+of their splits; a tenant that keeps its THPs whole stays good."""
+import os
+import time
+
+from conftest import TIME_SCALE, anon_huge_kib, rmdir_retry, wait_for
+
+THP_KIB = 2048
+WINDOW_S = 2
+
+
+def verdict_conf(tmp_path, base_rel, extra=""):
+    return (f"[enforce]\nmode = enforce\nbackend = stock\nactions_per_minute = 60\n"
+            f"shatter_bytes_per_minute = 1G\naudit_log = {tmp_path}/audit.jsonl\n"
+            f"[policy default]\nwindow = 30s\n"
+            f"[policy tests]\nmatch = {base_rel}/taodtest-*\nwindow = {WINDOW_S}s\n"
+            f"min_allocs = 8\nmax_split_ratio = 0.25\nescalate_after = 2\n"
+            f"ladder = shatter:1\ncooldown = 1s\ndry_run = no\n" + extra)
+
+
+def shatters(d, rel):
+    return [x for x in d.ctl("actions", "--cgroup", rel)
+            if x["action"] == "shatter" and x["result"] == "done"]
+
+
+def judged(d, rel):
+    return next((r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel), None)
+
+
+def test_split_a_window_after_faulting_is_abuse(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(verdict_conf(tmp_path, cgroups.rel(cgroups.base)))
+    bomb, citizen = cgroups.make("bomb"), cgroups.make("citizen")
+    # 64 THPs faulted, held intact for two windows (judged good), then
+    # every one split: no allocation in the window of the splits.
+    pb = cgroups.workload(bomb, "fault", 64, "wait-signal", "partial", 64, "hold", 60)
+    pc = cgroups.workload(citizen, "fault", 16, "hold", 60)
+    wait_for(lambda: anon_huge_kib(pb.pid) >= 64 * THP_KIB and
+             anon_huge_kib(pc.pid) >= 16 * THP_KIB, what="THPs faulted")
+    rel_b, rel_c = cgroups.rel(bomb), cgroups.rel(citizen)
+    wait_for(lambda: (r := judged(d, rel_b)) and len(r["history"]) >= 2,
+             timeout=6 * WINDOW_S, what="two windows judged before the splits")
+    assert judged(d, rel_b)["class"] == "good"
+    t0 = time.time()
+    os.kill(pb.pid, 10)  # SIGUSR1: split them all
+    done = wait_for(lambda: shatters(d, rel_b), timeout=10 * WINDOW_S,
+                    what="the lagged split bomb to be shattered")
+    took = time.time() - t0
+    # Two windows (escalate_after = 2), one tick each side, slack for load.
+    assert took <= (3 * WINDOW_S + 2) * TIME_SCALE, took
+    assert done[0]["pid"] == pb.pid, done
+    row = judged(d, rel_b)
+    assert row["class"] == "abuser", row
+    ev = row["evidence"]
+    assert ev["broken_thps"] >= 60 and ev["given_thps"] >= 60, ev
+    assert ev["waste"] > 0.9 and ev["score"] > 2, ev
+    assert "waste" in done[0]["evidence"], done[0]
+    # The citizen: good, untouched.
+    assert anon_huge_kib(pc.pid) == 16 * THP_KIB
+    assert d.ctl("actions", "--cgroup", rel_c) == []
+    assert judged(d, rel_c)["class"] == "good"
+
+
+def enable_memory_below(path, version):
+    """cgroup v2: children of @path get the memory controller."""
+    if version == 2:
+        (path / "cgroup.subtree_control").write_text("+memory")
+
+
+def test_a_hopper_is_judged_in_the_cgroup_it_hops_under(daemon_factory, cgroups, tmp_path):
+    d = daemon_factory(verdict_conf(tmp_path, cgroups.rel(cgroups.base)))
+    tenant = cgroups.make("hopper")
+    enable_memory_below(tenant, cgroups.version)
+    hop = tenant / "hop0"
+    hop.mkdir()
+    p = cgroups.workload(hop, "abuse", 60)
+    rel = cgroups.rel(tenant)
+    # Every half window: a new child, the hopper moved there, the old one
+    # removed: no child lives a window.
+    deadline = time.time() + 12 * WINDOW_S * TIME_SCALE
+    n = 0
+    try:
+        while time.time() < deadline and not shatters(d, rel):
+            time.sleep(WINDOW_S / 2)
+            n += 1
+            new = tenant / f"hop{n}"
+            new.mkdir()
+            (new / "cgroup.procs").write_text(str(p.pid))
+            assert rmdir_retry(hop, pause=0.05)
+            hop = new
+        done = shatters(d, rel)
+        assert done, d.ctl("abusers", "--all")
+        assert done[0]["pid"] == p.pid, done
+        row = judged(d, rel)
+        assert row["class"] == "abuser", row
+        assert row["evidence"]["broken_thps"] >= 8, row
+        # The children were never judged on their own: the tenant was.
+        assert not [r for r in d.ctl("abusers", "--all") if r["cgroup"].startswith(rel + "/")]
+        cg = next(r for r in d.ctl("cgroups") if r["path"] == rel)
+        assert cg["verdict"]["tenant"] == rel and cg["verdict"]["class"] == "abuser", cg
+    finally:
+        p.kill()
+        p.wait()
+        rmdir_retry(hop)

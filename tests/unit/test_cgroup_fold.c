@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Removed cgroups fold their evidence, and their late events, into a live ancestor. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "taod/cgroup_fold.h"
+
+static struct cgroup_table t;
+static uint64_t forgotten[8];
+static unsigned nforgotten;
+
+static void setup(void)
+{
+	cgroup_table_init(&t, 4);
+	nforgotten = 0;
+}
+
+static void teardown(void)
+{
+	cgroup_table_free(&t);
+}
+
+TestSuite(cgroup_fold, .init = setup, .fini = teardown);
+
+static void on_forget(void *ctx, uint64_t id)
+{
+	(void)ctx;
+	if (nforgotten < 8)
+		forgotten[nforgotten] = id;
+	nforgotten++;
+}
+
+static struct taod_cg_counters counts(uint64_t allocs, uint64_t splits)
+{
+	return (struct taod_cg_counters){
+	    .thp_fault_alloc = allocs, .pmd_split = splits, .pmd_split_pages = splits * 512};
+}
+
+/* One tick: the walk finds @n cgroups (id, path, parent), the rest go. */
+static void walk(const uint64_t (*cg)[2], const char *const *paths, size_t n, uint64_t now)
+{
+	cgroup_table_begin_tick(&t);
+	for (size_t i = 0; i < n; i++)
+		cgroup_table_touch(&t, cg[i][0], paths[i], cg[i][1], now);
+	cgroup_table_sweep(&t, NULL, on_forget, NULL, now);
+}
+
+static struct cg_evidence evidence(uint64_t id)
+{
+	struct cg_evidence ev = {0};
+
+	cgroup_entry_evidence(cgroup_table_find(&t, id), &ev);
+	return ev;
+}
+
+Test(cgroup_fold, a_removed_child_folds_into_its_parent)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+	struct taod_cg_counters c = counts(8, 6);
+
+	walk(all, paths, 3, 1000);
+	cgroup_table_set_counters(&t, 11, &c, 1000);
+	walk(all, paths, 2, 2000); /* hop1 removed */
+	cr_assert_null(cgroup_table_find(&t, 11));
+	cr_assert_eq(evidence(10).thp_alloc, 8);
+	cr_assert_eq(evidence(10).pmd_split, 6);
+	cr_assert_eq(evidence(10).split_pages, 6 * 512);
+	cr_assert_eq(cgroup_fold_tombstones(&t), 1);
+}
+
+Test(cgroup_fold, late_events_of_a_removed_cgroup_still_fold)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+	struct taod_cg_counters c = counts(8, 0);
+
+	walk(all, paths, 3, 1000);
+	cgroup_table_set_counters(&t, 11, &c, 1000);
+	walk(all, paths, 2, 2000);
+	/* Its THPs stay charged to the dying memcg: splits come later. */
+	c = counts(8, 8);
+	cgroup_table_set_counters(&t, 11, &c, 3000);
+	cr_assert_null(cgroup_table_find(&t, 11), "a removed id is not made anew");
+	cr_assert_not(t.unknown_ids);
+	cr_assert_eq(evidence(10).thp_alloc, 8);
+	cr_assert_eq(evidence(10).pmd_split, 8);
+	cgroup_table_set_counters(&t, 11, &c, 4000); /* the same reading adds nothing */
+	cr_assert_eq(evidence(10).pmd_split, 8);
+}
+
+Test(cgroup_fold, a_child_and_its_parent_removed_together_reach_the_grandparent)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}, {12, 11}};
+	const char *const paths[] = {"/", "/g", "/g/p", "/g/p/c"};
+	struct taod_cg_counters cp = counts(4, 1), cc = counts(16, 16);
+
+	walk(all, paths, 4, 1000);
+	cgroup_table_set_counters(&t, 11, &cp, 1000);
+	cgroup_table_set_counters(&t, 12, &cc, 1000);
+	walk(all, paths, 2, 2000);
+	cr_assert_eq(evidence(10).thp_alloc, 20);
+	cr_assert_eq(evidence(10).pmd_split, 17);
+	cc = counts(16, 20); /* the grandchild's late splits follow the chain */
+	cgroup_table_set_counters(&t, 12, &cc, 3000);
+	cr_assert_eq(evidence(10).pmd_split, 21);
+}
+
+Test(cgroup_fold, quiet_tombstones_are_forgotten_and_bpf_told)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+
+	walk(all, paths, 3, 1000);
+	walk(all, paths, 2, 2000);
+	cr_assert_eq(cgroup_fold_tombstones(&t), 1);
+	walk(all, paths, 2, 2000 + FOLD_TOMB_IDLE_MS);
+	cr_assert_eq(cgroup_fold_tombstones(&t), 1, "quiet exactly the idle time: kept");
+	cr_assert_eq(nforgotten, 0);
+	walk(all, paths, 2, 2001 + FOLD_TOMB_IDLE_MS);
+	cr_assert_eq(cgroup_fold_tombstones(&t), 0);
+	cr_assert_eq(nforgotten, 1);
+	cr_assert_eq(forgotten[0], 11);
+}
+
+Test(cgroup_fold, at_most_fold_tomb_max_tombstones_the_quietest_go)
+{
+	uint64_t (*all)[2] = calloc(FOLD_TOMB_MAX + 3, sizeof(*all));
+	const char **paths = calloc(FOLD_TOMB_MAX + 3, sizeof(*paths));
+
+	all[0][0] = 1;
+	paths[0] = "/";
+	for (size_t i = 1; i < FOLD_TOMB_MAX + 3; i++) {
+		all[i][0] = 100 + i;
+		all[i][1] = 1;
+		paths[i] = "/x";
+	}
+	walk((const uint64_t(*)[2])all, paths, FOLD_TOMB_MAX + 3, 1000);
+	walk((const uint64_t(*)[2])all, paths, 1, 2000);
+	cr_assert_eq(cgroup_fold_tombstones(&t), FOLD_TOMB_MAX);
+	cr_assert_eq(nforgotten, 2);
+	cr_assert_eq(forgotten[0], 101, "equally quiet: the lowest ids go first");
+	cr_assert_eq(forgotten[1], 102);
+	free(all);
+	free(paths);
+}
+
+Test(cgroup_fold, a_cgroup_never_walked_has_no_ancestor_to_fold_into)
+{
+	struct taod_cg_counters c = counts(3, 3);
+
+	cgroup_table_begin_tick(&t);
+	cgroup_table_touch(&t, 1, "/", 0, 1000);
+	cgroup_table_set_counters(&t, 99, &c, 1000); /* made and gone within a tick */
+	cgroup_table_begin_tick(&t);
+	cgroup_table_touch(&t, 1, "/", 0, 2000);
+	cgroup_table_sweep(&t, NULL, NULL, NULL, 2000);
+	cr_assert_null(cgroup_table_find(&t, 99));
+	cr_assert_eq(cgroup_fold_tombstones(&t), 0);
+	cr_assert_eq(evidence(1).pmd_split, 0);
+}
