@@ -114,7 +114,7 @@ bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_
 }
 
 struct expire_ctx {
-	bool cut;		/* any tombstone old enough to go */
+	bool cut;	       /* any tombstone old enough to go */
 	uint64_t keep_from_ms; /* then those changed since stay */
 	cgroup_forget_fn forget;
 	void *ctx;
@@ -161,8 +161,7 @@ static void doom_excess(struct cgroup_table *t)
 	free(by_age);
 }
 
-void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx,
-			uint64_t now_ms)
+void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx, uint64_t now_ms)
 {
 	struct expire_ctx ec = {.forget = forget, .ctx = ctx};
 

@@ -54,8 +54,8 @@ static uint64_t assign(struct decide_state *s, const struct cgroup_table *t,
 static bool stale(const struct decide_state *s, const struct cgroup_table *t,
 		  const struct policy_set *ps)
 {
-	return !s->tenant_gen || t->tree_gen != s->tree_gen_seen ||
-	       ps->gen != s->policy_gen_seen || ps != s->policies_seen;
+	return !s->tenant_gen || t->tree_gen != s->tree_gen_seen || ps->gen != s->policy_gen_seen ||
+	       ps != s->policies_seen;
 }
 
 static void assign_all(struct decide_state *s, const struct cgroup_table *t,

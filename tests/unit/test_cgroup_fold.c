@@ -125,7 +125,7 @@ Test(cgroup_fold, quiet_tombstones_are_forgotten_and_bpf_told)
 
 Test(cgroup_fold, at_most_fold_tomb_max_tombstones_the_quietest_go)
 {
-	uint64_t (*all)[2] = calloc(FOLD_TOMB_MAX + 3, sizeof(*all));
+	uint64_t(*all)[2] = calloc(FOLD_TOMB_MAX + 3, sizeof(*all));
 	const char **paths = calloc(FOLD_TOMB_MAX + 3, sizeof(*paths));
 
 	all[0][0] = 1;

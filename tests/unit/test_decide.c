@@ -65,13 +65,12 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 {
 	struct taod_cg_counters c = {0};
 	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
-	struct decide_io io = {
-	    .policies = &policies,
-	    .tao_kernel = tao,
-	    .sink = decide_fixture_sink,
-	    .sink_ctx = &fx,
-	    .tasks = decide_fixture_tasks,
-	    .tasks_ctx = &fx};
+	struct decide_io io = {.policies = &policies,
+			       .tao_kernel = tao,
+			       .sink = decide_fixture_sink,
+			       .sink_ctx = &fx,
+			       .tasks = decide_fixture_tasks,
+			       .tasks_ctx = &fx};
 	struct cgroup_entry *e;
 
 	now += WINDOW;
@@ -132,7 +131,8 @@ Test(decide, one_noisy_window_does_not_flip_and_ladder_is_walked)
 	cr_assert(
 	    strstr(fx.reqs[0].evidence, "waste 1.00 (max 0.25): 100.0 THPs broken of 100.0 given"),
 	    "%s", fx.reqs[0].evidence);
-	cr_assert(strstr(fx.reqs[0].evidence, "+100 allocs, +100 splits"), "%s", fx.reqs[0].evidence);
+	cr_assert(strstr(fx.reqs[0].evidence, "+100 allocs, +100 splits"), "%s",
+		  fx.reqs[0].evidence);
 	ABUSE; /* strike 2: still warn */
 	assert_req(1, ACTION_WARN);
 	ABUSE; /* strike 3 */

@@ -107,11 +107,8 @@ static struct cg_judge *judge(uint64_t id)
 Test(tenants, a_policy_subtree_is_one_tenant_judged_at_its_root)
 {
 	struct cg cgs[] = {
-	    {ROOT, 0, "/"},
-	    {10, ROOT, "/jobs"},
-	    {11, 10, "/jobs/a"},
-	    {12, 11, "/jobs/a/w1"},
-	    {13, 11, "/jobs/a/w2"},
+	    {ROOT, 0, "/"},	    {10, ROOT, "/jobs"},    {11, 10, "/jobs/a"},
+	    {12, 11, "/jobs/a/w1"}, {13, 11, "/jobs/a/w2"},
 	};
 
 	add_policy("jobs", "/jobs/*");
