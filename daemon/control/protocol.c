@@ -144,6 +144,17 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 	return o;
 }
 
+/* What removed descendants left to this cgroup (cgroup_fold.c). */
+static struct json_object *folded_json(const struct cg_evidence *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_u64(o, "thp_alloc", f->thp_alloc);
+	json_add_u64(o, "pmd_split", f->pmd_split);
+	json_add_u64(o, "pmd_split_pages", f->split_pages);
+	return o;
+}
+
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 {
 	const struct taod_cg_counters *c = &e->counters;
@@ -168,6 +179,7 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add_double(o, "split_rate", e->split_rate);
 	json_add_double(o, "split_ratio", cg_split_ratio(c->pmd_split, allocs));
 	json_add(o, "folio_alloc_by_order", folio_orders(c));
+	json_add(o, "folded", folded_json(&e->folded));
 	return o;
 }
 

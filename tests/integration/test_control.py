@@ -213,7 +213,7 @@ def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
     header, row = lines
     assert row.startswith(rel + " ")
     # The last column is right-aligned: it ends where its header ends.
-    assert header.index("RATIO") + len("RATIO") == len(row.rstrip())
+    assert header.index("SCORE") + len("SCORE") == len(row.rstrip())
     # The audit table sizes its cgroup column the same way.
     assert daemon.ctl("act", "warn", "--cgroup", rel, "--dry-run")
     rc, out, err = daemon.ctl_rc("actions", "--cgroup", rel)

@@ -99,6 +99,8 @@ def test_a_hopper_is_judged_in_the_cgroup_it_hops_under(daemon_factory, cgroups,
         assert not [r for r in d.ctl("abusers", "--all") if r["cgroup"].startswith(rel + "/")]
         cg = next(r for r in d.ctl("cgroups") if r["path"] == rel)
         assert cg["verdict"]["tenant"] == rel and cg["verdict"]["class"] == "abuser", cg
+        # The removed children's splits are the parent's now.
+        assert cg["folded"]["pmd_split"] >= 8, cg
     finally:
         p.kill()
         p.wait()
