@@ -4,7 +4,9 @@
  * there; is it protected (root, taod's own cgroup and its ancestors, the
  * allowlist); does the mode or the policy say dry-run; is there budget
  * left (actions and bytes per minute); is an earlier failure still backing
- * off. Only then does the backend act. Every request ends in the audit log.
+ * off. A collapse first needs a free 2 MiB block to collapse into: without
+ * one it is not possible, and says so without spending the budget. Only
+ * then does the backend act. Every request ends in the audit log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +33,7 @@ struct actor {
 	struct rate_limit rl;
 	struct backoff_table failures; /* per "kind cgroup" */
 	struct backoff_table busy_blocks;
+	struct reward_table rewards; /* the last collapse per cgroup */
 	struct audit_log *audit;
 	actor_record_fn on_record; /* e.g. the history database */
 	void *on_record_ctx;
@@ -74,6 +77,7 @@ void actor_close(struct actor *a)
 	audit_close(a->audit);
 	backoff_free(&a->failures);
 	backoff_free(&a->busy_blocks);
+	reward_table_free(&a->rewards);
 	free(a);
 }
 
@@ -236,9 +240,9 @@ static bool rate_limited(struct actor *a, const struct action_request *req, stru
 	return false;
 }
 
-static void backoff_key(const struct action_request *req, char *key, size_t len)
+static void backoff_key(enum action_kind kind, const char *cgroup, char *key, size_t len)
 {
-	snprintf(key, len, "%s %.300s", action_kind_name(req->kind), req->cgroup);
+	snprintf(key, len, "%s %.300s", action_kind_name(kind), cgroup);
 }
 
 static bool backing_off(const struct actor *a, const struct action_request *req,
@@ -247,13 +251,29 @@ static bool backing_off(const struct actor *a, const struct action_request *req,
 	char key[320];
 	uint64_t wait;
 
-	backoff_key(req, key, sizeof(key));
+	backoff_key(req->kind, req->cgroup, key, sizeof(key));
 	wait = backoff_wait_ms(&a->failures, key, a->ctx.now_ms());
 	if (wait)
 		act_outcome_set(o, RESULT_BACKING_OFF, 0,
-				"an earlier failure backs off for %llu ms",
+				"an earlier failure or fruitless try backs off for %llu ms",
 				(unsigned long long)wait);
 	return wait != 0;
+}
+
+/*
+ * A collapse allocates a THP per 2 MiB it collapses: with no free 2 MiB
+ * block left the guarantee cannot be met now. An unreadable buddyinfo
+ * says nothing either way: the collapse is tried.
+ */
+static bool no_room(const struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
+	uint64_t blocks;
+
+	if (req->kind != ACTION_COLLAPSE || free_thp_blocks(&a->k, &blocks) || blocks)
+		return false;
+	act_outcome_set(o, RESULT_NOT_POSSIBLE, 0,
+			"no free 2 MiB blocks: the guarantee cannot be met now");
+	return true;
 }
 
 static act_op_fn backend_op(const struct act_backend_ops *be, enum action_kind k)
@@ -292,9 +312,12 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 		return;
 	}
 	op(&a->ctx, req, budget, o);
-	rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
-	backoff_key(req, key, sizeof(key));
-	if (o->result != RESULT_FAILED) {
+	/* The budget pays for kernel work: a request that made none takes no token. */
+	if (!o->kernel_untouched)
+		rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
+	backoff_key(req->kind, req->cgroup, key, sizeof(key));
+	/* A collapse that gained nothing would gain nothing again soon: back off too. */
+	if (o->result != RESULT_FAILED && o->result != RESULT_NO_GAIN) {
 		backoff_clear(&a->failures, key);
 		return;
 	}
@@ -307,7 +330,7 @@ static void gate(struct actor *a, const struct action_request *req, struct act_o
 {
 	if (!machine_wide(req) && (vanished(a, req, o) || protected(a, req, o)))
 		return;
-	if (dry_run(a, req, o))
+	if (dry_run(a, req, o) || no_room(a, req, o))
 		return;
 	if (req->kind != ACTION_WARN && (rate_limited(a, req, o) || backing_off(a, req, o)))
 		return;
@@ -329,9 +352,29 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
 	audit_record(a->audit, rec);
+	/* Backing off keeps what started the back-off: that says why. */
+	if (req->kind == ACTION_COLLAPSE && o.result != RESULT_BACKING_OFF)
+		reward_table_put(&a->rewards, req->cgroup, &o, a->ctx.now_ms());
 	if (a->on_record)
 		a->on_record(a->on_record_ctx, rec);
 	return o.result;
+}
+
+int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_state *out)
+{
+	const struct reward_entry *e = reward_table_get(&a->rewards, cgroup);
+	uint64_t now = a->ctx.now_ms();
+	char key[320];
+
+	if (!e)
+		return -ENOENT;
+	out->result = e->result;
+	out->ago_ms = now > e->at_ms ? now - e->at_ms : 0;
+	out->gained_bytes = e->gained_bytes;
+	snprintf(out->detail, sizeof(out->detail), "%s", e->detail);
+	backoff_key(ACTION_COLLAPSE, cgroup, key, sizeof(key));
+	out->retry_in_ms = backoff_wait_ms(&a->failures, key, now);
+	return 0;
 }
 
 void actor_sink(void *actor, const struct action_request *req)

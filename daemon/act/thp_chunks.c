@@ -107,6 +107,22 @@ static int64_t chunk_thp_page(const struct thp_pagemaps *m, uint64_t from, uint6
 	return 0;
 }
 
+int thp_chunk_look(struct thp_pagemaps *m, uint64_t from, uint64_t to, struct thp_chunk_view *v)
+{
+	int64_t page;
+
+	if (!m->chunks_left)
+		return -E2BIG;
+	m->chunks_left--;
+	v->present = 0;
+	page = chunk_thp_page(m, from, to, &v->whole, &v->present);
+	if (page < 0)
+		return (int)page;
+	v->thp_page = (uint64_t)page;
+	v->whole = v->whole && page;
+	return 0;
+}
+
 int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx)
 {
@@ -116,21 +132,18 @@ int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64
 	for (uint64_t chunk = start & ~(THP_BYTES - 1); chunk < end; chunk += THP_BYTES) {
 		uint64_t from = chunk > start ? chunk : start;
 		uint64_t to = chunk + THP_BYTES < end ? chunk + THP_BYTES : end;
-		bool whole;
-		int64_t page;
+		struct thp_chunk_view v;
 		int r;
 
 		if (present_max && present >= present_max)
 			return 0;
-		if (!m->chunks_left)
-			return -E2BIG;
-		m->chunks_left--;
-		page = chunk_thp_page(m, from, to, &whole, &present);
-		if (page < 0)
-			return (int)page;
-		if (!page || whole != (want == THP_CHUNK_WHOLE))
+		r = thp_chunk_look(m, from, to, &v);
+		if (r)
+			return r;
+		present += v.present;
+		if (!v.thp_page || v.whole != (want == THP_CHUNK_WHOLE))
 			continue;
-		r = fn(ctx, chunk, (uint64_t)page);
+		r = fn(ctx, chunk, v.thp_page);
 		if (r)
 			return r > 0 ? 0 : r;
 	}

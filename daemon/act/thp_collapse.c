@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reward for a cgroup below its coverage guarantee, on any kernel since
- * 6.1: process_madvise(MADV_COLLAPSE) over its tasks' THP-eligible
- * anonymous ranges that are not THP-backed yet, within a byte budget.
+ * 6.1: process_madvise(MADV_COLLAPSE) over the 2 MiB chunks of its tasks'
+ * anonymous mappings that hold pages but are not PMD-mapped THPs yet (the
+ * page tables say which: thp_chunks.c), within a byte budget. The THP
+ * bytes of the advised tasks (smaps AnonHugePages) before and after say
+ * what it gained: a collapse that gained nothing is not "done".
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -21,74 +25,205 @@
 #endif
 #define COLLAPSE_IOV_MAX 64
 
-struct collapse_plan {
-	struct iovec iov[COLLAPSE_IOV_MAX];
-	int n;
-	uint64_t budget, planned; /* bytes of base pages to collapse */
-};
+static collapse_hook_fn collapse_hook;
+static void *collapse_hook_ctx;
 
-/*
- * Keeps the 2 MiB-aligned part of each anonymous range that has base
- * pages. MADV_COLLAPSE does not depend on the sysfs "enabled" mode (so
- * THPeligible, which reflects faults, is not the test); it only refuses
- * ranges marked MADV_NOHUGEPAGE.
- */
-static int plan_range(void *ctx, const struct vma_info *v)
+void thp_collapse_set_hook(collapse_hook_fn fn, void *ctx)
 {
-	struct collapse_plan *p = ctx;
-	uint64_t start = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1);
-	uint64_t end = v->end & ~(THP_BYTES - 1);
-	uint64_t base = v->anon > v->anon_huge ? v->anon - v->anon_huge : 0;
-	uint64_t left = p->budget - p->planned;
-
-	if (v->no_hugepage || !v->anon_mapping || !base || end <= start)
-		return 0;
-	if (base > left) { /* the part of the range the budget pays for */
-		base = left;
-		if (end - start > ((left + THP_BYTES - 1) & ~(THP_BYTES - 1)))
-			end = start + ((left + THP_BYTES - 1) & ~(THP_BYTES - 1));
-	}
-	p->iov[p->n].iov_base = (void *)(uintptr_t)start;
-	p->iov[p->n].iov_len = end - start;
-	p->n++;
-	p->planned += base;
-	return p->n == COLLAPSE_IOV_MAX || p->planned >= p->budget;
-}
-
-/* Returns bytes advised, or -errno. */
-static long collapse_task(const struct task_ref *t, struct collapse_plan *p)
-{
-	long r;
-
-	if (!pids_are_real() || t->pidfd < 0)
-		return -EXDEV;
-	r = syscall(SYS_process_madvise, t->pidfd, p->iov, (size_t)p->n, MADV_COLLAPSE, 0);
-	return r < 0 ? -errno : r;
+	collapse_hook = fn;
+	collapse_hook_ctx = ctx;
 }
 
 struct collapse_run {
-	uint64_t budget, planned;
-	int ranges, err, tasks;
+	uint64_t budget, planned;	/* bytes of the chunks advised */
+	uint64_t skipped;		/* bytes of chunks already PMD-mapped THPs */
+	uint64_t thp_before, thp_after; /* AnonHugePages of the advised tasks */
+	uint64_t thp_seen;		/* AnonHugePages of all tasks read */
+	int ranges, calls, err, tasks;
 };
+
+/* One task's chunks to advise, merged into ranges, advised COLLAPSE_IOV_MAX at a time. */
+struct collapse_plan {
+	struct iovec iov[COLLAPSE_IOV_MAX];
+	int n;
+	const struct task_ref *t;
+	struct collapse_run *run;
+};
+
+/* Returns bytes advised, or -errno. */
+static long collapse_task(const struct task_ref *t, const struct iovec *iov, int n)
+{
+	long r;
+
+	if (collapse_hook)
+		return collapse_hook(collapse_hook_ctx, t->pid, iov, n);
+	if (!pids_are_real() || t->pidfd < 0)
+		return -EXDEV;
+	r = syscall(SYS_process_madvise, t->pidfd, iov, (size_t)n, MADV_COLLAPSE, 0);
+	return r < 0 ? -errno : r;
+}
+
+/* The plan came from this task's page tables: advised only while the pidfd holds it. */
+static void flush_plan(struct collapse_plan *p)
+{
+	long r;
+
+	if (!p->n)
+		return;
+	r = task_ref_alive(p->t) ? collapse_task(p->t, p->iov, p->n) : -ESRCH;
+	if (r < 0)
+		p->run->err = (int)-r;
+	p->run->calls++;
+	p->run->ranges += p->n;
+	p->n = 0;
+}
+
+static void plan_add(struct collapse_plan *p, uint64_t start, uint64_t len)
+{
+	struct iovec *last = p->n ? &p->iov[p->n - 1] : NULL;
+
+	p->run->planned += len;
+	if (last && (uint64_t)(uintptr_t)last->iov_base + last->iov_len == start) {
+		last->iov_len += len;
+		return;
+	}
+	if (p->n == COLLAPSE_IOV_MAX)
+		flush_plan(p);
+	p->iov[p->n].iov_base = (void *)(uintptr_t)start;
+	p->iov[p->n].iov_len = len;
+	p->n++;
+}
+
+static bool budget_left(const struct collapse_plan *p)
+{
+	return p->run->planned < p->run->budget;
+}
+
+/*
+ * Without the page tables (PFNs hidden from this caller): the mapping's
+ * 2 MiB-aligned part from its start, as long as the budget pays for;
+ * MADV_COLLAPSE passes over the THPs already there.
+ */
+static void plan_range_smaps(struct collapse_plan *p, uint64_t start, uint64_t end)
+{
+	uint64_t left = p->run->budget - p->run->planned;
+
+	left = (left + THP_BYTES - 1) & ~(THP_BYTES - 1);
+	if (end - start > left)
+		end = start + left;
+	plan_add(p, start, end - start);
+}
+
+/*
+ * Chunk by chunk: PMD-mapped THPs are skipped (collapsing them gains
+ * nothing), and so are chunks with no page mapped (a collapse would fill
+ * 2 MiB the task never touched). Stops at the mapping's Rss: the rest is
+ * empty. Returns 0, or -errno when the page tables cannot be read.
+ */
+static int plan_chunks(struct collapse_plan *p, struct thp_pagemaps *m, const struct vma_info *v,
+		       uint64_t start, uint64_t end)
+{
+	uint64_t seen = 0;
+
+	for (uint64_t chunk = start; chunk < end && budget_left(p) && seen < v->rss / 4096;
+	     chunk += THP_BYTES) {
+		struct thp_chunk_view cv;
+		int r = thp_chunk_look(m, chunk, chunk + THP_BYTES, &cv);
+
+		if (r)
+			return r;
+		seen += cv.present;
+		if (cv.whole)
+			p->run->skipped += THP_BYTES;
+		else if (cv.present)
+			plan_add(p, chunk, THP_BYTES);
+	}
+	return 0;
+}
+
+/*
+ * MADV_COLLAPSE does not depend on the sysfs "enabled" mode (so
+ * THPeligible, which reflects faults, is not the test); it only refuses
+ * ranges marked MADV_NOHUGEPAGE. A mapping whose resident pages are all
+ * THPs already is passed over unread.
+ */
+static void plan_mapping(struct collapse_plan *p, struct thp_pagemaps *m, const struct vma_info *v)
+{
+	uint64_t start = (v->start + THP_BYTES - 1) & ~(THP_BYTES - 1);
+	uint64_t end = v->end & ~(THP_BYTES - 1);
+	uint64_t planned = p->run->planned;
+
+	if (v->no_hugepage || !v->anon_mapping || v->anon <= v->anon_huge || end <= start)
+		return;
+	if (m && !plan_chunks(p, m, v, start, end))
+		return;
+	if (p->run->planned == planned) /* nothing from this mapping's page tables yet */
+		plan_range_smaps(p, start, end);
+}
+
+static uint64_t thp_bytes_of(const struct vma_info *v, int n)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i].anon_huge;
+	return sum;
+}
+
+/* AnonHugePages of the task now; @fallback when its smaps cannot be read. */
+static uint64_t thp_bytes_now(const char *smaps, uint64_t fallback)
+{
+	struct vma_info *v = NULL;
+	int n = smaps_collect(smaps, &v);
+	uint64_t sum = n >= 0 ? thp_bytes_of(v, n) : fallback;
+
+	free(v);
+	return sum;
+}
 
 static int collapse_one(void *ctx, const struct task_ref *t)
 {
 	struct collapse_run *run = ctx;
-	struct collapse_plan p = {.budget = run->budget - run->planned};
+	struct collapse_plan p = {.t = t, .run = run};
+	struct thp_pagemaps maps;
+	struct vma_info *v = NULL;
 	char rel[64], path[PATH_MAX];
-	long r;
+	int calls = run->calls, n;
+	bool have_maps;
+	uint64_t before;
 
 	snprintf(rel, sizeof(rel), "/proc/%d/smaps", (int)t->pid);
-	if (rootfs_path(path, sizeof(path), rel) || smaps_scan(path, plan_range, &p) < 0 || !p.n ||
-	    !task_ref_alive(t)) /* the plan came from this task's smaps */
+	if (rootfs_path(path, sizeof(path), rel))
 		return 0;
-	r = collapse_task(t, &p);
-	if (r < 0)
-		run->err = (int)-r;
+	n = smaps_collect(path, &v);
+	have_maps = n > 0 && thp_pagemaps_open(t->pid, &maps) == 0;
+	for (int i = 0; i < n && budget_left(&p); i++)
+		plan_mapping(&p, have_maps ? &maps : NULL, &v[i]);
+	flush_plan(&p);
+	if (have_maps)
+		thp_pagemaps_close(&maps);
+	before = n > 0 ? thp_bytes_of(v, n) : 0;
+	run->thp_seen += before;
+	free(v);
+	if (run->calls == calls)
+		return 0;
 	run->tasks++;
-	run->ranges += p.n;
-	run->planned += p.planned;
-	return run->planned >= run->budget;
+	run->thp_before += before;
+	run->thp_after += thp_bytes_now(path, before);
+	return !budget_left(&p);
+}
+
+static void collapse_said(struct act_outcome *o, const struct collapse_run *run, uint64_t gain)
+{
+	enum action_result r = gain ? RESULT_DONE : run->err ? RESULT_FAILED : RESULT_NO_GAIN;
+
+	act_outcome_set(o, r, run->err,
+			"collapsed %llu bytes (THP %llu -> %llu) by MADV_COLLAPSE over %d ranges "
+			"(%llu bytes; %llu already THP skipped) of %d tasks%s%s",
+			(unsigned long long)gain, (unsigned long long)run->thp_before,
+			(unsigned long long)run->thp_after, run->ranges,
+			(unsigned long long)run->planned, (unsigned long long)run->skipped,
+			run->tasks, run->err ? ": " : "", run->err ? strerror(run->err) : "");
 }
 
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
@@ -103,12 +238,14 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 		return;
 	}
 	o->bytes = run.planned;
-	if (!run.ranges)
-		act_outcome_set(o, RESULT_DONE, 0, "nothing to collapse in %d tasks", n);
-	else
-		act_outcome_set(
-		    o, run.err ? RESULT_FAILED : RESULT_DONE, run.err,
-		    "MADV_COLLAPSE over %d ranges of %d tasks, %llu bytes of base pages%s%s",
-		    run.ranges, run.tasks, (unsigned long long)run.planned, run.err ? ": " : "",
-		    run.err ? strerror(run.err) : "");
+	if (!run.calls) {
+		o->kernel_untouched = true;
+		act_outcome_set(o, RESULT_NO_GAIN, 0,
+				"nothing to collapse in %d tasks: what they map is THP already "
+				"(%llu bytes) or not resident",
+				n, (unsigned long long)run.thp_seen);
+		return;
+	}
+	o->gained_bytes = run.thp_after > run.thp_before ? run.thp_after - run.thp_before : 0;
+	collapse_said(o, &run, o->gained_bytes);
 }

@@ -115,6 +115,23 @@ static struct json_object *last_action_json(const struct cg_judge *j, uint64_t n
 	return o;
 }
 
+struct json_object *reward_json(const struct taod *d, const char *cgroup)
+{
+	struct json_object *o;
+	struct reward_state r;
+
+	if (!d->actor || actor_reward_state(d->actor, cgroup, &r))
+		return NULL;
+	o = json_object_new_object();
+	json_add_str(o, "action", action_kind_name(ACTION_COLLAPSE));
+	json_add_str(o, "result", action_result_name(r.result));
+	json_add_u64(o, "ago_ms", r.ago_ms);
+	json_add_u64(o, "collapsed_bytes", r.gained_bytes);
+	json_add_u64(o, "retry_in_ms", r.retry_in_ms);
+	json_add_str(o, "detail", r.detail);
+	return o;
+}
+
 static struct json_object *judge_json(const struct taod *d, const struct cg_judge *j,
 				      const struct policy *p, uint64_t now)
 {
@@ -138,6 +155,7 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 	json_add(o, "offenders", offenders_json(j));
 	json_add(o, "next_action", next_action_json(d, j, p, now));
 	json_add(o, "last_action", last_action_json(j, now));
+	json_add(o, "reward", reward_json(d, j->path));
 	return o;
 }
 

@@ -149,6 +149,7 @@ static struct json_object *policy_for_cgroup(struct taod *d, const char *path)
 	json_add(o, "policy", policy_json(m->winner));
 	json_add(o, "matched", cands);
 	json_add_str(o, "reason", why);
+	json_add(o, "reward", reward_json(d, path));
 	free(m);
 	return o;
 }

@@ -24,6 +24,8 @@ const char *action_result_name(enum action_result r)
 	    [RESULT_VANISHED] = "vanished",
 	    [RESULT_BACKING_OFF] = "backing-off",
 	    [RESULT_UNSUPPORTED] = "unsupported",
+	    [RESULT_NO_GAIN] = "no-gain",
+	    [RESULT_NOT_POSSIBLE] = "not-possible",
 	};
 
 	return (unsigned)r < RESULT_MAX ? names[r] : "?";

@@ -75,6 +75,33 @@ static int path_width(const struct report *r)
 	return w;
 }
 
+static const struct report_action *last_collapse(const struct report_cgroup *c)
+{
+	for (size_t i = c->nactions; i-- > 0;)
+		if (!strcmp(c->actions[i].kind, "collapse"))
+			return &c->actions[i];
+	return NULL;
+}
+
+/* Rewards whose last collapse did not collapse: the guarantee is not being met, and why. */
+static void unmet_rewards(FILE *f, const struct report *r)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		const struct report_action *a = last_collapse(&r->cgroups[i]);
+		char t[32];
+
+		if (!a || !strcmp(a->result, "done"))
+			continue;
+		if (!header)
+			fputs("\nrewards that collapsed nothing (last collapse per cgroup):\n", f);
+		header = true;
+		fprintf(f, "  %s  %s at %s: %s\n", r->cgroups[i].path, a->result,
+			fmt_time(t, sizeof(t), a->t_ms), a->detail);
+	}
+}
+
 int report_write_table(FILE *f, const struct report *r)
 {
 	int w = path_width(r);
@@ -98,5 +125,6 @@ int report_write_table(FILE *f, const struct report *r)
 			c->nactions);
 	}
 	fputs("(* gone: not seen in the last batch)\n", f);
+	unmet_rewards(f, r);
 	return ferror(f) ? -1 : 0;
 }

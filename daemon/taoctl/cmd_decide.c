@@ -40,6 +40,20 @@ static void print_policy(struct json_object *p)
 	}
 }
 
+/* The last collapse asked for the cgroup: done, or why its guarantee is not met. */
+static void print_reward(struct json_object *w)
+{
+	unsigned long long retry = jget_u64(w, "retry_in_ms");
+
+	if (!w)
+		return;
+	printf("  reward: %s %s %.1fs ago: %s", jget_str(w, "action"), jget_str(w, "result"),
+	       (double)jget_u64(w, "ago_ms") / 1000.0, jget_str(w, "detail"));
+	if (retry)
+		printf(" (next try in %.1fs)", (double)retry / 1000.0);
+	printf("\n");
+}
+
 static void print_match(struct json_object *r)
 {
 	struct json_object *c = jget(r, "matched");
@@ -54,7 +68,9 @@ static void print_match(struct json_object *r)
 		       jget_str(m, "glob"), (unsigned long long)jget_u64(m, "literals"),
 		       (unsigned long long)jget_u64(m, "wildcards"), jget_str(m, "defined_at"));
 	}
-	printf("why: %s\n\n", jget_str(r, "reason"));
+	printf("why: %s\n", jget_str(r, "reason"));
+	print_reward(jget(r, "reward"));
+	printf("\n");
 	print_policy(jget(r, "policy"));
 }
 
@@ -114,6 +130,7 @@ static void print_abuser(struct json_object *a)
 		       (double)jget_u64(next, "due_in_ms") / 1000.0, jget_str(next, "if"));
 	else
 		printf("  next: nothing due\n");
+	print_reward(jget(a, "reward"));
 }
 
 int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)

@@ -39,6 +39,20 @@ struct audit_log *actor_audit(struct actor *a);
 /* Called with every audited record, after the audit log has it. */
 typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx);
+/*
+ * The last collapse (reward) asked for a cgroup that was not held back by a
+ * back-off, and the back-off it started.
+ */
+struct reward_state {
+	enum action_result result; /* RESULT_DONE: it collapsed gained_bytes */
+	uint64_t ago_ms;
+	uint64_t gained_bytes;
+	uint64_t retry_in_ms; /* back-off left after a failure or a collapse that gained nothing */
+	char detail[256];
+};
+
+/* 0, or -ENOENT when no collapse was asked for @cgroup. */
+int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_state *out);
 /* decide's action sink: @actor is the struct actor. */
 void actor_sink(void *actor, const struct action_request *req);
 /*

@@ -30,9 +30,11 @@ struct act_ctx {
 /* What one backend call did. */
 struct act_outcome {
 	enum action_result result;
-	int err;	  /* errno of the failed (or partial) write */
-	uint64_t bytes;	  /* bytes acted on, charged to the byte budget */
-	char detail[256]; /* what was written where, or why not */
+	int err;	       /* errno of the failed (or partial) write */
+	uint64_t bytes;	       /* bytes acted on, charged to the byte budget */
+	uint64_t gained_bytes; /* collapse: THP bytes it added */
+	bool kernel_untouched; /* returned before any kernel call: no budget taken */
+	char detail[256];      /* what was written where, or why not */
 };
 
 /*

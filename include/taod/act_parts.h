@@ -49,6 +49,30 @@ void backoff_clear(struct backoff_table *t, const char *key);
 /* Milliseconds still to wait, 0 when the key may be tried. */
 uint64_t backoff_wait_ms(const struct backoff_table *t, const char *key, uint64_t now_ms);
 
+/* --- reward_state.c: the last collapse asked for each cgroup --- */
+struct reward_entry {
+	char *cgroup;
+	enum action_result result;
+	uint64_t at_ms; /* monotonic */
+	uint64_t gained_bytes;
+	char detail[256];
+};
+
+struct reward_table {
+	struct reward_entry *v;
+	size_t n, cap;
+};
+
+void reward_table_put(struct reward_table *t, const char *cgroup, const struct act_outcome *o,
+		      uint64_t now_ms);
+/* NULL when no collapse was asked for @cgroup (or it was forgotten). */
+const struct reward_entry *reward_table_get(const struct reward_table *t, const char *cgroup);
+void reward_table_free(struct reward_table *t);
+
+/* --- free_blocks.c: room for a collapse --- */
+/* Free blocks of 2 MiB (order 9 and up, counted in 2 MiB) outside DMA; 0 or -errno. */
+int free_thp_blocks(const struct kernel_paths *k, uint64_t *out);
+
 /* --- smaps.c: the mappings of a task --- */
 struct vma_info {
 	uint64_t start, end;
@@ -102,8 +126,17 @@ int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, t
 		  void *ctx);
 
 /* --- thp_collapse.c: process_madvise(MADV_COLLAPSE), both kernels --- */
+/*
+ * RESULT_DONE when the tasks' THP bytes grew (o->gained_bytes), RESULT_NO_GAIN
+ * when nothing was collapsed (o->kernel_untouched when nothing was even
+ * advised), RESULT_FAILED when the kernel refused and nothing grew.
+ */
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o);
+/* Tests play the kernel's part: @fn answers process_madvise(MADV_COLLAPSE). */
+struct iovec;
+typedef long (*collapse_hook_fn)(void *ctx, pid_t pid, const struct iovec *iov, int n);
+void thp_collapse_set_hook(collapse_hook_fn fn, void *ctx);
 
 /* --- thp_chunks.c: the 2 MiB chunks of a mapping that hold THP pages --- */
 /*
@@ -134,6 +167,16 @@ enum thp_chunk_kind { THP_CHUNK_PARTIAL, THP_CHUNK_WHOLE };
  */
 int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx);
+
+/* What the page tables hold in one 2 MiB chunk (or the part of it in a mapping). */
+struct thp_chunk_view {
+	uint64_t present;  /* pages mapped */
+	uint64_t thp_page; /* the first mapped page of a THP, 0 if none */
+	bool whole;	   /* all 512 pages map one THP, in order: PMD-mapped */
+};
+
+/* Reads [from, to), within one chunk, into @v. 0, or -errno as thp_chunks_scan. */
+int thp_chunk_look(struct thp_pagemaps *m, uint64_t from, uint64_t to, struct thp_chunk_view *v);
 
 /* --- thp_split_pageout.c: the stock split where debugfs is locked down --- */
 #define PAGEOUT_BATCH 64

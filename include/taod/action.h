@@ -33,6 +33,9 @@ enum action_result {
 	RESULT_VANISHED,     /* cgroup or task gone */
 	RESULT_BACKING_OFF,  /* an earlier failure's back-off has not expired */
 	RESULT_UNSUPPORTED,  /* the backend has no such lever */
+	RESULT_NO_GAIN,	     /* carried out, changed nothing (a collapse that collapsed nothing) */
+	RESULT_NOT_POSSIBLE, /* the machine cannot do it now (no free 2 MiB block to collapse into)
+			      */
 	RESULT_MAX,
 };
 

@@ -22,6 +22,8 @@ struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
 struct json_object *policy_json(const struct policy *p);
 /* The class and score of @cgroup_id's tenant, for `cgroups`; NULL if not judged. */
 struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id);
+/* The last collapse asked for @cgroup (actor_reward_state), or NULL when none was. */
+struct json_object *reward_json(const struct taod *d, const char *cgroup);
 /* Policies, classes and request counts, for status. */
 struct json_object *decide_status_json(const struct taod *d);
 /* The running daemon's figures, for `metrics` and the textfile (metrics_source.c). */

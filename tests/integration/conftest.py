@@ -275,12 +275,17 @@ def wait_for(pred, timeout=20, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def anon_huge_kib(pid):
-    """A task's PMD-mapped THP memory, from /proc/PID/smaps_rollup."""
+def rollup_kib(pid, key):
+    """One kB field of /proc/PID/smaps_rollup."""
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("AnonHugePages:"):
+        if line.startswith(key + ":"):
             return int(line.split()[1])
-    raise AssertionError("no AnonHugePages in smaps_rollup")
+    raise AssertionError(f"no {key} in smaps_rollup")
+
+
+def anon_huge_kib(pid):
+    """A task's PMD-mapped THP memory."""
+    return rollup_kib(pid, "AnonHugePages")
 
 
 def anon_mappings(pid):

@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,4 +252,29 @@ struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pi
 	snprintf(r.policy, sizeof(r.policy), "test");
 	snprintf(r.evidence, sizeof(r.evidence), "split_ratio=0.9 over 60s");
 	return r;
+}
+
+void fx_put_u64(const char *rel, uint64_t index, uint64_t v)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(pwrite(fd, &v, sizeof(v), (off_t)(index * sizeof(v))), (ssize_t)sizeof(v));
+	close(fd);
+}
+
+void fx_map_page(uint64_t addr, uint64_t pfn, bool thp)
+{
+	fx_put_u64("/proc/4242/pagemap", addr / 4096, PM_PRESENT | pfn);
+	fx_put_u64("/proc/kpageflags", pfn, thp ? KPF_THP : 0);
+}
+
+void fx_map_whole(uint64_t addr, uint64_t pfn)
+{
+	for (uint64_t i = 0; i < 512; i++)
+		fx_put_u64("/proc/4242/pagemap", addr / 4096 + i, PM_PRESENT | (pfn + i));
+	fx_put_u64("/proc/kpageflags", pfn, KPF_THP);
 }

@@ -9,13 +9,16 @@
 #ifndef TAOD_TEST_ACT_FIXTURE_H
 #define TAOD_TEST_ACT_FIXTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "taod/act.h"
 #include "taod/config.h"
 
-#define FIX_PID	  4242
-#define FIX_BLOCK (128ULL << 20)
+#define FIX_PID	   4242
+#define FIX_BLOCK  (128ULL << 20)
+#define PM_PRESENT (1ULL << 63)
+#define KPF_THP	   (1ULL << 22)
 
 struct act_fixture {
 	char root[64];
@@ -40,6 +43,12 @@ void fx_file(const char *rel, const char *text);
 void fx_fail(const char *rel, int err);
 /* Every file under the root, concatenated with names: a before/after snapshot. */
 char *fx_snapshot(void);
+/* Writes @v as the @index-th u64 of @rel (pagemap, kpageflags). */
+void fx_put_u64(const char *rel, uint64_t index, uint64_t v);
+/* The page at @addr of the fixture task is mapped to @pfn, a THP's or not. */
+void fx_map_page(uint64_t addr, uint64_t pfn, bool thp);
+/* The chunk at @addr maps all 512 pages of the THP at @pfn (PMD-mapped). */
+void fx_map_whole(uint64_t addr, uint64_t pfn);
 struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes);
 
 #endif

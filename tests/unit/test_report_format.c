@@ -175,6 +175,40 @@ Test(report_format, table_columns_align_with_long_paths)
 	free(text);
 }
 
+/* A reward whose last collapse collapsed nothing is named, with why; a done one is not. */
+Test(report_format, table_names_rewards_that_collapsed_nothing)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_action acts[2] = {
+	    {.t_ms = 1000, .kind = "collapse", .result = "done", .detail = "collapsed 4194304"},
+	    {.t_ms = 2000,
+	     .kind = "collapse",
+	     .result = "not-possible",
+	     .detail = "no free 2 MiB blocks: the guarantee cannot be met now"}};
+	char odd[] = "/odd";
+	char *text;
+
+	sample_report(&r, c, odd);
+	c[1].actions = acts;
+	c[1].nactions = 2;
+	text = render(report_write_table, &r);
+	cr_assert(strstr(text, "\n  /plain  not-possible at 1970-01-01 00:00:02Z: no free 2 MiB "
+			       "blocks: the guarantee cannot be met now\n"),
+		  "%s", text);
+	cr_assert_null(strstr(text, "  /odd  "), "%s", text);
+	free(text);
+
+	/* The last collapse did collapse: the guarantee is being met. */
+	acts[0].t_ms = 3000;
+	c[1].actions = &acts[1];
+	c[1].nactions = 1;
+	acts[1] = acts[0];
+	text = render(report_write_table, &r);
+	cr_assert_null(strstr(text, "collapsed nothing"), "%s", text);
+	free(text);
+}
+
 /* Concern first: the abuser, then a missed guarantee, then the rest, idle last. */
 Test(report_format, html_orders_by_concern_with_guarantee_lines_and_fragmentation)
 {

@@ -16,40 +16,11 @@
 #include "act_fixture.h"
 #include "taod/act_parts.h"
 
-#define SPLIT	   "/sys/kernel/debug/split_huge_pages"
-#define COMPACT	   "/proc/sys/vm/compact_memory"
-#define FRACTION   "/proc/sys/vm/percpu_pagelist_high_fraction"
-#define PM_PRESENT (1ULL << 63)
-#define KPF_THP	   (1ULL << 22)
+#define SPLIT	 "/sys/kernel/debug/split_huge_pages"
+#define COMPACT	 "/proc/sys/vm/compact_memory"
+#define FRACTION "/proc/sys/vm/percpu_pagelist_high_fraction"
 
 TestSuite(stock_split, .init = fx_setup, .fini = fx_teardown);
-
-static void put_u64(const char *rel, uint64_t index, uint64_t v)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	cr_assert_geq(fd, 0, "%s", path);
-	cr_assert_eq(pwrite(fd, &v, sizeof(v), (off_t)(index * sizeof(v))), (ssize_t)sizeof(v));
-	close(fd);
-}
-
-/* The page at @addr of the fixture task is mapped to @pfn, a THP's or not. */
-static void map_page(uint64_t addr, uint64_t pfn, bool thp)
-{
-	put_u64("/proc/4242/pagemap", addr / 4096, PM_PRESENT | pfn);
-	put_u64("/proc/kpageflags", pfn, thp ? KPF_THP : 0);
-}
-
-/* The chunk at @addr maps all 512 pages of the THP at @pfn. */
-static void map_whole(uint64_t addr, uint64_t pfn)
-{
-	for (uint64_t i = 0; i < 512; i++)
-		put_u64("/proc/4242/pagemap", addr / 4096 + i, PM_PRESENT | (pfn + i));
-	put_u64("/proc/kpageflags", pfn, KPF_THP);
-}
 
 /*
  * The fixture's mappings (act_fixture.c): 0x7f00.. 4 MiB, 0x7f10.. 8 MiB,
@@ -59,16 +30,16 @@ static void map_pages(void)
 {
 	fx_file("/proc/kpageflags", "");
 	fx_file("/proc/4242/pagemap", "");
-	map_page(0x55d0c0000000, 0x5000, false);
-	map_whole(0x7f0000000000, 0x3000 * 512);
-	map_whole(0x7f0000200000, 0x3001 * 512);
-	map_whole(0x7f1000000000, 0x4000 * 512);
-	map_page(0x7f1000201000, 0x4400, false); /* a base page: chunk 1 holds no THP */
+	fx_map_page(0x55d0c0000000, 0x5000, false);
+	fx_map_whole(0x7f0000000000, 0x3000 * 512);
+	fx_map_whole(0x7f0000200000, 0x3001 * 512);
+	fx_map_whole(0x7f1000000000, 0x4000 * 512);
+	fx_map_page(0x7f1000201000, 0x4400, false); /* a base page: chunk 1 holds no THP */
 	/* Partly unmapped THPs: one page of each still mapped (PTE-mapped). */
-	map_page(0x7f1000400000, 0x4600, true);
-	map_page(0x7f1000600800, 0x4800, true);
-	map_page(0x7f1800001000, 0x6001, true);
-	map_page(0x7f1800200000, 0x7000, false);
+	fx_map_page(0x7f1000400000, 0x4600, true);
+	fx_map_page(0x7f1000600800, 0x4800, true);
+	fx_map_page(0x7f1800001000, 0x6001, true);
+	fx_map_page(0x7f1800200000, 0x7000, false);
 }
 
 static enum action_result shatter(uint64_t bytes, struct action_record *rec)
@@ -145,8 +116,8 @@ Test(stock_split, hidden_pfns_fall_back_to_pmd_mapped_thps)
 	fx_file("/proc/kpageflags", "");
 	fx_file("/proc/4242/pagemap", "");
 	/* Present pages, PFNs shown as 0: the caller lacks CAP_SYS_ADMIN. */
-	put_u64("/proc/4242/pagemap", 0x7f0000000000 / 4096, PM_PRESENT);
-	put_u64("/proc/4242/pagemap", 0x7f1000000000 / 4096, PM_PRESENT);
+	fx_put_u64("/proc/4242/pagemap", 0x7f0000000000 / 4096, PM_PRESENT);
+	fx_put_u64("/proc/4242/pagemap", 0x7f1000000000 / 4096, PM_PRESENT);
 	fx_open(&backend_stock_ops);
 	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
 	/* The mappings smaps says hold PMD-mapped THPs, whole: not the third. */

@@ -11,6 +11,9 @@
  *                  page: base pages where THP "enabled" is madvise, and
  *                  khugepaged leaves them alone, but MADV_COLLAPSE can
  *                  collapse them
+ *   growfault N    as smallfault, but each call grows one mapping at its
+ *                  end (up to GROW_MAX regions over all calls): a mapping
+ *                  that grows after an earlier collapse
  *   hugefault N    map N regions with MADV_HUGEPAGE and touch every page:
  *                  whatever backs them (THPs or base pages) is all faulted
  *   readfault N    map N regions with MADV_HUGEPAGE, read each (the huge
@@ -82,10 +85,10 @@ static long anon_huge_kib(void)
 	return kib;
 }
 
-static char *map_aligned(size_t n)
+static char *map_aligned_prot(size_t n, int prot, int flags)
 {
 	size_t len = n * REGION + REGION;
-	char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *raw = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	char *start;
 	size_t head, tail;
 
@@ -101,6 +104,24 @@ static char *map_aligned(size_t n)
 	return start;
 }
 
+static char *map_aligned(size_t n)
+{
+	return map_aligned_prot(n, PROT_READ | PROT_WRITE, 0);
+}
+
+/* Touches the @n regions from @base and adds them to the table, intact. */
+static void take_regions(char *base, long n, bool touch_all_pages)
+{
+	for (long i = 0; i < n; i++) {
+		char *r = base + (size_t)i * REGION;
+
+		for (size_t off = 0; off < REGION; off += touch_all_pages ? PAGE : REGION)
+			r[off] = 1;
+		regions[nregions] = r;
+		state[nregions++] = R_INTACT;
+	}
+}
+
 static int add_regions(long n, int advice, bool touch_all_pages)
 {
 	char *base;
@@ -111,14 +132,7 @@ static int add_regions(long n, int advice, bool touch_all_pages)
 	if (!base)
 		return -1;
 	madvise(base, (size_t)n * REGION, advice);
-	for (long i = 0; i < n; i++) {
-		char *r = base + (size_t)i * REGION;
-
-		for (size_t off = 0; off < REGION; off += touch_all_pages ? PAGE : REGION)
-			r[off] = 1;
-		regions[nregions] = r;
-		state[nregions++] = R_INTACT;
-	}
+	take_regions(base, n, touch_all_pages);
 	return 0;
 }
 
@@ -143,6 +157,34 @@ static int step_smallfault(long n)
 {
 	if (add_regions(n, MADV_NORMAL, true))
 		return -1;
+	counts[C_SMALL] += n;
+	return 0;
+}
+
+#define GROW_MAX 256
+
+/*
+ * Address space is reserved (PROT_NONE) once; each call makes the next N
+ * regions writable, which merges them into the writable mapping before
+ * them, and faults them page by page.
+ */
+static int step_growfault(long n)
+{
+	static char *reserved;
+	static size_t used;
+	char *next;
+
+	if (n <= 0 || used + (size_t)n > GROW_MAX || nregions + (size_t)n > MAX_REGIONS)
+		return -1;
+	if (!reserved)
+		reserved = map_aligned_prot(GROW_MAX, PROT_NONE, MAP_NORESERVE);
+	if (!reserved)
+		return -1;
+	next = reserved + used * REGION;
+	if (mprotect(next, (size_t)n * REGION, PROT_READ | PROT_WRITE))
+		return -1;
+	used += (size_t)n;
+	take_regions(next, n, true);
 	counts[C_SMALL] += n;
 	return 0;
 }
@@ -272,6 +314,8 @@ static int run_step(const char *step, long arg)
 		return step_readfault(arg);
 	if (!strcmp(step, "smallfault"))
 		return step_smallfault(arg);
+	if (!strcmp(step, "growfault"))
+		return step_growfault(arg);
 	if (!strcmp(step, "partial"))
 		return (counts[C_PARTIAL] += for_intact(arg, punch_page, R_SPLIT)), 0;
 	if (!strcmp(step, "mprotect"))
