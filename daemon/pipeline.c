@@ -222,6 +222,10 @@ int pipeline_tick(struct taod *d)
 	int r, w = 0;
 
 	cgroup_table_begin_tick(&d->cgroups);
+	/* Before anything inserts: rings made at the size the policies need,
+	 * not at sample_keep first (a first walk of a busy host would size
+	 * thousands of rings for an hour, and the heap keeps that memory). */
+	cgroup_table_set_ring_cap(&d->cgroups, ring_need(d->cfg));
 	bpf_observer_flush(d->obs);
 	/* Counters before the walk: a cgroup that had events before the walk
 	 * is found by it unless it was removed. */
@@ -230,7 +234,6 @@ int pipeline_tick(struct taod *d)
 	if (walk_due(d))
 		w = walk_tree(d, &t);
 	read_memstats(d);
-	cgroup_table_set_ring_cap(&d->cgroups, ring_need(d->cfg));
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	decide_step(d, t.now);
 	bpf_observer_stats(d->obs, d->bpf_stats);

@@ -182,13 +182,12 @@ static void ensure_judge(struct decide_state *s, const struct cgroup_entry *e, u
 }
 
 /* Tenant roots are judged when their window is due; members never. */
-static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t now_ms,
-		  const struct decide_io *io, struct task_cache *tc)
+static void visit(struct decide_state *s, struct cg_judge *j, const struct cgroup_entry *e,
+		  uint64_t now_ms, const struct decide_io *io, struct task_cache *tc)
 {
-	struct cg_judge *j = decide_find(s, e->id);
 	const struct policy *p;
 
-	if (!j || j->tenant_id != j->id || now_ms < j->next_judge_ms)
+	if (!j || j->root != j || now_ms < j->next_judge_ms)
 		return;
 	p = j->pol ? j->pol : &io->policies->v[0];
 	snprintf(j->policy, sizeof(j->policy), "%s", p->name);
@@ -196,20 +195,34 @@ static void visit(struct decide_state *s, const struct cgroup_entry *e, uint64_t
 	j->next_judge_ms = next_judgement(j->next_judge_ms, p->window_ms, now_ms);
 }
 
-void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
-		 const struct decide_io *io)
+/* Judges for new cgroups, new paths, none for gone ones: only when the
+ * tree changed (a path set, moved or dropped moves tree_gen). */
+static void make_judges(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
+			const struct decide_io *io)
 {
-	struct task_cache tc = {.io = io, .s = s, .t = t};
-
+	if (s->judges_made && t->tree_gen == s->judges_tree_gen)
+		return;
 	s->gen++;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i]->path)
 			ensure_judge(s, t->v[i], now_ms, io);
 	judge_table_sweep(s);
+	s->judges_tree_gen = t->tree_gen;
+	s->judges_made = true;
+}
+
+void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
+		 const struct decide_io *io)
+{
+	struct task_cache tc = {.io = io, .s = s, .t = t};
+
+	make_judges(s, t, now_ms, io);
+	if (judges_align(s, t))
+		return; /* out of memory: judged next tick */
 	tenants_update(s, t, io->policies);
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i]->path)
-			visit(s, t->v[i], now_ms, io, &tc);
+			visit(s, s->of_entry[i], t->v[i], now_ms, io, &tc);
 	free(tc.rows);
 	if (io->tao_kernel)
 		zone_demand_tick(&s->zones, t, now_ms, io);

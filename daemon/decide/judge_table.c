@@ -23,7 +23,28 @@ void decide_free(struct decide_state *s)
 	for (size_t i = 0; i < s->n; i++)
 		judge_free(s->v[i]);
 	free(s->v);
+	free(s->of_entry);
 	memset(s, 0, sizeof(*s));
+}
+
+int judges_align(struct decide_state *s, const struct cgroup_table *t)
+{
+	size_t k = 0;
+
+	if (t->n > s->of_entry_cap) {
+		struct cg_judge **v = realloc(s->of_entry, t->n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->of_entry = v;
+		s->of_entry_cap = t->n;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		while (k < s->n && s->v[k]->id < t->v[i]->id)
+			k++;
+		s->of_entry[i] = k < s->n && s->v[k]->id == t->v[i]->id ? s->v[k] : NULL;
+	}
+	return 0;
 }
 
 _Static_assert(offsetof(struct cg_judge, id) == 0, "id_vec needs the id first");

@@ -36,6 +36,7 @@ static uint64_t assign(struct decide_state *s, const struct cgroup_table *t,
 		return j->tenant_id;
 	j->pol = policy_lookup(ps, e->path, NULL);
 	j->tenant_id = e->id;
+	j->root = j;
 	j->tenant_gen = s->tenant_gen;
 	if (j->pol == &ps->v[0] || depth > TENANT_MAX_DEPTH)
 		return e->id;
@@ -46,8 +47,10 @@ static uint64_t assign(struct decide_state *s, const struct cgroup_table *t,
 	if (!pj)
 		return e->id;
 	assign(s, t, ps, parent, depth + 1);
-	if (pj->pol == j->pol)
+	if (pj->pol == j->pol) {
 		j->tenant_id = pj->tenant_id;
+		j->root = pj->root;
+	}
 	return j->tenant_id;
 }
 
@@ -81,15 +84,14 @@ void tenants_update(struct decide_state *s, const struct cgroup_table *t,
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct cgroup_entry *e = t->v[i];
-		struct cg_judge *j = e->path ? decide_find(s, e->id) : NULL;
-		struct cg_judge *root = j ? decide_find(s, j->tenant_id) : NULL;
+		struct cg_judge *j = s->of_entry[i];
 		struct cg_evidence ev;
 
-		if (!root)
+		if (!e->path || !j || !j->root)
 			continue;
 		cgroup_entry_evidence(e, &ev);
-		cg_evidence_add(&root->acc, &ev);
-		root->members++;
+		cg_evidence_add(&j->root->acc, &ev);
+		j->root->members++;
 	}
 }
 

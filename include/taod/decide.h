@@ -79,6 +79,7 @@ struct cg_judge {
 	/* tenants.c: the tenant this cgroup belongs to (its own id for a
 	 * tenant root) and its policy, valid while tenant_gen is current */
 	uint64_t tenant_id;
+	struct cg_judge *root; /* the tenant root's judge (this one for a root) */
 	const struct policy *pol;
 	unsigned tenant_gen;
 	unsigned members;		 /* tenant roots: cgroups summed this tick */
@@ -120,6 +121,13 @@ struct decide_state {
 	unsigned tenant_gen; /* moves when the tree or the policies change */
 	unsigned tree_gen_seen, policy_gen_seen;
 	const struct policy_set *policies_seen;
+	unsigned judges_tree_gen; /* the tree the judges were last made for */
+	bool judges_made;
+	/* judge_table.c: the judge of each cgroup table entry, by index (NULL
+	 * for entries without a path), rebuilt each pass by a merge of the two
+	 * id-sorted tables: no lookup per cgroup per tick */
+	struct cg_judge **of_entry;
+	size_t of_entry_cap;
 	union { /* the typed view of the same sorted vector */
 		struct id_vec ids;
 		struct {
@@ -152,6 +160,8 @@ void decide_free(struct decide_state *s);
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *io);
 struct cg_judge *decide_find(const struct decide_state *s, uint64_t id);
+/* Fills s->of_entry for @t; -ENOMEM leaves it unusable (s->of_entry NULL). */
+int judges_align(struct decide_state *s, const struct cgroup_table *t);
 
 /* verdict.c: decays @j's evidence to @now_ms, adds what the window brought,
  * and fills @v; window figures (span, coverage) come from @w. */

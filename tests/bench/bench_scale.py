@@ -7,6 +7,8 @@
    per fault of each kind, summed over all taod programs.
 2. Scale: taod's tick cost and RSS with N extra empty memory cgroups (made
    under our own memory cgroup and removed after), for each N given.
+3. Start-up on a busy host: taod started on a tree that already holds N
+   cgroups (the first walk finds them all at once), tick cost and RSS.
 Usage: bench_scale.py [N ...] (default 0 1000 10000).
 """
 import json
@@ -161,6 +163,30 @@ def scale(sock_daemon, counts):
         cgs.cleanup()
 
 
+def startup(sock_daemon, counts):
+    cgs = CgroupSet()
+    parent = cgs.make("startup")
+    print(f"{'existing':>8}{'tracked':>9}{'tick median us':>16}{'tick max us':>13}{'RSS MiB':>9}")
+    try:
+        for n in counts:
+            made = make_children(parent, n)
+            try:
+                daemon, sock = sock_daemon()
+                try:
+                    costs = tick_costs(sock, 12)
+                    st = status(sock)
+                    print(f"{n:>8}{st['cgroups_tracked']:>9}"
+                          f"{statistics.median(costs):>16.0f}{max(costs):>13}"
+                          f"{rss_kib(daemon.pid) / 1024:>9.1f}")
+                finally:
+                    daemon.terminate()
+                    daemon.wait()
+            finally:
+                remove(made)
+    finally:
+        cgs.cleanup()
+
+
 def main():
     counts = [int(a) for a in sys.argv[1:]] or [0, 1000, 10000]
     tmp = Path(tempfile.mkdtemp(prefix="taod-bench-"))
@@ -168,6 +194,7 @@ def main():
     try:
         fault_path(lambda: start_daemon(tmp / "a"))
         scale(lambda: start_daemon(tmp / "b"), counts)
+        startup(lambda: start_daemon(tmp / "c"), counts)
     finally:
         STATS.write_text(old_stats)
 

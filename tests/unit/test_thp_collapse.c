@@ -18,18 +18,19 @@
 #include "act_fixture.h"
 #include "taod/act_parts.h"
 
-#define MAP	 0x7f3000000000ULL /* a 16 MiB mapping: 8 chunks */
-#define CHUNK	 (2ULL << 20)
-#define MAP_KIB	 (16 * 1024)
-#define BUDDY_NO "Node 0, zone      DMA      0 0 0 0 0 0 0 0 1 1 3\n" \
-		 "Node 0, zone   Normal    493 1231 976 400 211 107 64 55 40 0 0\n"
+#define MAP	0x7f3000000000ULL /* a 16 MiB mapping: 8 chunks */
+#define CHUNK	(2ULL << 20)
+#define MAP_KIB (16 * 1024)
+#define BUDDY_NO                                                                                   \
+	"Node 0, zone      DMA      0 0 0 0 0 0 0 0 1 1 3\n"                                       \
+	"Node 0, zone   Normal    493 1231 976 400 211 107 64 55 40 0 0\n"
 
 static struct {
 	char ranges[1024]; /* "start+len " per range advised */
 	int calls;
-	bool gain;	    /* collapse what is advised: AnonHugePages grows */
-	uint64_t rss_kib;   /* of the mapping */
-	uint64_t huge_kib;  /* AnonHugePages of the mapping */
+	bool gain;	   /* collapse what is advised: AnonHugePages grows */
+	uint64_t rss_kib;  /* of the mapping */
+	uint64_t huge_kib; /* AnonHugePages of the mapping */
 } kern;
 
 static void write_smaps(void)
@@ -225,7 +226,8 @@ Test(thp_collapse, no_free_2mib_block_is_not_possible_and_spends_no_budget)
 	cr_assert_eq(st.retry_in_ms, 0, "no back-off: it is tried once blocks are free");
 
 	/* One free order-10 block in Normal: two THPs' room; the collapse goes ahead. */
-	fx_file("/proc/buddyinfo", "Node 0, zone   Normal    493 1231 976 400 211 107 64 55 40 0 1\n");
+	fx_file("/proc/buddyinfo",
+		"Node 0, zone   Normal    493 1231 976 400 211 107 64 55 40 0 1\n");
 	cr_assert_eq(collapse(MAP_KIB << 10, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_eq(kern.calls, 1);
 	/* The refused collapse took no token: the one a minute paid for this one. */
@@ -240,8 +242,9 @@ Test(thp_collapse, free_thp_blocks_counts_2mib_blocks_outside_dma)
 	fx_file("/proc/buddyinfo", BUDDY_NO);
 	cr_assert_eq(free_thp_blocks(&fx.cfg.k, &n), 0);
 	cr_assert_eq(n, 0);
-	fx_file("/proc/buddyinfo", "Node 0, zone    DMA32 0 4 2 2 1 2 0 3 3 1 753\n"
-				   "Node 0, zone   Normal 493 1231 976 400 211 107 64 55 40 32 186\n");
+	fx_file("/proc/buddyinfo",
+		"Node 0, zone    DMA32 0 4 2 2 1 2 0 3 3 1 753\n"
+		"Node 0, zone   Normal 493 1231 976 400 211 107 64 55 40 32 186\n");
 	cr_assert_eq(free_thp_blocks(&fx.cfg.k, &n), 0);
 	cr_assert_eq(n, 1 + 2 * 753 + 32 + 2 * 186);
 }
