@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "taod/act.h"
+#include "taod/cgroup_dir.h"
 #include "taod/commands.h"
 #include "taod/task_rows.h"
 #include "taod/daemon.h"
@@ -62,12 +64,15 @@ static uint64_t track_parent(struct tick_ctx *t, size_t depth, uint64_t id)
 static int on_cgroup_dir(void *user, uint64_t id, const char *rel)
 {
 	struct tick_ctx *t = user;
-	char dir[PATH_MAX];
 	uint64_t parent = track_parent(t, path_depth(rel), id);
+	int dir;
 
 	cgroup_table_touch(&t->d->cgroups, id, rel, parent, t->now);
-	if (!cgroup_file_path(&t->d->tree, rel, NULL, dir, sizeof(dir)))
+	dir = cgroup_dir_open(&t->d->tree, rel);
+	if (dir >= 0) {
 		cgroup_watch_add(&t->d->watch, dir);
+		close(dir);
+	}
 	return 0;
 }
 
@@ -82,20 +87,20 @@ static void read_memstat(struct taod *d, struct cgroup_entry *e)
 {
 	const struct kernel_paths *k = &d->cfg->k;
 	bool v2 = d->tree.version == 2;
-	char path[PATH_MAX], text[16384];
+	char text[16384];
 	struct memstat m;
 	int r;
 
-	if (!e->path || cgroup_file_path(&d->tree, e->path, "memory.stat", path, sizeof(path)))
+	if (!e->path)
 		return;
-	if (read_file(path, text, sizeof(text)) <= 0) {
+	if (cgroup_file_read(&d->tree, e->path, "memory.stat", text, sizeof(text)) <= 0) {
 		cgroup_entry_set_memstat(e, NULL, false); /* v2 root has none */
 		return;
 	}
 	r = memstat_parse(text, v2 ? k->memstat_v2_anon : k->memstat_v1_anon,
 			  v2 ? k->memstat_v2_thp : k->memstat_v1_thp, &m);
 	if (r == -EINVAL)
-		log_debug("%s: malformed value, ignored this tick", path);
+		log_debug("%s: memory.stat has a malformed value, ignored this tick", e->path);
 	cgroup_entry_set_memstat(e, &m, r == 0);
 }
 

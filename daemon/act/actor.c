@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "taod/act.h"
 #include "taod/act_parts.h"
 #include "taod/audit.h"
+#include "taod/cgroup_dir.h"
 #include "taod/cgroup_path.h"
 #include "taod/clock.h"
 
@@ -139,10 +141,9 @@ static bool task_vanished(const struct actor *a, const struct action_request *re
 /* Gone, or not a path inside the hierarchy at all. */
 static bool vanished(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
-	char dir[PATH_MAX];
 	struct stat st;
-
 	char why[96];
+	int dir;
 
 	/* One spelling per cgroup, or "//" and "/a/./b" would dodge protected(). */
 	if (!cgroup_path_canonical(req->cgroup, why, sizeof(why))) {
@@ -150,11 +151,14 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 				req->cgroup, why);
 		return true;
 	}
-	if (cgroup_file_path(a->tree, req->cgroup, NULL, dir, sizeof(dir)) || stat(dir, &st) ||
-	    !S_ISDIR(st.st_mode)) {
+	dir = cgroup_dir_open(a->tree, req->cgroup);
+	if (dir < 0 || fstat(dir, &st)) {
+		if (dir >= 0)
+			close(dir);
 		act_outcome_set(o, RESULT_VANISHED, ENOENT, "cgroup %s is gone", req->cgroup);
 		return true;
 	}
+	close(dir);
 	/* Removed and made again since it was judged: not the cgroup judged. */
 	if (req->cgroup_id && (uint64_t)st.st_ino != req->cgroup_id) {
 		act_outcome_set(o, RESULT_VANISHED, ESTALE,
@@ -165,24 +169,64 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 	return req->pid && task_vanished(a, req, o);
 }
 
-static bool allowlist_match(const char *list, const char *cgroup, char *which, size_t len)
+/* @anc is @path or one of its ancestors. */
+static bool is_ancestor_or_self(const char *anc, const char *path)
+{
+	size_t n = strlen(anc);
+
+	if (!strcmp(anc, "/"))
+		return true;
+	return !strncmp(anc, path, n) && (path[n] == '/' || !path[n]);
+}
+
+/* "/a/b" -> "/a", "/a" -> "/". */
+static void to_parent(char *path)
+{
+	char *cut = strrchr(path, '/');
+
+	cut[cut == path] = '\0';
+}
+
+/*
+ * 1 when an entry protects @cgroup: the entry in @which, and in *@anc (to
+ * free) the path it matched, @cgroup itself or an ancestor. "=GLOB" matches
+ * the cgroup alone; a bare glob matches it or any ancestor, so it protects
+ * a subtree. 0 when none does, -ENOMEM when it could not be told.
+ */
+static int allowlist_match(const char *list, const char *cgroup, char *which, size_t len,
+			   char **anc)
 {
 	char copy[sizeof(((struct act_settings *)0)->allowlist)], *save = NULL;
+	char *up = strdup(cgroup);
 
+	*anc = NULL;
+	if (!up)
+		return -ENOMEM;
 	snprintf(copy, sizeof(copy), "%s", list);
 	for (char *g = strtok_r(copy, " \t,", &save); g; g = strtok_r(NULL, " \t,", &save)) {
-		if (!fnmatch(g, cgroup, 0)) {
-			snprintf(which, len, "%s", g);
-			return true;
+		bool exact = g[0] == '=';
+
+		strcpy(up, cgroup);
+		for (;;) {
+			if (!fnmatch(g + exact, up, 0)) {
+				snprintf(which, len, "%s", g);
+				*anc = up;
+				return 1;
+			}
+			if (exact || !strcmp(up, "/"))
+				break;
+			to_parent(up);
 		}
 	}
-	return false;
+	free(up);
+	return 0;
 }
 
 static bool protected(const struct actor *a, const struct action_request *req,
 		      struct act_outcome *o)
 {
-	char glob[256];
+	char glob[256], *anc;
+	int r;
 
 	if (!strcmp(req->cgroup, "/")) {
 		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "the root cgroup is never acted on");
@@ -193,11 +237,21 @@ static bool protected(const struct actor *a, const struct action_request *req,
 				a->tree->self);
 		return true;
 	}
-	if (allowlist_match(a->s.allowlist, req->cgroup, glob, sizeof(glob))) {
-		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "allowlisted by \"%s\"", glob);
-		return true;
-	}
-	return false;
+	r = allowlist_match(a->s.allowlist, req->cgroup, glob, sizeof(glob), &anc);
+	if (r < 0) /* never act on what could not be checked */
+		act_outcome_set(o, RESULT_FAILED, -r, "cannot check the allowlist");
+	if (r <= 0)
+		return r < 0;
+	if (glob[0] == '=')
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "allowlisted by \"%s\" (exact)", glob);
+	else if (!strcmp(anc, req->cgroup))
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "allowlisted by \"%s\" (the cgroup)",
+				glob);
+	else
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "allowlisted by \"%s\" (subtree of %s)",
+				glob, anc);
+	free(anc);
+	return true;
 }
 
 bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run)
@@ -242,7 +296,13 @@ static bool rate_limited(struct actor *a, const struct action_request *req, stru
 
 static void backoff_key(enum action_kind kind, const char *cgroup, char *key, size_t len)
 {
-	snprintf(key, len, "%s %.300s", action_kind_name(kind), cgroup);
+	/* The hash tells apart deep cgroups whose paths share the key's first bytes. */
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (const unsigned char *c = (const unsigned char *)cgroup; *c; c++)
+		h = (h ^ *c) * 1099511628211ULL;
+	snprintf(key, len, "%s %016llx %.280s", action_kind_name(kind), (unsigned long long)h,
+		 cgroup);
 }
 
 static bool backing_off(const struct actor *a, const struct action_request *req,
@@ -347,7 +407,9 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 		rec = &local;
 	memset(rec, 0, sizeof(*rec));
 	rec->req = *req;
-	gate(a, req, &o);
+	if (!rec->req.cgroup)
+		rec->req.cgroup = ""; /* machine-wide */
+	gate(a, &rec->req, &o);
 	rec->result = o.result;
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);

@@ -54,6 +54,8 @@ void audit_close(struct audit_log *a)
 		return;
 	if (a->fd >= 0)
 		close(a->fd);
+	for (size_t i = 0; i < a->cap; i++)
+		free((char *)a->ring[i].req.cgroup);
 	free(a->ring);
 	free(a);
 }
@@ -112,9 +114,11 @@ static void append_line(struct audit_log *a, const struct action_record *r)
 /* Values quoted and escaped: a cgroup name cannot forge fields or lines. */
 static void log_audit_notice(const struct action_record *r)
 {
-	char cg[PATH_MAX], policy[128], evidence[512], detail[512];
+	char *cg = text_escape_dup(r->req.cgroup && r->req.cgroup[0] ? r->req.cgroup : "-", true);
+	char policy[128], evidence[512], detail[512];
 
-	text_escape(r->req.cgroup[0] ? r->req.cgroup : "-", cg, sizeof(cg), true);
+	if (!cg)
+		return;
 	text_escape(r->req.policy[0] ? r->req.policy : "-", policy, sizeof(policy), true);
 	text_escape(r->req.evidence, evidence, sizeof(evidence), true);
 	text_escape(r->detail, detail, sizeof(detail), true);
@@ -123,14 +127,20 @@ static void log_audit_notice(const struct action_record *r)
 		   (unsigned long long)r->id, action_kind_name(r->req.kind), cg, (int)r->req.pid,
 		   (unsigned long long)r->req.bytes, policy, action_result_name(r->result), r->err,
 		   evidence, detail);
+	free(cg);
 }
 
 void audit_record(struct audit_log *a, struct action_record *r)
 {
+	struct action_record *slot = &a->ring[a->head];
+
 	r->id = ++a->next_id;
 	r->time_ms = realtime_ms();
 	log_audit_notice(r);
-	a->ring[a->head] = *r;
+	free((char *)slot->req.cgroup);
+	*slot = *r;
+	/* The request's cgroup is borrowed; the ring outlives it. */
+	slot->req.cgroup = strdup(r->req.cgroup ? r->req.cgroup : "");
 	a->head = (a->head + 1) % a->cap;
 	if (a->count < a->cap)
 		a->count++;
@@ -160,7 +170,7 @@ struct json_object *action_record_json(const struct action_record *r)
 
 	json_add_u64(o, "id", r->id);
 	json_add_u64(o, "time_ms", r->time_ms);
-	json_add_str(o, "cgroup", r->req.cgroup);
+	json_add_str(o, "cgroup", r->req.cgroup ? r->req.cgroup : "");
 	json_add_u64(o, "cgroup_id", r->req.cgroup_id);
 	json_add(o, "pid", json_object_new_int64(r->req.pid));
 	json_add_str(o, "action", action_kind_name(r->req.kind));

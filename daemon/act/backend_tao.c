@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "taod/act_parts.h"
+#include "taod/cgroup_dir.h"
 #include "taod/memstat.h"
 #include "taod/rootfs.h"
 
@@ -28,14 +29,11 @@ static void lower(char *dst, size_t len, const char *src)
 static void write_thp_zones(const struct act_ctx *c, const struct action_request *req,
 			    const char *value, struct act_outcome *o)
 {
-	char path[PATH_MAX], now[128];
+	const char *file = c->k->memcg_thp_zones;
+	char now[128];
 	int r;
 
-	if (cgroup_file_path(c->tree, req->cgroup, c->k->memcg_thp_zones, path, sizeof(path))) {
-		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "path too long");
-		return;
-	}
-	if (read_file(path, now, sizeof(now)) >= 0) {
+	if (cgroup_file_read(c->tree, req->cgroup, file, now, sizeof(now)) >= 0) {
 		now[strcspn(now, "\n")] = '\0';
 		if (!strcmp(now, value)) {
 			act_outcome_set(o, RESULT_DONE, 0, "%s already \"%s\"",
@@ -44,7 +42,7 @@ static void write_thp_zones(const struct act_ctx *c, const struct action_request
 		}
 	}
 	/* An empty list is written as a bare newline, as `echo >` would. */
-	r = write_file(path, *value ? value : "\n");
+	r = cgroup_file_write(c->tree, req->cgroup, file, *value ? value : "\n");
 	if (r)
 		act_outcome_set(o, RESULT_FAILED, -r, "writing \"%s\" to %s: %s", value,
 				c->k->memcg_thp_zones, strerror(-r));
@@ -76,15 +74,11 @@ static void tao_grant(const struct act_ctx *c, const struct action_request *req,
 static void tao_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			struct act_outcome *o)
 {
-	char path[PATH_MAX], value[32];
+	char value[32];
 	int r;
 
-	if (cgroup_file_path(c->tree, req->cgroup, c->k->memcg_thp_shatter, path, sizeof(path))) {
-		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "path too long");
-		return;
-	}
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)budget);
-	r = write_file(path, value);
+	r = cgroup_file_write(c->tree, req->cgroup, c->k->memcg_thp_shatter, value);
 	o->bytes = r && r != -EAGAIN ? 0 : budget;
 	if (r == -EAGAIN)
 		act_outcome_set(o, RESULT_DONE, EAGAIN,

@@ -18,6 +18,7 @@
 
 #include "taod/act_parts.h"
 #include "taod/cgroup_path.h"
+#include "taod/cgroup_dir.h"
 #include "taod/rootfs.h"
 
 bool proc_task_exists(pid_t pid)
@@ -33,14 +34,38 @@ bool pids_are_real(void)
 	return !strcmp(rootfs_get(), "/");
 }
 
+/* @pid is among the pids in @rel's cgroup.procs. */
+static bool listed_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel)
+{
+	pid_t *pids = malloc(ACT_MAX_TASKS * sizeof(*pids));
+	int n = pids ? cgroup_read_pids(t, rel, pids, ACT_MAX_TASKS) : -ENOMEM;
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++)
+		found = pids[i] == pid;
+	free(pids);
+	return found;
+}
+
 bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel)
 {
 	char file[64], text[8192], cg[PATH_MAX];
+	ssize_t n;
 
-	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
-	if (pid <= 0 || rootfs_read(file, text, sizeof(text)) <= 0 ||
-	    cgroup_of_proc_text(text, t->version, cg, sizeof(cg)))
+	if (pid <= 0)
 		return false;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	n = rootfs_read(file, text, sizeof(text));
+	if (n == -ENAMETOOLONG)
+		return listed_in_cgroup(t, pid, rel);
+	if (n <= 0 || cgroup_of_proc_text(text, t->version, cg, sizeof(cg)))
+		return false;
+	/* The kernel prints a cgroup path of PATH_MAX or more cut to PATH_MAX - 1
+	 * bytes (v1, measured on 6.18) or fails the read (ENAMETOOLONG): a cut
+	 * path still proves @rel an ancestor when @rel ends inside it, else the
+	 * cgroup's own list says (a deeper descendant of such a @rel is missed). */
+	if (strlen(cg) >= PATH_MAX - 1 && strlen(rel) >= strlen(cg))
+		return listed_in_cgroup(t, pid, rel);
 	/* In @rel or below it: a tenant's task that moved to a child cgroup
 	 * is still the tenant's (decide judges a subtree as one tenant). */
 	return cgroup_path_within(cg, rel);
@@ -62,17 +87,14 @@ int pids_parse(const char *text, pid_t *pids, int max)
 
 int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max)
 {
-	char path[PATH_MAX], *text;
 	size_t cap = 1 << 20;
+	char *text = malloc(cap);
 	ssize_t len;
 	int n;
 
-	if (cgroup_file_path(t, rel, "cgroup.procs", path, sizeof(path)))
-		return -ENAMETOOLONG;
-	text = malloc(cap);
 	if (!text)
 		return -ENOMEM;
-	len = read_file(path, text, cap);
+	len = cgroup_file_read(t, rel, "cgroup.procs", text, cap);
 	n = len < 0 ? (int)len : pids_parse(text, pids, max);
 	free(text);
 	return n;

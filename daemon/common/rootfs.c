@@ -38,14 +38,14 @@ int rootfs_path(char *buf, size_t len, const char *abs_path)
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-ssize_t read_file(const char *path, char *buf, size_t len)
+ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len)
 {
 	size_t off = 0;
 	int fd;
 
 	if (len == 0)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (off < len - 1) {
@@ -68,6 +68,11 @@ ssize_t read_file(const char *path, char *buf, size_t len)
 	return (ssize_t)off;
 }
 
+ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	return read_file_at(AT_FDCWD, path, buf, len);
+}
+
 ssize_t rootfs_read(const char *abs_path, char *buf, size_t len)
 {
 	char path[PATH_MAX];
@@ -85,17 +90,17 @@ void rootfs_set_write_hook(write_hook_fn fn, void *ctx)
 	write_hook_ctx = ctx;
 }
 
-int write_file(const char *path, const char *s)
+int write_file_at(int dirfd, const char *name, const char *shown, const char *s)
 {
 	size_t n = strlen(s);
 	ssize_t w;
-	int fd, r = write_hook ? write_hook(path, s, write_hook_ctx) : 0;
+	int fd, r = write_hook ? write_hook(shown, s, write_hook_ctx) : 0;
 
 	if (r)
 		return r < 0 ? r : 0;
 	/* O_TRUNC is a no-op on sysfs, cgroupfs and debugfs; it keeps a regular
 	 * file (a fixture tree) holding exactly the last value written. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, s, n);
@@ -108,4 +113,9 @@ int write_file(const char *path, const char *s)
 	if (close(fd) < 0)
 		return -errno;
 	return (size_t)w == n ? 0 : -EIO;
+}
+
+int write_file(const char *path, const char *s)
+{
+	return write_file_at(AT_FDCWD, path, path, s);
 }

@@ -90,3 +90,13 @@ void text_escape(const char *in, char *out, size_t len, bool quotes)
 	}
 	out[o] = '\0';
 }
+
+char *text_escape_dup(const char *in, bool quotes)
+{
+	size_t len = 4 * strlen(in) + 1; /* "\xNN" for every byte at worst */
+	char *out = malloc(len);
+
+	if (out)
+		text_escape(in, out, len, quotes);
+	return out;
+}

@@ -25,7 +25,8 @@ enum setting_type {
 	T_PATH,
 	T_OPT_PATH,
 	T_NAME,
-	T_LIST, /* words, may be empty */
+	T_LIST,	 /* words, may be empty */
+	T_GLOBS, /* cgroup globs, each maybe "=GLOB"; may be empty */
 	T_MODE,
 	T_U64,
 	T_COUNT,
@@ -123,7 +124,7 @@ static const struct setting settings[] = {
     {"enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values},
     {"enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL},
     {"enforce", "shatter_bytes_per_minute", T_SIZE, FIELD(enforce.shatter_bytes_per_minute), NULL},
-    {"enforce", "allowlist", T_LIST, FIELD(enforce.allowlist), NULL},
+    {"enforce", "allowlist", T_GLOBS, FIELD(enforce.allowlist), NULL},
     {"enforce", "zone_min", T_SIZE, FIELD(enforce.zone_min), NULL},
     {"enforce", "zone_max", T_SIZE, FIELD(enforce.zone_max), NULL},
     {"enforce", "zone_headroom", T_SIZE, FIELD(enforce.zone_headroom), NULL},
@@ -229,6 +230,19 @@ static void enum_choices(const struct enum_value *e, char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name);
 }
 
+/* Each word a glob; '=' before one (exact: no subtree) must have a glob after it. */
+static bool globs_ok(const char *v)
+{
+	for (const char *w = v + strspn(v, " \t,"); *w; w += strspn(w, " \t,")) {
+		size_t n = strcspn(w, " \t,");
+
+		if (w[0] == '=' && (n == 1 || w[1] == '='))
+			return false;
+		w += n;
+	}
+	return true;
+}
+
 static int set_value(const struct setting *s, void *dst, const char *v)
 {
 	unsigned mode;
@@ -269,6 +283,10 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 		if (!*v)
 			return -EINVAL;
 		/* fallthrough */
+	case T_GLOBS:
+		if (s->type == T_GLOBS && !globs_ok(v))
+			return -EINVAL;
+		/* fallthrough */
 	case T_LIST:
 		if (strlen(v) >= s->size)
 			return -ENAMETOOLONG;
@@ -301,6 +319,9 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "a non-empty name";
 	case T_LIST:
 		return "space-separated words no longer than the field, or nothing";
+	case T_GLOBS:
+		return "cgroup globs, each protecting a subtree or, as \"=GLOB\", one cgroup "
+		       "alone (e.g. =/app.slice/db.service), or nothing";
 	case T_ENUM:
 		enum_choices(s->values, buf, len);
 		return buf;

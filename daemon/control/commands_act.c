@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "taod/act.h"
 #include "taod/json_fields.h"
 #include "taod/audit.h"
+#include "taod/cgroup_dir.h"
 #include "taod/cgroup_path.h"
 #include "taod/commands.h"
 #include "taod/protocol.h"
@@ -38,7 +40,7 @@ struct json_object *cmd_actions(struct taod *d, struct json_object *req)
 	     i++) {
 		const struct action_record *rec = audit_get(log, i);
 
-		if (glob && fnmatch(glob, rec->req.cgroup, 0))
+		if (glob && fnmatch(glob, rec->req.cgroup ? rec->req.cgroup : "", 0))
 			continue;
 		json_object_array_add(list, action_record_json(rec));
 	}
@@ -85,8 +87,9 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	struct action_record rec;
 	const char *kind = NULL, *cgroup = "";
 	struct json_object *o, *err;
-	char dir[PATH_MAX], why[96];
+	char why[96];
 	struct stat st;
+	int dir;
 
 	if (protocol_arg_string(req, "action", &kind) || kind_from_name(kind, &ar.kind))
 		return protocol_error("args.action must be one of warn, restrict, grant, shatter, "
@@ -99,12 +102,14 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	err = act_numbers(req, &ar);
 	if (err)
 		return err;
-	snprintf(ar.cgroup, sizeof(ar.cgroup), "%s", cgroup);
+	ar.cgroup = cgroup;
 	snprintf(ar.policy, sizeof(ar.policy), "operator");
 	snprintf(ar.evidence, sizeof(ar.evidence), "requested through the control socket");
-	if (cgroup[0] && !cgroup_file_path(&d->tree, cgroup, NULL, dir, sizeof(dir)) &&
-	    !stat(dir, &st))
+	dir = cgroup[0] ? cgroup_dir_open(&d->tree, cgroup) : -ENOENT;
+	if (dir >= 0 && !fstat(dir, &st))
 		ar.cgroup_id = (uint64_t)st.st_ino;
+	if (dir >= 0)
+		close(dir);
 	actor_submit(d->actor, &ar, &rec);
 	o = protocol_ok();
 	json_add(o, "record", action_record_json(&rec));

@@ -97,7 +97,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	struct action_request req = {.kind = kind, .cgroup_id = j->id, .dry_run = p->dry_run};
 	char ev[200];
 
-	snprintf(req.cgroup, sizeof(req.cgroup), "%s", j->path);
+	req.cgroup = j->path;
 	snprintf(req.policy, sizeof(req.policy), "%s", p->name);
 	if ((kind == ACTION_WARN || kind == ACTION_SHATTER) && j->noffenders)
 		req.pid = (pid_t)j->offenders[0].pid;

@@ -129,21 +129,38 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 	return 0;
 }
 
-int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
-		     size_t len)
-{
-	int n;
+/* The path of the directory being walked, grown as deep as the tree goes. */
+struct walk_path {
+	char *s;
+	size_t len, cap;
+};
 
-	if (!strcmp(rel, "/"))
-		rel = "";
-	n = snprintf(buf, len, "%s%s%s%s", t->mount, rel, file ? "/" : "", file ? file : "");
-	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+/* Appends "/name" (or "name" at the root); false on ENOMEM. */
+static bool walk_push(struct walk_path *p, const char *name)
+{
+	size_t n = strlen(name), need = p->len + n + 2;
+
+	if (need > p->cap) {
+		size_t cap = need * 2;
+		char *s = realloc(p->s, cap);
+
+		if (!s)
+			return false;
+		p->s = s;
+		p->cap = cap;
+	}
+	if (p->len > 1)
+		p->s[p->len++] = '/';
+	memcpy(p->s + p->len, name, n + 1);
+	p->len += n;
+	return true;
 }
 
 /* Depth-first walk by directory fds: no path length or fd-count surprises. */
-static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_visit_fn fn, void *ctx)
+static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ctx)
 {
 	DIR *d = fdopendir(dirfd);
+	size_t at = p->len;
 	struct dirent *de;
 	int r = 0;
 
@@ -154,29 +171,23 @@ static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_vis
 	while (!r && (de = readdir(d))) {
 		struct stat st;
 		int child;
-		int n;
 
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		child = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (child < 0)
 			continue; /* vanished meanwhile, or not a directory */
-		if (fstat(child, &st)) {
+		if (fstat(child, &st) || !walk_push(p, de->d_name)) {
 			close(child);
 			continue;
 		}
-		n = snprintf(rel + rel_len, cap - rel_len, "%s%s", rel_len > 1 ? "/" : "",
-			     de->d_name);
-		if (n < 0 || (size_t)n >= cap - rel_len) {
-			close(child);
-			continue;
-		}
-		r = fn(ctx, (uint64_t)st.st_ino, rel);
+		r = fn(ctx, (uint64_t)st.st_ino, p->s);
 		if (!r)
-			r = walk_dir(child, rel, rel_len + (size_t)n, cap, fn, ctx);
+			r = walk_dir(child, p, fn, ctx);
 		else
 			close(child);
-		rel[rel_len] = '\0';
+		p->len = at;
+		p->s[at] = '\0';
 	}
 	closedir(d);
 	return r;
@@ -184,22 +195,21 @@ static int walk_dir(int dirfd, char *rel, size_t rel_len, size_t cap, cgroup_vis
 
 int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 {
-	char rel[PATH_MAX] = "/";
+	struct walk_path p = {0};
 	struct stat st;
 	int fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fstat(fd, &st))
 		r = -errno;
+	else
+		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s) : -ENOMEM;
+	if (!r)
+		r = walk_dir(fd, &p, fn, ctx);
+	else
 		close(fd);
-		return r;
-	}
-	r = fn(ctx, (uint64_t)st.st_ino, rel);
-	if (r) {
-		close(fd);
-		return r;
-	}
-	return walk_dir(fd, rel, 1, sizeof(rel), fn, ctx);
+	free(p.s);
+	return r;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -27,10 +28,13 @@ void cgroup_watch_close(struct cgroup_watch *w)
 	w->open = false;
 }
 
-void cgroup_watch_add(struct cgroup_watch *w, const char *dir)
+void cgroup_watch_add(struct cgroup_watch *w, int dirfd)
 {
 	uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
+	char dir[64];
 
+	/* By the open directory: its path may be longer than PATH_MAX. */
+	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", dirfd);
 	/* Out of watches: lose the watch and fall back to walking every tick. */
 	if (w->fd >= 0 && inotify_add_watch(w->fd, dir, mask) < 0 && errno == ENOSPC) {
 		log_warn("inotify watches exhausted; the cgroup tree is walked every tick");

@@ -2,10 +2,12 @@
 #include "taod/kernel_probe.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "taod/cgroup_dir.h"
 #include "taod/rootfs.h"
 
 bool zoneinfo_has_zone(const char *text, const char *zone)
@@ -44,14 +46,14 @@ static bool zones_present(const struct taod_config *cfg, char *which, size_t len
 static bool shatter_present(const struct taod_config *cfg, const struct cgroup_tree *tree,
 			    char *which, size_t len)
 {
-	char path[PATH_MAX];
+	char *path;
 
 	/* The root has no memory.* files on v2; the daemon's own cgroup does. */
-	if (cgroup_file_path(tree, tree->self, cfg->k.memcg_thp_shatter, path, sizeof(path)))
+	if (!cgroup_file_exists(tree, tree->self, cfg->k.memcg_thp_shatter))
 		return false;
-	if (access(path, F_OK))
-		return false;
-	snprintf(which, len, "%s exists", path);
+	path = cgroup_file_shown(tree, tree->self, cfg->k.memcg_thp_shatter);
+	snprintf(which, len, "%s exists", path ? path : cfg->k.memcg_thp_shatter);
+	free(path);
 	return true;
 }
 

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LABEL_MAX (PATH_MAX * 2 + 1)
-
 void prom_escape_label(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
@@ -96,8 +94,15 @@ static bool cg_value(const struct cgroup_entry *e, enum cg_metric m, double *v)
 
 static void write_cgroups(FILE *f, const struct cgroup_table *t)
 {
-	char *label = malloc(LABEL_MAX);
+	size_t longest = 0, label_max;
+	char *label;
 
+	/* Paths have no length limit: a cut label would merge two cgroups' series. */
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i]->path && strlen(t->v[i]->path) > longest)
+			longest = strlen(t->v[i]->path);
+	label_max = 3 * longest + 1; /* U+FFFD for every byte at worst */
+	label = malloc(label_max);
 	if (!label)
 		return;
 	for (size_t m = 0; m < sizeof(cg_families) / sizeof(cg_families[0]); m++) {
@@ -108,7 +113,7 @@ static void write_cgroups(FILE *f, const struct cgroup_table *t)
 
 			if (!e->path || !cg_value(e, (enum cg_metric)m, &v))
 				continue;
-			prom_escape_label(e->path, label, LABEL_MAX);
+			prom_escape_label(e->path, label, label_max);
 			fprintf(f, "%s{cgroup=\"%s\"} %.17g\n", cg_families[m].name, label, v);
 		}
 	}

@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report --format csv`: one header line, one line per cgroup (RFC 4180). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "taod/report.h"
 
+/* Any control character: a TAB or an ESC in a name is quoted, the bytes kept. */
+static bool needs_quotes(const char *s)
+{
+	for (; *s; s++)
+		if (*s == ',' || *s == '"' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* CSV is data: a field keeps its bytes, as JSON does. */
 void csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (!needs_quotes(s)) {
 		fputs(s, f);
 		return;
 	}

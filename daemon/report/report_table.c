@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report` for a terminal: machine summary, then a line per cgroup. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "taod/report.h"
+#include "taod/utf8.h"
 
 static const char *fmt_time(char *buf, size_t len, int64_t ms)
 {
@@ -68,8 +70,10 @@ static int path_width(const struct report *r)
 	int w = 6; /* "CGROUP" */
 
 	for (size_t i = 0; i < r->ncgroups; i++) {
-		int n = (int)strlen(r->cgroups[i].path);
+		char *shown = text_escape_dup(r->cgroups[i].path, false);
+		int n = shown ? (int)strlen(shown) : 0;
 
+		free(shown);
 		w = n > w ? n : w;
 	}
 	return w;
@@ -113,9 +117,11 @@ int report_write_table(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
 		char now[16], lo[16], mean[16], hi[16], thp[32];
+		/* A name's control characters would drive the terminal: \xNN here. */
+		char *path = text_escape_dup(c->path, false);
 
 		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n", w,
-			c->path, report_cgroup_present(r, c) ? " " : "*",
+			path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
 			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
 			fmt_pct(lo, sizeof(lo), c->coverage_min),
 			fmt_pct(mean, sizeof(mean), c->coverage_mean),
@@ -123,6 +129,7 @@ int report_write_table(FILE *f, const struct report *r)
 			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
 			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
 			c->nactions);
+		free(path);
 	}
 	fputs("(* gone: not seen in the last batch)\n", f);
 	unmet_rewards(f, r);

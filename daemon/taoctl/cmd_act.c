@@ -26,14 +26,14 @@ static void print_record(struct json_object *a, int width)
 {
 	char when[32];
 	int err = (int)jget_u64(a, "errno");
-	const char *cgroup = jget_str(a, "cgroup");
+	const char *cgroup = jget_text(a, "cgroup");
 
 	printf("%-19s %-*s %7llu %-12s %-12s %-6s %s | %s\n",
 	       fmt_when(when, sizeof(when), jget_u64(a, "time_ms")), width,
 	       *cgroup ? cgroup : "(policy zones)", /* resize-zones is machine-wide */
-	       (unsigned long long)jget_u64(a, "pid"), jget_str(a, "action"), jget_str(a, "result"),
-	       err ? jget_str(a, "errno_name") : "-", jget_str(a, "evidence"),
-	       jget_str(a, "detail"));
+	       (unsigned long long)jget_u64(a, "pid"), jget_text(a, "action"),
+	       jget_text(a, "result"), err ? jget_text(a, "errno_name") : "-",
+	       jget_text(a, "evidence"), jget_text(a, "detail"));
 }
 
 static int parse_positive(const char *s, long *out)
@@ -134,8 +134,8 @@ int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 	if (ctl->json)
 		print_json(rec);
 	else
-		printf("%s %s: %s (%s)\n", jget_str(rec, "action"), jget_str(rec, "cgroup"),
-		       jget_str(rec, "result"), jget_str(rec, "detail"));
+		printf("%s %s: %s (%s)\n", jget_text(rec, "action"), jget_text(rec, "cgroup"),
+		       jget_text(rec, "result"), jget_text(rec, "detail"));
 	json_object_put(r);
 	return 0;
 }

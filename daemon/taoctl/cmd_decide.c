@@ -14,7 +14,7 @@ static void print_policy(struct json_object *p)
 {
 	struct json_object *m = jget(p, "match"), *inh = jget(p, "from_default");
 
-	printf("[policy %s]  (%s)\n", jget_str(p, "name"), jget_str(p, "defined_at"));
+	printf("[policy %s]  (%s)\n", jget_text(p, "name"), jget_text(p, "defined_at"));
 	printf("  match              =");
 	for (size_t i = 0; i < json_object_array_length(m); i++)
 		printf(" %s", json_object_get_string(json_object_array_get_idx(m, i)));
@@ -24,14 +24,14 @@ static void print_policy(struct json_object *p)
 	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
 	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
 	printf("  window             = %llums\n", (unsigned long long)jget_u64(p, "window_ms"));
-	printf("  ladder             = %s\n", jget_str(p, "ladder"));
+	printf("  ladder             = %s\n", jget_text(p, "ladder"));
 	printf("  cooldown           = %llums\n", (unsigned long long)jget_u64(p, "cooldown_ms"));
 	printf("  dry_run            = %s\n",
 	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
 	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
 	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
 	printf("  horizon            = %llums\n", (unsigned long long)jget_u64(p, "horizon_ms"));
-	printf("  act_on             = %s\n", jget_str(p, "act_on"));
+	printf("  act_on             = %s\n", jget_text(p, "act_on"));
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
 		for (size_t i = 0; i < json_object_array_length(inh); i++)
@@ -47,8 +47,8 @@ static void print_reward(struct json_object *w)
 
 	if (!w)
 		return;
-	printf("  reward: %s %s %.1fs ago: %s", jget_str(w, "action"), jget_str(w, "result"),
-	       (double)jget_u64(w, "ago_ms") / 1000.0, jget_str(w, "detail"));
+	printf("  reward: %s %s %.1fs ago: %s", jget_text(w, "action"), jget_text(w, "result"),
+	       (double)jget_u64(w, "ago_ms") / 1000.0, jget_text(w, "detail"));
 	if (retry)
 		printf(" (next try in %.1fs)", (double)retry / 1000.0);
 	printf("\n");
@@ -58,17 +58,17 @@ static void print_match(struct json_object *r)
 {
 	struct json_object *c = jget(r, "matched");
 
-	printf("cgroup %s%s\n", jget_str(r, "cgroup"),
+	printf("cgroup %s%s\n", jget_text(r, "cgroup"),
 	       json_object_get_boolean(jget(r, "tracked")) ? "" : " (not tracked now)");
 	for (size_t i = 0; i < json_object_array_length(c); i++) {
 		struct json_object *m = json_object_array_get_idx(c, i);
 
 		printf("  %s policy %-16s glob %-32s %llu literal, %llu wildcard (%s)\n",
-		       json_object_get_boolean(jget(m, "won")) ? "*" : " ", jget_str(m, "policy"),
-		       jget_str(m, "glob"), (unsigned long long)jget_u64(m, "literals"),
-		       (unsigned long long)jget_u64(m, "wildcards"), jget_str(m, "defined_at"));
+		       json_object_get_boolean(jget(m, "won")) ? "*" : " ", jget_text(m, "policy"),
+		       jget_text(m, "glob"), (unsigned long long)jget_u64(m, "literals"),
+		       (unsigned long long)jget_u64(m, "wildcards"), jget_text(m, "defined_at"));
 	}
-	printf("why: %s\n", jget_str(r, "reason"));
+	printf("why: %s\n", jget_text(r, "reason"));
 	print_reward(jget(r, "reward"));
 	printf("\n");
 	print_policy(jget(r, "policy"));
@@ -106,28 +106,28 @@ static void print_abuser(struct json_object *a)
 	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
 	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
 
-	printf("%s  %s for %llus, policy %s, strikes %llu", jget_str(a, "cgroup"),
-	       jget_str(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
-	       jget_str(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
+	printf("%s  %s for %llus, policy %s, strikes %llu", jget_text(a, "cgroup"),
+	       jget_text(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
+	       jget_text(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
 	if (ev)
 		printf(", score %.2f", jget_double(ev, "score"));
 	printf("\n");
-	printf("  evidence: %s\n", ev ? jget_str(ev, "text") : "-");
+	printf("  evidence: %s\n", ev ? jget_text(ev, "text") : "-");
 	printf("  history (oldest first):");
 	for (size_t i = 0; i < json_object_array_length(hist); i++)
-		printf(" %s", jget_str(json_object_array_get_idx(hist, i), "class"));
+		printf(" %s", jget_text(json_object_array_get_idx(hist, i), "class"));
 	printf("\n");
 	for (size_t i = 0; i < json_object_array_length(off); i++) {
 		struct json_object *t = json_object_array_get_idx(off, i);
 
 		printf("  offender: pid %llu %s, %llu splits of %llu THP faults\n",
-		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"),
+		       (unsigned long long)jget_u64(t, "pid"), jget_text(t, "comm"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
 		       (unsigned long long)jget_u64(t, "thp_fault_alloc"));
 	}
 	if (next)
-		printf("  next: %s in %.1fs if %s\n", jget_str(next, "action"),
-		       (double)jget_u64(next, "due_in_ms") / 1000.0, jget_str(next, "if"));
+		printf("  next: %s in %.1fs if %s\n", jget_text(next, "action"),
+		       (double)jget_u64(next, "due_in_ms") / 1000.0, jget_text(next, "if"));
 	else
 		printf("  next: nothing due\n");
 	print_reward(jget(a, "reward"));
@@ -178,10 +178,10 @@ int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
 	if (ctl->json) {
 		print_json(r);
 	} else if (rc == EXIT_OK) {
-		printf("reloaded %s: %llu policies\n", jget_str(r, "config"),
+		printf("reloaded %s: %llu policies\n", jget_text(r, "config"),
 		       (unsigned long long)jget_u64(r, "policies"));
 	} else {
-		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_str(r, "error"));
+		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_text(r, "error"));
 		errs = jget(r, "errors");
 		for (size_t i = 0; errs && i < json_object_array_length(errs); i++)
 			fprintf(stderr, "%s\n",

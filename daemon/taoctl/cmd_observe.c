@@ -57,23 +57,23 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	}
 	k = jget(r, "kernel");
 	ev = jget(r, "events");
-	printf("taod %s (pid %llu), up %llu s\n", jget_str(r, "version"),
+	printf("taod %s (pid %llu), up %llu s\n", jget_text(r, "version"),
 	       (unsigned long long)jget_u64(r, "pid"), (unsigned long long)jget_u64(r, "uptime_s"));
-	printf("kernel:      %s, %s (%s)\n", jget_str(k, "release"), jget_str(k, "kind"),
-	       jget_str(k, "why"));
-	printf("observation: %s (%s)\n", jget_str(r, "observation_mode"),
-	       jget_str(r, "observation_reason"));
+	printf("kernel:      %s, %s (%s)\n", jget_text(k, "release"), jget_text(k, "kind"),
+	       jget_text(k, "why"));
+	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
+	       jget_text(r, "observation_reason"));
 	printf("cgroups:     %llu tracked, v%llu at %s\n",
 	       (unsigned long long)jget_u64(r, "cgroups_tracked"),
-	       (unsigned long long)jget_u64(r, "cgroup_version"), jget_str(r, "cgroup_root"));
+	       (unsigned long long)jget_u64(r, "cgroup_version"), jget_text(r, "cgroup_root"));
 	printf("events:      %llu seen (memcg %llu, lruvec %llu, page alloc %llu, split %llu)\n",
 	       (unsigned long long)jget_u64(ev, "total"),
 	       (unsigned long long)jget_u64(ev, "memcg_events"),
 	       (unsigned long long)jget_u64(ev, "lruvec_events"),
 	       (unsigned long long)jget_u64(ev, "page_alloc_events"),
 	       (unsigned long long)jget_u64(ev, "split_events"));
-	printf("act:         %s backend, %s mode, %llu actions audited\n", jget_str(r, "backend"),
-	       jget_str(jget(r, "act"), "mode"),
+	printf("act:         %s backend, %s mode, %llu actions audited\n", jget_text(r, "backend"),
+	       jget_text(jget(r, "act"), "mode"),
 	       (unsigned long long)jget_u64(jget(r, "act"), "audited"));
 	print_tao_figures(jget(r, "act"), jget(jget(r, "decide"), "zones"));
 	dec = jget(r, "decide");
@@ -109,12 +109,12 @@ static void print_cgroup_row(struct json_object *row, int width)
 	struct json_object *v = jget(row, "verdict");
 
 	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %5s\n", width,
-	       jget_str(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
+	       jget_text(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
-	       jget_double(row, "split_ratio"), v ? jget_str(v, "class") : "-",
+	       jget_double(row, "split_ratio"), v ? jget_text(v, "class") : "-",
 	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-");
 }
 
@@ -199,8 +199,8 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 		struct json_object *t = json_object_array_get_idx(list, i);
 
 		printf("%8llu %-16s %-*s %8llu %8llu %8llu %6s\n",
-		       (unsigned long long)jget_u64(t, "pid"), jget_str(t, "comm"), w,
-		       jget_str(t, "cgroup"), (unsigned long long)jget_u64(t, "thp_fault_alloc"),
+		       (unsigned long long)jget_u64(t, "pid"), jget_text(t, "comm"), w,
+		       jget_text(t, "cgroup"), (unsigned long long)jget_u64(t, "thp_fault_alloc"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
 		       (unsigned long long)jget_u64(t, "pmd_unmap_whole"),
 		       json_object_get_boolean(jget(t, "alive")) ? "yes" : "no");

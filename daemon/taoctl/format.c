@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "taod/json_fields.h"
+#include "taod/utf8.h"
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
@@ -59,6 +60,17 @@ const char *jget_str(struct json_object *o, const char *key)
 	return s ? s : "-";
 }
 
+const char *jget_text(struct json_object *o, const char *key)
+{
+	static char *ring[16];
+	static unsigned next;
+	char **slot = &ring[next++ % 16];
+
+	free(*slot);
+	*slot = text_escape_dup(jget_str(o, key), false);
+	return *slot ? *slot : "?";
+}
+
 void print_json(struct json_object *o)
 {
 	char *text = json_to_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -72,7 +84,7 @@ int column_width(struct json_object *rows, const char *key, int min)
 	int w = min;
 
 	for (size_t i = 0; i < json_object_array_length(rows); i++) {
-		int n = (int)strlen(jget_str(json_object_array_get_idx(rows, i), key));
+		int n = (int)strlen(jget_text(json_object_array_get_idx(rows, i), key));
 
 		w = n > w ? n : w;
 	}

@@ -47,7 +47,7 @@ int taoctl_request(const struct taoctl *ctl, const char *command, struct json_ob
 	if (rc)
 		return rc;
 	if (!json_object_get_boolean(jget(*reply, "ok"))) {
-		fprintf(stderr, "taoctl: %s: %s\n", command, jget_str(*reply, "error"));
+		fprintf(stderr, "taoctl: %s: %s\n", command, jget_text(*reply, "error"));
 		json_object_put(*reply);
 		*reply = NULL;
 		return EXIT_FAILED;

@@ -42,12 +42,18 @@ enum action_result {
 struct action_request {
 	enum action_kind kind;
 	uint64_t cgroup_id;
-	char cgroup[PATH_MAX]; /* relative to the hierarchy root */
-	pid_t pid;	       /* the offending task, 0 for cgroup-wide actions */
-	uint64_t bytes;	       /* shatter/collapse budget, or zone target size */
-	bool dry_run;	       /* the matching policy's dry_run */
-	char policy[64];       /* name of the policy that asked */
-	char evidence[256];    /* numbers over the window that led here */
+	/*
+	 * Relative to the hierarchy root; "" or NULL for machine-wide actions.
+	 * Borrowed: the caller's string, valid during actor_submit() only (a
+	 * cgroup path has no length limit, so no copy of it is embedded here);
+	 * the audit ring keeps its own copy.
+	 */
+	const char *cgroup;
+	pid_t pid;	    /* the offending task, 0 for cgroup-wide actions */
+	uint64_t bytes;	    /* shatter/collapse budget, or zone target size */
+	bool dry_run;	    /* the matching policy's dry_run */
+	char policy[64];    /* name of the policy that asked */
+	char evidence[256]; /* numbers over the window that led here */
 };
 
 /* One audit record, as `taoctl actions` shows it. */

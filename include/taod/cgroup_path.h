@@ -13,8 +13,11 @@
 
 /*
  * True for "/" and for "/a/b" style paths: a leading '/', no empty, "." or
- * ".." component, no trailing '/', no control characters, shorter than
- * PATH_MAX. @why (may be NULL) gets the reason on false.
+ * ".." component, no trailing '/'. Any other byte is a name's own (the
+ * kernel allows control characters in cgroup names), and there is no
+ * length limit: cgroups nest deeper than PATH_MAX, and taod opens them
+ * component by component (cgroup_dir.h). @why (may be NULL) gets the
+ * reason on false.
  */
 bool cgroup_path_canonical(const char *path, char *why, size_t why_len);
 /* @path is @anc or lies below it (both canonical). */

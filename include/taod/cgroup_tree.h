@@ -24,13 +24,12 @@ struct cgroup_tree {
 int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, char *why,
 		       size_t why_len);
 
-/* Called for each cgroup directory; @rel is "/" for the root. Non-zero stops. */
+/*
+ * Called for each cgroup directory, however deep; @rel is "/" for the root
+ * and is valid during the call only. Non-zero stops.
+ */
 typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel);
 int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx);
-
-/* Absolute path of a file in a cgroup, e.g. ("/a/b", "memory.stat"). */
-int cgroup_file_path(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
-		     size_t len);
 
 /* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG
  * when its line is cut short or does not fit @len. */

@@ -15,10 +15,14 @@ const char *rootfs_get(void);
 int rootfs_path(char *buf, size_t len, const char *abs_path);
 /* Read a whole (small) file, NUL-terminated. Returns bytes or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t len);
+/* Same, for @name relative to the directory @dirfd (or AT_FDCWD). */
+ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len);
 /* Same, for a path under the root prefix. */
 ssize_t rootfs_read(const char *abs_path, char *buf, size_t len);
 /* Write a string to an existing file in one write(). Returns 0 or -errno. */
 int write_file(const char *path, const char *s);
+/* Same, for @name relative to @dirfd; the write hook sees @shown as its path. */
+int write_file_at(int dirfd, const char *name, const char *shown, const char *s);
 /*
  * Tests see (and may fail) every write_file(): the hook returns 0 to let the
  * write happen, 1 when it did the write itself, or -errno to fail it.

@@ -23,4 +23,7 @@ char *utf8_sanitize_dup(const char *s);
  */
 void text_escape(const char *in, char *out, size_t len, bool quotes);
 
+/* The same, whole: a malloc'd copy big enough for any @in; NULL on ENOMEM. */
+char *text_escape_dup(const char *in, bool quotes);
+
 #endif

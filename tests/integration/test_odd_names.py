@@ -5,8 +5,10 @@ import json
 import os
 import resource
 import subprocess
+import time
 
-from conftest import TAOCTL, wait_for
+from conftest import TAOCTL, TAOD, WORKLOAD, anon_huge_kib, cgroup_row, wait_for
+from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 
 ODD = b'taodtest-odd-\xff"q\\z\ttab'  # the kernel refuses '\n' in cgroup names
 ODD_NO_NL = b'taodtest-odd-\xfe"q\\z'
@@ -80,3 +82,129 @@ def test_a_tree_deeper_than_the_soft_fd_limit_is_seen_whole(daemon_factory, cgro
         while leaf != top:
             leaf.rmdir()
             leaf = leaf.parent
+
+
+def shown(name: str):
+    """A name as taoctl's tables print it: control characters as \\xNN."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c for c in name)
+
+
+def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_factory, cgroups,
+                                                                          tmp_path):
+    """The kernel allows control characters in a cgroup name: such a cgroup
+    is acted on like any other (it used to end "vanished, EINVAL"), JSON
+    carries its bytes, and only taoctl's tables escape them."""
+    d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
+                                    "min_allocs = 8\nmax_split_ratio = 0.25\n"
+                                    "ladder = shatter:1\n"))
+    a = cgroups.make("tab\there-esc\x1bm")
+    rel = cgroups.rel(a)
+    p = cgroups.workload(a, "fault", 8, "abuse", 40)
+    wait_for(lambda: anon_huge_kib(p.pid) >= 8 * THP_KIB, what="THPs faulted")
+    wait_for(lambda: anon_huge_kib(p.pid) < 2 * THP_KIB, timeout=10 * WINDOW_S,
+             what="the abuser's THPs to be split")
+    acts = d.ctl("actions", "--cgroup", rel)
+    assert any(x["action"] == "shatter" and x["result"] == "done" and x["pid"] == p.pid
+               for x in acts), acts
+    assert next(r for r in d.ctl("abusers") if r["cgroup"] == rel)["class"] == "abuser"
+
+    for cmd in (["cgroups"], ["actions"], ["abusers"]):
+        out = subprocess.run([str(TAOCTL), "--socket", d.socket, *cmd], capture_output=True,
+                             text=True, timeout=30).stdout
+        assert shown(rel) in out, (cmd, out)
+        assert "\x1b" not in out and "here-esc" in out, (cmd, out)
+
+
+def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, cgroups, tmp_path):
+    """25 levels of 200-byte names: no path of it fits PATH_MAX, so only
+    openat relative to its parent reaches it. It used to be left out of the
+    walk, and an action on it could not be asked for."""
+    top = cgroups.make("pathmax")
+    names = [f"{i:02d}" + "p" * 198 for i in range(25)]
+    rel = cgroups.rel(top) + "".join("/" + n for n in names)
+    assert len(rel) > 4096
+    base = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    fds, p = [base], None
+    try:
+        for n in names:
+            os.mkdir(n, dir_fd=fds[-1])
+            fds.append(os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        leaf = fds[-1]
+
+        def join():
+            procs = os.open("cgroup.procs", os.O_WRONLY, dir_fd=leaf)
+            os.write(procs, str(os.getpid()).encode())
+            os.close(procs)
+        p = subprocess.Popen([str(WORKLOAD), "fault", "8", "hold", "60"], preexec_fn=join,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(leaf,))
+        cgroups.procs.append(p)
+        d = daemon_factory(f"[enforce]\nmode = enforce\nbackend = stock\n"
+                           f"actions_per_minute = 60\nshatter_bytes_per_minute = 1G\n"
+                           f"audit_log = {tmp_path}/audit.jsonl\n")
+        wait_for(lambda: anon_huge_kib(p.pid) >= 8 * THP_KIB, what="THPs faulted")
+        # Listed, and its memory.stat read through the chain of directories.
+        wait_for(lambda: (r := cgroup_row(d, rel)) and r["anon_bytes"] >= 8 * 2 ** 21,
+                 what="the deep cgroup listed with its memory.stat")
+        out = subprocess.run([str(TAOCTL), "--socket", d.socket, "cgroups"],
+                             capture_output=True, text=True, timeout=30).stdout
+        assert rel in out
+
+        rec = d.ctl("act", "shatter", "--cgroup", rel, "--dry-run")
+        assert rec["result"] == "dry-run", rec
+        rec = d.ctl("act", "shatter", "--cgroup", rel)
+        assert rec["result"] == "done", rec
+        assert rec["cgroup"] == rel
+        assert anon_huge_kib(p.pid) == 0, rec
+    finally:
+        if p:
+            p.kill()
+            p.wait()
+        for i in range(len(names) - 1, -1, -1):
+            if i + 1 < len(fds):
+                os.close(fds[i + 1])
+                for _ in range(50):
+                    try:
+                        os.rmdir(names[i], dir_fd=fds[i])
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.1)
+        os.close(base)
+
+
+def test_allowlisting_a_parent_protects_its_subtree_and_eq_one_cgroup_alone(daemon_factory,
+                                                                           cgroups, tmp_path):
+    """A child of an allowlisted cgroup was shattered: an entry now protects
+    the cgroups it matches and everything below them; "=PATH" protects that
+    cgroup alone."""
+    guard, only = cgroups.make("guard"), cgroups.make("only")
+    guard_child, only_child = guard / "child", only / "child"
+    for c in (guard_child, only_child):
+        c.mkdir()
+        cgroups.made.append(c)
+    rg, ro = cgroups.rel(guard), cgroups.rel(only)
+    d = daemon_factory(f"[enforce]\nmode = enforce\nbackend = dry-run\n"
+                       f"allowlist = {rg} ={ro}\naudit_log = {tmp_path}/audit.jsonl\n")
+
+    def warn(rel):
+        return d.ctl("act", "warn", "--cgroup", rel)
+    rec = warn(cgroups.rel(guard_child))
+    assert rec["result"] == "allowlisted", rec
+    assert f'"{rg}" (subtree of {rg})' in rec["detail"], rec
+    rec = warn(ro)
+    assert rec["result"] == "allowlisted" and f'"={ro}" (exact)' in rec["detail"], rec
+    rec = warn(rg)
+    assert rec["result"] == "allowlisted" and "(the cgroup)" in rec["detail"], rec
+    rec = warn(cgroups.rel(only_child))
+    assert rec["result"] == "done", rec
+
+
+def test_a_bare_eq_in_the_allowlist_is_refused_with_file_and_line(tmp_path):
+    conf = tmp_path / "eq.conf"
+    conf.write_text("[enforce]\nmode = enforce\nallowlist = /a.slice = /b\n")
+    p = subprocess.run([str(TAOD), "--check-config", "-c", str(conf)], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 1
+    assert f'{conf}:3: [enforce] allowlist = "/a.slice = /b"' in p.stderr, p.stderr
+    assert '"=GLOB"' in p.stderr, p.stderr

@@ -248,7 +248,7 @@ struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pi
 {
 	struct action_request r = {.kind = kind, .pid = pid, .bytes = bytes};
 
-	snprintf(r.cgroup, sizeof(r.cgroup), "%s", cgroup);
+	r.cgroup = cgroup; /* borrowed, as decide's are */
 	snprintf(r.policy, sizeof(r.policy), "test");
 	snprintf(r.evidence, sizeof(r.evidence), "split_ratio=0.9 over 60s");
 	return r;

@@ -13,6 +13,7 @@
 #include "taod/act_parts.h"
 #include "act_fixture.h"
 #include "taod/audit.h"
+#include "taod/cgroup_dir.h"
 #include "taod/rootfs.h"
 
 #define CG    "/sys/fs/cgroup/app/a/"
@@ -185,6 +186,51 @@ Test(act_gate, root_self_and_allowlist_are_refused)
 	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
 }
 
+/* A restrict of @cg is refused as allowlisted, its detail holding @why. */
+static void assert_allowlisted(const char *cg, const char *why)
+{
+	struct action_record rec;
+
+	cr_assert_eq(submit(ACTION_RESTRICT, cg, 0, 0, &rec), RESULT_ALLOWLISTED, "%s", cg);
+	cr_assert(strstr(rec.detail, why), "%s: %s", cg, rec.detail);
+}
+
+/* A glob protects what it matches and everything below; "=GLOB" the match alone. */
+Test(act_gate, allowlist_glob_protects_the_subtree_and_eq_the_cgroup_alone)
+{
+	struct action_record rec;
+
+	snprintf(fx.cfg.enforce.allowlist, sizeof(fx.cfg.enforce.allowlist), "/ap? =/app/b");
+	fx_file("/sys/fs/cgroup/app/a/c/memory.thp_zones", "nosplit nomerge\n");
+	fx_file("/sys/fs/cgroup/app/b/c/memory.thp_zones", "nosplit nomerge\n");
+	fx_file("/sys/fs/cgroup/app/b/memory.thp_zones", "nosplit nomerge\n");
+	fx_open(&backend_tao_ops);
+	assert_allowlisted("/app/a", "\"/ap?\" (subtree of /app)");
+	assert_allowlisted("/app/a/c", "\"/ap?\" (subtree of /app)");
+
+	actor_close(fx.actor);
+	snprintf(fx.cfg.enforce.allowlist, sizeof(fx.cfg.enforce.allowlist), "=/app/b /app/a");
+	fx_open(&backend_tao_ops);
+	assert_allowlisted("/app/b", "\"=/app/b\" (exact)");
+	assert_allowlisted("/app/a", "\"/app/a\" (the cgroup)");
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b/c", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_str_eq(fx.writes, "/sys/fs/cgroup/app/b/c/memory.thp_zones=\n\n");
+}
+
+/* The kernel allows any byte but '/' in a cgroup name; the gate acts on it. */
+Test(act_gate, a_cgroup_named_with_control_characters_is_acted_on)
+{
+	struct action_record rec;
+
+	fx_file("/sys/fs/cgroup/app/t\tab\x1b[31m/memory.thp_shatter", "");
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/t\tab\x1b[31m", 0, 4096, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_str_eq(fx.writes, "/sys/fs/cgroup/app/t\tab\x1b[31m/memory.thp_shatter=4096\n");
+}
+
 /* Aliases of root, self or an allowlisted cgroup never reach a backend. */
 Test(act_gate, path_aliases_are_refused)
 {
@@ -207,12 +253,13 @@ Test(act_gate, a_cgroup_made_again_under_the_judged_path_is_not_acted_on)
 {
 	struct action_request r = fx_req(ACTION_RESTRICT, "/app/a", 0, 0);
 	struct action_record rec;
-	char dir[PATH_MAX];
+	char *dir;
 	struct stat st;
 
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(cgroup_file_path(&fx.tree, "/app/a", NULL, dir, sizeof(dir)), 0);
+	dir = cgroup_file_shown(&fx.tree, "/app/a", NULL);
 	cr_assert_eq(stat(dir, &st), 0);
+	free(dir);
 	r.cgroup_id = (uint64_t)st.st_ino + 1;
 	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_VANISHED);
 	cr_assert_eq(rec.err, ESTALE);

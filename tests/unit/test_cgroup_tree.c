@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "taod/cgroup_dir.h"
 #include "taod/cgroup_tree.h"
 #include "taod/kernel_probe.h"
 #include "taod/rootfs.h"
@@ -68,7 +69,7 @@ Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 	struct cgroup_tree t;
 	struct seen s = {0};
 	struct stat st;
-	char why[256] = "";
+	char why[256] = "", *shown;
 	FILE *f;
 
 	cr_assert_not_null(mkdtemp(root));
@@ -105,10 +106,12 @@ Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/memory/a/b", root);
 	stat(path, &st);
 	cr_assert_eq(s.ids[find(&s, "/a/b")], st.st_ino, "id is the directory inode");
-	cgroup_file_path(&t, "/a/b", "memory.stat", path, sizeof(path));
-	cr_assert(strstr(path, "/sys/fs/cgroup/memory/a/b/memory.stat"));
-	cgroup_file_path(&t, "/", "memory.stat", path, sizeof(path));
-	cr_assert(strstr(path, "/sys/fs/cgroup/memory/memory.stat"));
+	shown = cgroup_file_shown(&t, "/a/b", "memory.stat");
+	cr_assert(strstr(shown, "/sys/fs/cgroup/memory/a/b/memory.stat"), "%s", shown);
+	free(shown);
+	shown = cgroup_file_shown(&t, "/", "memory.stat");
+	cr_assert(strstr(shown, "/sys/fs/cgroup/memory/memory.stat"), "%s", shown);
+	free(shown);
 
 	rootfs_set("/");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);

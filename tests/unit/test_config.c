@@ -165,6 +165,29 @@ Test(config, long_lines_are_read_whole)
 	cr_assert_eq(cfg.enforce.mode, ACT_MODE_ENFORCE);
 }
 
+/* "=GLOB" names one cgroup alone; a bare or doubled '=' is a mistake, said with its line. */
+Test(config, allowlist_exact_entries_are_checked)
+{
+	const char *bad[] = {"= /app", "/a =", "==/app", "/a,=,/b"};
+	struct taod_config cfg;
+	struct config_errors errs;
+	char text[256];
+	const char *p;
+
+	p = write_conf("eq-ok.conf", "[enforce]\nallowlist = =/app.slice/db.service /web/*\n");
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s", errs.items[0].msg);
+	cr_assert_str_eq(cfg.enforce.allowlist, "=/app.slice/db.service /web/*");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[enforce]\nmode = enforce\nallowlist = %s\n", bad[i]);
+		p = write_conf("eq-bad.conf", text);
+		cr_assert_eq(config_load(&cfg, p, NULL, &errs), 1, "%s", bad[i]);
+		cr_assert_eq(errs.items[0].line, 3);
+		cr_assert(strstr(errs.items[0].file, "eq-bad.conf"), "%s", errs.items[0].file);
+		cr_assert(strstr(errs.items[0].msg, "allowlist"), "%s", errs.items[0].msg);
+		cr_assert(strstr(errs.items[0].msg, "\"=GLOB\""), "%s", errs.items[0].msg);
+	}
+}
+
 Test(config, overlong_values_and_lines_are_errors_with_their_line)
 {
 	struct taod_config cfg;

@@ -235,7 +235,7 @@ Test(history, class_changes_and_actions)
 		history_record(h, &t, 1000 * (batch + 1), NULL, class_by_time, &batch);
 	a.req.kind = ACTION_SHATTER;
 	a.req.cgroup_id = 10;
-	snprintf(a.req.cgroup, sizeof(a.req.cgroup), "/a");
+	a.req.cgroup = "/a";
 	snprintf(a.req.policy, sizeof(a.req.policy), "tenants");
 	snprintf(a.detail, sizeof(a.detail), "would write max to memory.thp_shatter");
 	cr_assert_eq(history_record_action(h, &a), 0);
