@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "taod/act.h"
 #include "taod/cgroup_dir.h"
@@ -61,18 +60,13 @@ static uint64_t track_parent(struct tick_ctx *t, size_t depth, uint64_t id)
 	return depth ? t->at_depth[depth - 1] : 0;
 }
 
-static int on_cgroup_dir(void *user, uint64_t id, const char *rel)
+static int on_cgroup_dir(void *user, uint64_t id, const char *rel, int dirfd)
 {
 	struct tick_ctx *t = user;
 	uint64_t parent = track_parent(t, path_depth(rel), id);
-	int dir;
 
 	cgroup_table_touch(&t->d->cgroups, id, rel, parent, t->now);
-	dir = cgroup_dir_open(&t->d->tree, rel);
-	if (dir >= 0) {
-		cgroup_watch_add(&t->d->watch, dir);
-		close(dir);
-	}
+	cgroup_watch_add(&t->d->watch, dirfd);
 	return 0;
 }
 

@@ -9,32 +9,75 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "taod/cgroup_path.h"
 #include "taod/rootfs.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* One step down: @fd is closed, the child's fd (or -errno) returned. */
-static int step_down(int fd, const char *name, size_t n)
+/*
+ * Opens @path (relative, whole components) below @fd in one openat2: no
+ * component may be a symlink or lead out of @fd. Kernels before 5.6 (or a
+ * seccomp filter) refuse openat2: then one openat per component.
+ */
+static int open_beneath_once(int fd, char *path)
 {
-	char comp[NAME_MAX + 1];
-	int child;
+	struct open_how how = {.flags = DIR_FLAGS,
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	long r = syscall(SYS_openat2, fd, path, &how, sizeof(how));
+	int cur = -1, e;
 
-	if (n > NAME_MAX) {
-		close(fd);
-		return -ENAMETOOLONG;
+	if (r >= 0 || (errno != ENOSYS && errno != EPERM))
+		return r >= 0 ? (int)r : -errno;
+	for (char *save = NULL, *c = strtok_r(path, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next = openat(cur >= 0 ? cur : fd, c, DIR_FLAGS);
+
+		e = errno;
+		if (cur >= 0)
+			close(cur);
+		if (next < 0)
+			return -e;
+		cur = next;
 	}
-	memcpy(comp, name, n);
-	comp[n] = '\0';
-	child = openat(fd, comp, DIR_FLAGS);
-	if (child < 0)
-		child = -errno;
+	return cur;
+}
+
+/* Bytes of @c opened in one go: whole components, fewer than PATH_MAX if it can. */
+static size_t chunk_len(const char *c)
+{
+	size_t n = strcspn(c, "/");
+
+	while (c[n] == '/') {
+		size_t m = n + 1 + strcspn(c + n + 1, "/");
+
+		if (m >= PATH_MAX)
+			break;
+		n = m;
+	}
+	return n;
+}
+
+/* One chunk down: @fd is closed, the directory's fd (or -errno) returned. */
+static int step_down(int fd, const char *c, size_t n)
+{
+	char chunk[PATH_MAX];
+	int child = -ENAMETOOLONG; /* one component longer than any name can be */
+
+	if (n < sizeof(chunk)) {
+		memcpy(chunk, c, n);
+		chunk[n] = '\0';
+		child = open_beneath_once(fd, chunk);
+	}
 	close(fd);
 	return child;
 }
 
+/* Chunks of fewer than PATH_MAX bytes: a path of any length, in few system calls. */
 int dir_open_beneath(int rootfd, const char *rel)
 {
 	int fd;
@@ -45,7 +88,7 @@ int dir_open_beneath(int rootfd, const char *rel)
 	if (fd < 0)
 		return -errno;
 	for (const char *c = rel + 1; *c && fd >= 0;) {
-		size_t n = strcspn(c, "/");
+		size_t n = chunk_len(c);
 
 		fd = step_down(fd, c, n);
 		c += n + (c[n] == '/');
@@ -64,8 +107,8 @@ int cgroup_dir_open(const struct cgroup_tree *t, const char *rel)
 	return fd;
 }
 
-ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file,
-			 char *buf, size_t len)
+ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
+			 size_t len)
 {
 	int dir = cgroup_dir_open(t, rel);
 	ssize_t r;
@@ -77,8 +120,7 @@ ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const cha
 	return r;
 }
 
-int cgroup_file_write(const struct cgroup_tree *t, const char *rel, const char *file,
-		      const char *s)
+int cgroup_file_write(const struct cgroup_tree *t, const char *rel, const char *file, const char *s)
 {
 	char *shown = cgroup_file_shown(t, rel, file);
 	int dir = cgroup_dir_open(t, rel), r;

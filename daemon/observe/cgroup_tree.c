@@ -181,7 +181,7 @@ static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ct
 			close(child);
 			continue;
 		}
-		r = fn(ctx, (uint64_t)st.st_ino, p->s);
+		r = fn(ctx, (uint64_t)st.st_ino, p->s, child);
 		if (!r)
 			r = walk_dir(child, p, fn, ctx);
 		else
@@ -205,7 +205,7 @@ int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 	if (fstat(fd, &st))
 		r = -errno;
 	else
-		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s) : -ENOMEM;
+		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s, fd) : -ENOMEM;
 	if (!r)
 		r = walk_dir(fd, &p, fn, ctx);
 	else

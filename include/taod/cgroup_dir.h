@@ -2,9 +2,11 @@
 /*
  * A cgroup's directory and files, at any depth. Cgroups nest deeper than
  * PATH_MAX and their names hold any byte but '/', so a cgroup is never
- * reached by one long path: its directory is opened one component at a
- * time from the hierarchy mount (openat, O_DIRECTORY|O_NOFOLLOW: nothing
- * but directories, no symlink followed), and its files relative to that.
+ * reached by one long path: its directory is opened from the hierarchy
+ * mount in chunks of whole components shorter than PATH_MAX (openat2 with
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or one openat with O_NOFOLLOW per
+ * component where openat2 is missing: nothing but directories, no symlink
+ * followed), and its files relative to that directory.
  */
 #ifndef TAOD_CGROUP_DIR_H
 #define TAOD_CGROUP_DIR_H
@@ -26,8 +28,8 @@ int dir_open_beneath(int rootfd, const char *rel);
 int cgroup_dir_open(const struct cgroup_tree *t, const char *rel);
 
 /* Reads @file of cgroup @rel whole, NUL-terminated; bytes or -errno. */
-ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file,
-			 char *buf, size_t len);
+ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
+			 size_t len);
 
 /* Writes @s to @file of cgroup @rel in one write(); 0 or -errno. */
 int cgroup_file_write(const struct cgroup_tree *t, const char *rel, const char *file,

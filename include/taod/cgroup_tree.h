@@ -26,9 +26,10 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 
 /*
  * Called for each cgroup directory, however deep; @rel is "/" for the root
- * and is valid during the call only. Non-zero stops.
+ * and @dirfd the open directory, both valid during the call only. Non-zero
+ * stops.
  */
-typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel);
+typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel, int dirfd);
 int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx);
 
 /* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG

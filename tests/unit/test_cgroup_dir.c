@@ -17,7 +17,7 @@
 #define LEVELS 25 /* of 200-byte names: 5025 bytes of path, past PATH_MAX */
 
 static char root[] = "/tmp/taod-dir-XXXXXX";
-static char *deep;	       /* "/d00xxx.../d01xxx..." relative to root */
+static char *deep; /* "/d00xxx.../d01xxx..." relative to root */
 static ino_t deep_ino;
 static char names[LEVELS][201];
 
@@ -139,8 +139,13 @@ Test(cgroup_dir, dir_open_beneath_refuses_dodges_and_takes_control_characters)
 	close(rootfd);
 }
 
-static int find_deep(void *ctx, uint64_t id, const char *rel)
+/* Also checks that @dirfd is the directory the walk names. */
+static int find_deep(void *ctx, uint64_t id, const char *rel, int dirfd)
 {
+	struct stat st;
+
+	cr_assert_eq(fstat(dirfd, &st), 0);
+	cr_assert_eq((uint64_t)st.st_ino, id, "%s", rel);
 	if (!strcmp(rel, deep))
 		*(uint64_t *)ctx = id;
 	return 0;

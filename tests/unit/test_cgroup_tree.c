@@ -45,10 +45,11 @@ struct seen {
 	int n;
 };
 
-static int collect(void *ctx, uint64_t id, const char *rel)
+static int collect(void *ctx, uint64_t id, const char *rel, int dirfd)
 {
 	struct seen *s = ctx;
 
+	(void)dirfd;
 	snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", rel);
 	s->ids[s->n++] = id;
 	return 0;
