@@ -209,6 +209,30 @@ Test(report_format, table_names_rewards_that_collapsed_nothing)
 	free(text);
 }
 
+/* A name's control characters are \xNN in the table (they would drive the
+ * terminal), its bytes kept inside quotes in the CSV (data, as JSON is). */
+Test(report_format, control_characters_escaped_in_the_table_kept_in_csv)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	char odd[] = "/t\tx\x1b[2J";
+	char *text, *header, *row;
+
+	sample_report(&r, c, odd);
+	text = render(report_write_table, &r);
+	cr_assert_null(strchr(text, '\x1b'), "%s", text);
+	cr_assert_null(strchr(text, '\t'), "%s", text);
+	header = strstr(text, "CGROUP");
+	row = strstr(text, "/t\\x09x\\x1b[2J ");
+	cr_assert(header && row, "%s", text);
+	/* The escaped name sets the column's width: CLASS still lines up. */
+	cr_assert_eq(strstr(header, "CLASS") - header, strstr(row, "abuser") - row);
+	free(text);
+	text = render(report_write_csv, &r);
+	cr_assert(strstr(text, "\r\n\"/t\tx\x1b[2J\",42,"), "%s", text);
+	free(text);
+}
+
 /* Concern first: the abuser, then a missed guarantee, then the rest, idle last. */
 Test(report_format, html_orders_by_concern_with_guarantee_lines_and_fragmentation)
 {
