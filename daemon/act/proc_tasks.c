@@ -55,8 +55,11 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 	if (pid <= 0)
 		return false;
 	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	/* The kernel prints a cgroup path of PATH_MAX or more cut to PATH_MAX - 1
+	 * bytes (v1, measured on 6.18) or fails the read (ENAMETOOLONG, E2BIG):
+	 * the cgroup's own list says then. */
 	n = rootfs_read(file, text, sizeof(text));
-	if (n == -ENAMETOOLONG)
+	if (n == -ENAMETOOLONG || n == -E2BIG)
 		return listed_in_cgroup(t, pid, rel);
 	if (n <= 0 || cgroup_of_proc_text(text, t->version, cg, sizeof(cg)))
 		return false;

@@ -2,6 +2,7 @@
 /* The safety gate and the backends' exact writes, on a fixture TAO kernel. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,6 +545,70 @@ Test(act_gate, a_cut_short_proc_cgroup_line_names_no_cgroup)
 	cr_assert_not(proc_task_in_cgroup(&fx.tree, FIX_PID, "/app/a"));
 	fx_file("/proc/4242/cgroup", "0::/app/a\n");
 	cr_assert(proc_task_in_cgroup(&fx.tree, FIX_PID, "/app/a"));
+}
+
+#define DEEP_LEVELS 22 /* of 200-byte names: 4422 bytes, past PATH_MAX */
+
+/* The fd of each directory of a chain of DEEP_LEVELS under the fixture's
+ * cgroup root (fds[0]), made with mkdirat; its path in @rel. */
+static void make_deep_cgroup(int fds[DEEP_LEVELS + 1], char *rel)
+{
+	char name[201];
+
+	memset(name, 'd', 200);
+	name[200] = '\0';
+	fds[0] = open(fx.tree.mount, O_RDONLY | O_DIRECTORY);
+	rel[0] = '\0';
+	for (int i = 0; i < DEEP_LEVELS; i++) {
+		cr_assert_eq(mkdirat(fds[i], name, 0755), 0);
+		fds[i + 1] = openat(fds[i], name, O_RDONLY | O_DIRECTORY);
+		cr_assert_geq(fds[i + 1], 0);
+		strcat(rel, "/");
+		strcat(rel, name);
+	}
+}
+
+static void remove_deep_cgroup(int fds[DEEP_LEVELS + 1])
+{
+	char name[201];
+
+	memset(name, 'd', 200);
+	name[200] = '\0';
+	unlinkat(fds[DEEP_LEVELS], "cgroup.procs", 0);
+	for (int i = DEEP_LEVELS - 1; i >= 0; i--) {
+		close(fds[i + 1]);
+		unlinkat(fds[i], name, AT_REMOVEDIR);
+	}
+	close(fds[0]);
+}
+
+static void put_procs(int dirfd, const char *text)
+{
+	int f = openat(dirfd, "cgroup.procs", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert_geq(f, 0);
+	cr_assert_eq(write(f, text, strlen(text)), (ssize_t)strlen(text));
+	close(f);
+}
+
+/* /proc/PID/cgroup cuts a path of PATH_MAX or more (v1 prints PATH_MAX - 1
+ * bytes of it): the cgroup's own cgroup.procs says whether the task is in it. */
+Test(act_gate, a_cgroup_path_cut_by_proc_is_told_by_cgroup_procs)
+{
+	static char rel[DEEP_LEVELS * 201 + 1], text[PATH_MAX + 16];
+	int fds[DEEP_LEVELS + 1];
+	bool listed, unlisted;
+
+	make_deep_cgroup(fds, rel);
+	snprintf(text, sizeof(text), "0::%.*s\n", PATH_MAX - 1, rel);
+	fx_file("/proc/4242/cgroup", text);
+	put_procs(fds[DEEP_LEVELS], "77\n4242\n");
+	listed = proc_task_in_cgroup(&fx.tree, FIX_PID, rel);
+	put_procs(fds[DEEP_LEVELS], "77\n");
+	unlisted = proc_task_in_cgroup(&fx.tree, FIX_PID, rel);
+	remove_deep_cgroup(fds); /* first: the fixture's teardown cannot reach that deep */
+	cr_assert(listed);
+	cr_assert_not(unlisted);
 }
 
 /* cgroup.procs over the 1 MiB buffer: the pid the buffer cuts is dropped,
