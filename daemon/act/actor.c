@@ -232,6 +232,11 @@ static bool protected(const struct actor *a, const struct action_request *req,
 		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "the root cgroup is never acted on");
 		return true;
 	}
+	if (a->tree->self_unknown) {
+		act_outcome_set(o, RESULT_ALLOWLISTED, 0,
+				"taod's own cgroup is too deep for /proc/self/cgroup to name");
+		return true;
+	}
 	if (cgroup_path_within(a->tree->self, req->cgroup)) {
 		act_outcome_set(o, RESULT_ALLOWLISTED, 0, "%s holds taod itself (%s)", req->cgroup,
 				a->tree->self);

@@ -63,10 +63,8 @@ bool proc_task_in_cgroup(const struct cgroup_tree *t, pid_t pid, const char *rel
 		return listed_in_cgroup(t, pid, rel);
 	if (n <= 0 || cgroup_of_proc_text(text, t->version, cg, sizeof(cg)))
 		return false;
-	/* The kernel prints a cgroup path of PATH_MAX or more cut to PATH_MAX - 1
-	 * bytes (v1, measured on 6.18) or fails the read (ENAMETOOLONG): a cut
-	 * path still proves @rel an ancestor when @rel ends inside it, else the
-	 * cgroup's own list says (a deeper descendant of such a @rel is missed). */
+	/* A cut path still proves @rel an ancestor when @rel ends inside it;
+	 * else the cgroup's own list says (a deeper descendant is missed). */
 	if (strlen(cg) >= PATH_MAX - 1 && strlen(rel) >= strlen(cg))
 		return listed_in_cgroup(t, pid, rel);
 	/* In @rel or below it: a tenant's task that moved to a child cgroup

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "taod/log.h"
 #include "taod/rootfs.h"
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
@@ -107,6 +108,7 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 {
 	char text[8192];
 	struct stat st;
+	ssize_t n;
 	int r;
 
 	memset(t, 0, sizeof(*t));
@@ -124,8 +126,15 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 	}
 	/* Under a fixture root, taod's own cgroup is the fixture's, if it says. */
 	COPY(t->self, "/");
-	if (rootfs_read("/proc/self/cgroup", text, sizeof(text)) > 0)
-		cgroup_of_proc_text(text, t->version, t->self, sizeof(t->self));
+	n = rootfs_read("/proc/self/cgroup", text, sizeof(text));
+	if (n > 0)
+		r = cgroup_of_proc_text(text, t->version, t->self, sizeof(t->self));
+	/* The kernel cuts a path of PATH_MAX or more, or fails the read. */
+	t->self_unknown = n == -ENAMETOOLONG || n == -E2BIG || (n > 0 && r == -ENAMETOOLONG) ||
+			  strlen(t->self) >= PATH_MAX - 1;
+	if (t->self_unknown)
+		log_warn("taod's own memory cgroup is too deep for /proc/self/cgroup to name: "
+			 "no cgroup is acted on");
 	return 0;
 }
 

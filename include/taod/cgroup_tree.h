@@ -9,6 +9,7 @@
 #define TAOD_CGROUP_TREE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,9 @@ struct cgroup_tree {
 	int version;	      /* 1 or 2 */
 	char mount[PATH_MAX]; /* on the filesystem, root prefix included */
 	char self[PATH_MAX];  /* the daemon's own memory cgroup, relative */
+	/* /proc/self/cgroup could not name it whole (PATH_MAX or longer): the
+	 * gate cannot tell taod's own cgroup, so it acts on none. */
+	bool self_unknown;
 };
 
 /* Returns 0, or -errno with @why set to a sentence for the log. */

@@ -232,6 +232,18 @@ Test(act_gate, a_cgroup_named_with_control_characters_is_acted_on)
 	cr_assert_str_eq(fx.writes, "/sys/fs/cgroup/app/t\tab\x1b[31m/memory.thp_shatter=4096\n");
 }
 
+/* Where taod's own cgroup cannot be named, any cgroup might hold it. */
+Test(act_gate, nothing_is_acted_on_when_taods_own_cgroup_is_unknown)
+{
+	struct action_record rec;
+
+	fx.tree.self_unknown = true;
+	fx_open(&backend_tao_ops);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert(strstr(rec.detail, "taod's own cgroup"), "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+}
+
 /* Aliases of root, self or an allowlisted cgroup never reach a backend. */
 Test(act_gate, path_aliases_are_refused)
 {

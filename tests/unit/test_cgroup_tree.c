@@ -119,6 +119,50 @@ Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 	cr_assert_eq(system(cmd), 0);
 }
 
+static void put_text(const char *root, const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* /proc/self/cgroup cuts a path of PATH_MAX or more: taod's own cgroup is
+ * somewhere below the cut one, which one is unknown. */
+Test(cgroup_tree, self_too_deep_for_proc_is_unknown)
+{
+	char root[] = "/tmp/taod-self-XXXXXX", cmd[256], why[256] = "";
+	static char text[PATH_MAX + 16];
+	struct taod_config cfg;
+	struct cgroup_tree t;
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self %s/sys/fs/cgroup", root, root);
+	cr_assert_eq(system(cmd), 0);
+	config_defaults(&cfg);
+	snprintf(cfg.k.cgroup_root, sizeof(cfg.k.cgroup_root), "/sys/fs/cgroup");
+	rootfs_set(root);
+	put_text(root, "/proc/self/cgroup", "0::/taod.service\n");
+	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
+	cr_assert_str_eq(t.self, "/taod.service");
+	cr_assert_not(t.self_unknown);
+
+	memset(text, 'a', sizeof(text));
+	memcpy(text, "0::/", 4);
+	snprintf(text + 3 + PATH_MAX - 1, 2, "\n"); /* a path of PATH_MAX - 1 bytes */
+	put_text(root, "/proc/self/cgroup", text);
+	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
+	cr_assert(t.self_unknown);
+
+	rootfs_set("/");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
 Test(cgroup_tree, no_memory_mount_is_explained)
 {
 	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
