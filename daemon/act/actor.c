@@ -169,16 +169,6 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 	return req->pid && task_vanished(a, req, o);
 }
 
-/* @anc is @path or one of its ancestors. */
-static bool is_ancestor_or_self(const char *anc, const char *path)
-{
-	size_t n = strlen(anc);
-
-	if (!strcmp(anc, "/"))
-		return true;
-	return !strncmp(anc, path, n) && (path[n] == '/' || !path[n]);
-}
-
 /* "/a/b" -> "/a", "/a" -> "/". */
 static void to_parent(char *path)
 {
@@ -261,12 +251,11 @@ static bool protected(const struct actor *a, const struct action_request *req,
 
 bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run)
 {
-	static struct action_request req; /* PATH_MAX of path: not on the stack */
+	struct action_request req = {.cgroup = cgroup};
 	struct act_outcome o;
 
 	if (a->s.mode != ACT_MODE_ENFORCE || policy_dry_run)
 		return false;
-	snprintf(req.cgroup, sizeof(req.cgroup), "%s", cgroup);
 	return !protected(a, &req, &o);
 }
 

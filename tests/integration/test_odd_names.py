@@ -7,7 +7,7 @@ import resource
 import subprocess
 import time
 
-from conftest import TAOCTL, TAOD, WORKLOAD, anon_huge_kib, cgroup_row, wait_for
+from conftest import TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row, wait_for
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 
 ODD = b'taodtest-odd-\xff"q\\z\ttab'  # the kernel refuses '\n' in cgroup names
@@ -101,11 +101,19 @@ def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_
     rel = cgroups.rel(a)
     p = cgroups.workload(a, "fault", 8, "abuse", 40)
     wait_for(lambda: anon_huge_kib(p.pid) >= 8 * THP_KIB, what="THPs faulted")
+    splits_from = time.time()  # "abuse" starts splitting once the 8 are faulted
+
+    def shattered():
+        return any(x["action"] == "shatter" and x["result"] == "done" and x["pid"] == p.pid
+                   for x in d.ctl("actions", "--cgroup", rel))
+
+    wait_for(shattered, timeout=10 * WINDOW_S, what="the abuser to be shattered")
+    # Judged abuser in the first window of its splits (escalate_after = 1),
+    # shattered by the next tick: two windows, with a tick of slack for load.
+    took = time.time() - splits_from
+    assert took <= (2 * WINDOW_S + 2) * TIME_SCALE, took
     wait_for(lambda: anon_huge_kib(p.pid) < 2 * THP_KIB, timeout=10 * WINDOW_S,
              what="the abuser's THPs to be split")
-    acts = d.ctl("actions", "--cgroup", rel)
-    assert any(x["action"] == "shatter" and x["result"] == "done" and x["pid"] == p.pid
-               for x in acts), acts
     assert next(r for r in d.ctl("abusers") if r["cgroup"] == rel)["class"] == "abuser"
 
     for cmd in (["cgroups"], ["actions"], ["abusers"]):
