@@ -122,11 +122,15 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	struct decide_io io = {
 	    .policies = &d->cfg->policies,
 	    .tao_kernel = d->kernel.kind == KERNEL_TAO,
+	    .no_memcg_zones =
+		d->kernel.kind == KERNEL_TAO && !kernel_has(&d->kernel, TAO_MEMCG_THP_ZONES),
 	    .sink = d->action_sink,
 	    .sink_ctx = d->action_sink_ctx,
 	    .tasks = collect_tasks,
 	    .tasks_ctx = d,
-	    .zone_view = d->actor ? actor_zone_view : NULL,
+	    /* Boot-sized zones move only by recommendation (taoctl zones). */
+	    .zone_view =
+		d->actor && kernel_has(&d->kernel, TAO_HOTPLUG_ZONES) ? actor_zone_view : NULL,
 	    .zone_view_ctx = d->actor,
 	    .zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
 	};

@@ -196,6 +196,7 @@ static int start_actor(struct taod *d)
 		log_err("act stage: %s", strerror(-r));
 		return r;
 	}
+	actor_set_kernel(d->actor, &d->kernel);
 	log_info("act: %s backend, %s mode", be->name, act_mode_name(d->cfg->enforce.mode));
 	return 0;
 }

@@ -90,6 +90,11 @@ void actor_set_settings(struct actor *a, const struct act_settings *s, const str
 	audit_set_path(a->audit, s->audit_log);
 }
 
+void actor_set_kernel(struct actor *a, const struct kernel_info *k)
+{
+	a->ctx.kernel = k;
+}
+
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void))
 {
 	a->ctx.now_ms = now_ms;

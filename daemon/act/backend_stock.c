@@ -230,43 +230,66 @@ static int split_task(void *ctx, const struct task_ref *t)
 	return s->bytes >= s->budget;
 }
 
-static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
-			  uint64_t budget, struct act_outcome *o)
+int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct split_tally *t, struct act_outcome *o)
 {
 	char path[PATH_MAX];
 	struct split_run s = {.path = path, .budget = budget};
-	char after[160] = "";
-	int n, r = 0;
+	int n;
 
+	memset(t, 0, sizeof(*t));
 	if (rootfs_path(path, sizeof(path), c->k->split_huge_pages)) {
 		act_outcome_set(o, RESULT_FAILED, ENAMETOOLONG, "%s: path too long",
 				c->k->split_huge_pages);
-		return;
+		return -ENAMETOOLONG;
 	}
 	ensure_debugfs(c, path);
 	n = for_each_task(c->tree, req->cgroup, req->pid, split_task, &s);
 	if (n < 0) {
 		act_outcome_set(o, RESULT_FAILED, -n, "cannot list tasks of %s", req->cgroup);
-		return;
+		return n;
 	}
+	*t = (struct split_tally){.bytes = s.bytes,
+				  .partial_bytes = s.partial_bytes,
+				  .tasks = n,
+				  .writes = s.writes,
+				  .failed = s.failed,
+				  .err = s.err,
+				  .pageout = s.pageout};
 	o->bytes = s.bytes;
 	if (s.failed && !s.writes) {
 		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,
 				strerror(s.err));
-		return;
+		return -s.err;
 	}
-	if (s.bytes && c->s->compact_after_shatter) {
+	return 0;
+}
+
+const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t)
+{
+	return t->pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages;
+}
+
+static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
+			  uint64_t budget, struct act_outcome *o)
+{
+	struct split_tally t;
+	char after[160] = "";
+	int r = 0;
+
+	if (thp_split_offender(c, req, budget, &t, o))
+		return;
+	if (t.bytes && c->s->compact_after_shatter) {
 		r = contiguity_restore(c->k, after, sizeof(after));
-		if (r && !s.failed)
-			s.err = -r;
+		if (r && !t.failed)
+			t.err = -r;
 	}
 	act_outcome_set(
-	    o, RESULT_DONE, s.failed || r ? s.err : 0,
+	    o, RESULT_DONE, t.failed || r ? t.err : 0,
 	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s",
-	    (unsigned long long)(s.bytes / THP_BYTES), (unsigned long long)s.bytes,
-	    (unsigned long long)(s.partial_bytes / THP_BYTES), n,
-	    s.pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages,
-	    s.failed ? ", some writes failed" : "", after[0] ? "; " : "", after);
+	    (unsigned long long)(t.bytes / THP_BYTES), (unsigned long long)t.bytes,
+	    (unsigned long long)(t.partial_bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
+	    t.failed ? ", some writes failed" : "", after[0] ? "; " : "", after);
 }
 
 static void stock_unsupported(const struct act_ctx *c, const struct action_request *req,

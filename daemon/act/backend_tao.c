@@ -4,6 +4,12 @@
  * cgroup (restrict) or gives them back (grant); memory.thp_shatter shatters
  * a cgroup's partially mapped THPs within a byte budget; zone sizing moves
  * memory blocks (zone_sizing.c). Collapse is the same as on stock.
+ *
+ * Each lever acts only where the kernel has its file (kernel_probe.h). The
+ * public TAO code has boot-sized zones and none of those files: there a
+ * split request on a folio in a policy zone shatters it, so shatter goes
+ * through the stock split path and reads the vmstat deltas; restrict,
+ * grant and hotplug sizing are unsupported, and say why.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -15,6 +21,13 @@
 #include "taod/cgroup_dir.h"
 #include "taod/memstat.h"
 #include "taod/rootfs.h"
+
+static uint64_t lookup(const char *text, const char *key)
+{
+	uint64_t v = 0;
+
+	return kv_lookup_u64(text, key, &v) ? 0 : v;
+}
 
 /* "NoSplit" in zoneinfo is "nosplit" in memory.thp_zones. */
 static void lower(char *dst, size_t len, const char *src)
@@ -51,11 +64,24 @@ static void write_thp_zones(const struct act_ctx *c, const struct action_request
 				c->k->memcg_thp_zones);
 }
 
+/* True (with @o set) when the kernel lacks @f: nothing was written. */
+static bool lacks(const struct act_ctx *c, const struct action_request *req, enum tao_feature f,
+		  const char *instead, struct act_outcome *o)
+{
+	if (kernel_has(c->kernel, f))
+		return false;
+	act_outcome_set(o, RESULT_UNSUPPORTED, 0, "%s unsupported: %s%s",
+			action_kind_name(req->kind), c->kernel->feat[f].why, instead);
+	o->kernel_untouched = true;
+	return true;
+}
+
 static void tao_restrict(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o)
 {
 	(void)budget;
-	write_thp_zones(c, req, "", o);
+	if (!lacks(c, req, TAO_MEMCG_THP_ZONES, "", o))
+		write_thp_zones(c, req, "", o);
 }
 
 static void tao_grant(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
@@ -64,10 +90,72 @@ static void tao_grant(const struct act_ctx *c, const struct action_request *req,
 	char ns[TAOD_NAME_MAX], nm[TAOD_NAME_MAX], both[2 * TAOD_NAME_MAX + 2];
 
 	(void)budget;
+	if (lacks(c, req, TAO_MEMCG_THP_ZONES, "", o))
+		return;
 	lower(ns, sizeof(ns), c->k->zone_nosplit);
 	lower(nm, sizeof(nm), c->k->zone_nomerge);
 	snprintf(both, sizeof(both), "%s %s", ns, nm);
 	write_thp_zones(c, req, both, o);
+}
+
+/* Machine-wide vmstat events a split request moves on a boot-zone kernel. */
+struct shatter_counts {
+	uint64_t shattered, failed, discarded, split;
+};
+
+static void read_shatter_counts(const struct act_ctx *c, struct shatter_counts *out)
+{
+	static char text[1 << 16];
+
+	memset(out, 0, sizeof(*out));
+	if (rootfs_read(c->k->vmstat, text, sizeof(text)) < 0)
+		return;
+	out->shattered = lookup(text, "thp_shatter_page");
+	out->failed = lookup(text, "thp_shatter_page_failed");
+	out->discarded = lookup(text, "thp_shatter_page_discarded");
+	out->split = lookup(text, "thp_split_page");
+}
+
+static uint64_t delta(uint64_t before, uint64_t after)
+{
+	return after > before ? after - before : 0;
+}
+
+/*
+ * No memory.thp_shatter: the stock split path aimed at the offender. The
+ * kernel shatters the folios that sit in a policy zone and splits the
+ * others; the vmstat deltas around the split say which. Compaction helps
+ * only where something was split into small free pieces.
+ */
+static void split_shatter(const struct act_ctx *c, const struct action_request *req,
+			  uint64_t budget, struct act_outcome *o)
+{
+	struct shatter_counts b, a;
+	struct split_tally t;
+	char after[160] = "";
+	int r = 0;
+
+	read_shatter_counts(c, &b);
+	if (thp_split_offender(c, req, budget, &t, o))
+		return;
+	read_shatter_counts(c, &a);
+	a = (struct shatter_counts){delta(b.shattered, a.shattered), delta(b.failed, a.failed),
+				    delta(b.discarded, a.discarded), delta(b.split, a.split)};
+	if (a.split && c->s->compact_after_shatter)
+		r = contiguity_restore(c->k, after, sizeof(after));
+	act_outcome_set(o, RESULT_DONE,
+			t.failed ? t.err
+			: r	 ? -r
+				 : 0,
+			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
+			"discarded %llu, split %llu (vmstat)%s%s",
+			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
+			(unsigned long long)a.shattered, (unsigned long long)a.failed,
+			(unsigned long long)a.discarded, (unsigned long long)a.split,
+			after[0]  ? "; "
+			: a.split ? ""
+				  : "; no compaction: nothing split",
+			after);
 }
 
 /* Modelled on memory.reclaim: EAGAIN means fewer bytes than asked. */
@@ -77,6 +165,10 @@ static void tao_shatter(const struct act_ctx *c, const struct action_request *re
 	char value[32];
 	int r;
 
+	if (!kernel_has(c->kernel, TAO_MEMCG_THP_SHATTER)) {
+		split_shatter(c, req, budget, o);
+		return;
+	}
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)budget);
 	r = cgroup_file_write(c->tree, req->cgroup, c->k->memcg_thp_shatter, value);
 	o->bytes = r && r != -EAGAIN ? 0 : budget;
@@ -98,15 +190,10 @@ static void tao_resize(const struct act_ctx *c, const struct action_request *req
 	struct zone_targets t;
 
 	(void)budget;
+	if (lacks(c, req, TAO_HOTPLUG_ZONES, "; the zones are sized at boot (see taoctl zones)", o))
+		return;
 	zone_plan(c->s, req->bytes, &t);
 	zone_resize(c, &t, o);
-}
-
-static uint64_t lookup(const char *text, const char *key)
-{
-	uint64_t v = 0;
-
-	return kv_lookup_u64(text, key, &v) ? 0 : v;
 }
 
 static int tao_read_stats(const struct act_ctx *c, struct act_stats *out)

@@ -18,6 +18,9 @@ void act_settings_defaults(struct act_settings *s)
 	s->free_floor = 1ULL << 30;
 	s->zone_resize_every_ms = 60000;
 	snprintf(s->audit_log, sizeof(s->audit_log), "%s", "/var/lib/taod/audit.jsonl");
+	/* Debian grub reads every .cfg in /etc/default/grub.d after /etc/default/grub. */
+	snprintf(s->zone_cmdline_dropin, sizeof(s->zone_cmdline_dropin), "%s",
+		 "/etc/default/grub.d/taod-zones.cfg");
 }
 
 const char *act_mode_name(enum act_mode m)

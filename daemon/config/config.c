@@ -131,6 +131,7 @@ static const struct setting settings[] = {
     {"enforce", "free_floor", T_SIZE, FIELD(enforce.free_floor), NULL},
     {"enforce", "zone_resize_every", T_DURATION, FIELD(enforce.zone_resize_every_ms), NULL},
     {"enforce", "audit_log", T_OPT_PATH, FIELD(enforce.audit_log), NULL},
+    {"enforce", "zone_cmdline_dropin", T_PATH, FIELD(enforce.zone_cmdline_dropin), NULL},
     {"enforce", "compact_after_shatter", T_ENUM, FIELD(enforce.compact_after_shatter),
      yes_no_values},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},

@@ -53,6 +53,23 @@ static struct json_object *events_json(const struct taod *d)
 	return o;
 }
 
+/* The TAO probe table: one row per feature, with the file and what it said. */
+static struct json_object *features_json(const struct kernel_info *k)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (int f = 0; f < TAO_FEATURE_MAX; f++) {
+		struct json_object *o = json_object_new_object();
+
+		json_add_str(o, "name", tao_feature_name(f));
+		json_object_object_add(o, "present", json_object_new_boolean(k->feat[f].present));
+		json_add_str(o, "probe", k->feat[f].probe);
+		json_add_str(o, "why", k->feat[f].why);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 /* Per program run counts and time (kernel.bpf_stats_enabled = 1). */
 static struct json_object *programs_json(const struct taod *d)
 {
@@ -83,6 +100,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(k, "kind", kernel_kind_name(d->kernel.kind));
 	json_add_str(k, "why", d->kernel.why);
 	json_add_str(k, "release", d->kernel.release);
+	json_add(k, "features", features_json(&d->kernel));
 	json_add(o, "kernel", k);
 	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
 	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
@@ -277,6 +295,7 @@ static const struct command commands[] = {
     {"actions", false, cmd_actions}, {"act", true, cmd_act},
     {"policy", false, cmd_policy},   {"abusers", false, cmd_abusers},
     {"reload", true, cmd_reload},    {"metrics", false, cmd_metrics},
+    {"zones", false, cmd_zones},     {"zones-apply", true, cmd_zones_apply},
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

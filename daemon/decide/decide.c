@@ -132,7 +132,7 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 		log_notice("cgroup %s is now %s (policy %s)", j->path, cg_class_name(j->cls),
 			   p->name);
 	s->judgements++;
-	if (ladder_step(j, &j->last, p, moved, io->tao_kernel, now_ms, &kind)) {
+	if (ladder_step(j, &j->last, p, moved, io, now_ms, &kind)) {
 		history_push(j, &j->last, now_ms);
 		emit(s, j, kind, p, io, now_ms);
 		return;

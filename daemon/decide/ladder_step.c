@@ -32,10 +32,18 @@ static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t 
 	j->cooldown_until_ms = now_ms + p->cooldown_ms;
 }
 
-static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
+/* Restrict without memory.thp_zones cannot work: the next rung up, or warn without one. */
+static enum ladder_rung usable_rung(const struct policy *p, enum ladder_rung r, bool no_memcg_zones)
+{
+	if (r != RUNG_RESTRICT || !no_memcg_zones)
+		return r;
+	return p->ladder[RUNG_SHATTER] ? RUNG_SHATTER : RUNG_WARN;
+}
+
+static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms, bool no_memcg_zones,
 		   enum action_kind *kind)
 {
-	enum ladder_rung rung = ladder_rung_for(p, ++j->strikes);
+	enum ladder_rung rung = usable_rung(p, ladder_rung_for(p, ++j->strikes), no_memcg_zones);
 
 	j->fresh_pages = 0;
 	if (rung == RUNG_OBSERVE)
@@ -47,7 +55,8 @@ static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
 }
 
 bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct policy *p,
-		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind)
+		 bool class_moved, const struct decide_io *io, uint64_t now_ms,
+		 enum action_kind *kind)
 {
 	bool cooling = now_ms < j->cooldown_until_ms;
 	enum cg_class least = verdict_strike_class(p);
@@ -60,9 +69,9 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 		return true;
 	}
 	if (j->cls >= least && v->level >= least && v->fresh_pages && !cooling)
-		return strike(j, p, now_ms, kind);
+		return strike(j, p, now_ms, io->no_memcg_zones, kind);
 	if (!cooling && reward_due(j, v)) {
-		*kind = tao_kernel ? ACTION_GRANT : ACTION_COLLAPSE;
+		*kind = io->tao_kernel && !io->no_memcg_zones ? ACTION_GRANT : ACTION_COLLAPSE;
 		start_cooldown(j, p, now_ms);
 		return true;
 	}

@@ -5,10 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
-
-#include "taod/cgroup_dir.h"
-#include "taod/rootfs.h"
 
 bool zoneinfo_has_zone(const char *text, const char *zone)
 {
@@ -26,54 +22,28 @@ bool zoneinfo_has_zone(const char *text, const char *zone)
 	return false;
 }
 
-static bool zones_present(const struct taod_config *cfg, char *which, size_t len)
-{
-	static char text[1 << 18];
-
-	if (rootfs_read(cfg->k.zoneinfo, text, sizeof(text)) <= 0)
-		return false;
-	if (zoneinfo_has_zone(text, cfg->k.zone_nosplit)) {
-		snprintf(which, len, "%s lists zone %s", cfg->k.zoneinfo, cfg->k.zone_nosplit);
-		return true;
-	}
-	if (zoneinfo_has_zone(text, cfg->k.zone_nomerge)) {
-		snprintf(which, len, "%s lists zone %s", cfg->k.zoneinfo, cfg->k.zone_nomerge);
-		return true;
-	}
-	return false;
-}
-
-static bool shatter_present(const struct taod_config *cfg, const struct cgroup_tree *tree,
-			    char *which, size_t len)
-{
-	char *path;
-
-	/* The root has no memory.* files on v2; the daemon's own cgroup does. */
-	if (!cgroup_file_exists(tree, tree->self, cfg->k.memcg_thp_shatter))
-		return false;
-	path = cgroup_file_shown(tree, tree->self, cfg->k.memcg_thp_shatter);
-	snprintf(which, len, "%s exists", path ? path : cfg->k.memcg_thp_shatter);
-	free(path);
-	return true;
-}
-
+/* A TAO kernel has the policy zones or the memcg shatter file (tao-kernel-abi.md). */
 void kernel_probe(const struct taod_config *cfg, const struct cgroup_tree *tree,
 		  struct kernel_info *out)
 {
+	const struct feature_probe *zones = &out->feat[TAO_BOOT_ZONES];
+	const struct feature_probe *shatter = &out->feat[TAO_MEMCG_THP_SHATTER];
 	struct utsname u;
 
 	memset(out, 0, sizeof(*out));
 	if (!uname(&u))
 		snprintf(out->release, sizeof(out->release), "%s", u.release);
+	kernel_probe_features(cfg, tree, out);
 	if (cfg->tao != TAO_AUTO) {
 		out->kind = cfg->tao == TAO_YES ? KERNEL_TAO : KERNEL_STOCK;
 		snprintf(out->why, sizeof(out->why), "tao = %s in config",
 			 tao_detect_name(cfg->tao));
 		return;
 	}
-	if (zones_present(cfg, out->why, sizeof(out->why)) ||
-	    shatter_present(cfg, tree, out->why, sizeof(out->why))) {
+	if (zones->present || shatter->present) {
 		out->kind = KERNEL_TAO;
+		snprintf(out->why, sizeof(out->why), "%s",
+			 zones->present ? zones->why : shatter->why);
 		return;
 	}
 	out->kind = KERNEL_STOCK;

@@ -40,6 +40,20 @@ static void print_tao_figures(struct json_object *act, struct json_object *zones
 	       fmt_bytes(hvo, sizeof(hvo), jget_u64(act, "hvo_saved_bytes")));
 }
 
+/* One line per TAO feature the kernel was probed for. */
+static void print_features(struct json_object *features)
+{
+	size_t n = features ? json_object_array_length(features) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(features, i);
+
+		printf("  %-18s %-3s  %s\n", jget_str(f, "name"),
+		       json_object_get_boolean(jget(f, "present")) ? "yes" : "no",
+		       jget_str(f, "why"));
+	}
+}
+
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
@@ -61,6 +75,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(r, "pid"), (unsigned long long)jget_u64(r, "uptime_s"));
 	printf("kernel:      %s, %s (%s)\n", jget_text(k, "release"), jget_text(k, "kind"),
 	       jget_text(k, "why"));
+	print_features(jget(k, "features"));
 	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
 	       jget_text(r, "observation_reason"));
 	printf("cgroups:     %llu tracked, v%llu at %s\n",

@@ -27,6 +27,9 @@ static const struct taoctl_command commands[] = {
     {"report", "[--since D] [--cgroup G] [--format F]",
      "THP coverage history from the database (no daemon needed)", taoctl_report},
     {"metrics", "", "Prometheus text exposition from taod", taoctl_metrics},
+    {"zones", "[--apply [--dry-run]]",
+     "TAO policy zones, their use, the boot-time sizes to use; --apply (root) writes them",
+     taoctl_zones},
 };
 
 static void usage(FILE *f)

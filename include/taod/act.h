@@ -23,6 +23,9 @@ void actor_close(struct actor *a);
 /* After a reload: new settings, same backend, budgets and back-offs kept. */
 void actor_set_settings(struct actor *a, const struct act_settings *s,
 			const struct kernel_paths *k);
+/* The probed kernel (must outlive the actor): the TAO backend acts only
+ * through the features it has. Without it every feature is assumed. */
+void actor_set_kernel(struct actor *a, const struct kernel_info *k);
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void));
 const char *actor_backend_name(const struct actor *a);
 /* Whether an action on @cgroup under a policy with @policy_dry_run would

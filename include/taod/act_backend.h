@@ -25,6 +25,7 @@ struct act_ctx {
 	const struct act_settings *s;
 	struct backoff_table *busy_blocks; /* memory blocks that answered EBUSY */
 	uint64_t (*now_ms)(void);	   /* monotonic; tests replace it */
+	const struct kernel_info *kernel;  /* the TAO features; NULL: all of them */
 };
 
 /* What one backend call did. */

@@ -183,6 +183,24 @@ int thp_chunk_look(struct thp_pagemaps *m, uint64_t from, uint64_t to, struct th
 /* MADV_PAGEOUT of one page of each of @n THPs splits them; 0 or -errno. */
 long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n);
 
+/* --- backend_stock.c: the page-table split, also the boot-zone TAO shatter --- */
+struct split_tally {
+	uint64_t bytes, partial_bytes; /* THP bytes asked to split; of them partly mapped */
+	int tasks, writes, failed, err;
+	bool pageout; /* debugfs refused: MADV_PAGEOUT did it */
+};
+
+/*
+ * Splits the THPs of @req's task (or its cgroup's tasks) within @budget
+ * through debugfs split_huge_pages, or MADV_PAGEOUT where debugfs is
+ * refused. 0 with @t filled (some writes may have failed), or -errno with
+ * @o set to the failure when nothing could be split.
+ */
+int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct split_tally *t, struct act_outcome *o);
+/* How the split went: the debugfs file, or MADV_PAGEOUT. */
+const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
+
 /* --- contiguity.c: free 2 MiB blocks back after a stock shatter --- */
 /*
  * Drains the per-CPU free lists, compacts memory and drains again, so the

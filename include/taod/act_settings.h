@@ -21,11 +21,12 @@ struct act_settings {
 	char allowlist[1024];		   /* cgroup globs, space separated */
 	uint64_t zone_min;		   /* bounds of each policy zone, bytes */
 	uint64_t zone_max;
-	uint64_t zone_headroom;	       /* bytes on top of the guaranteed demand */
-	uint64_t free_floor;	       /* never take free memory below this */
-	uint64_t zone_resize_every_ms; /* decide asks for a resize at most this often */
-	char audit_log[PATH_MAX];      /* JSON lines; "" for none */
-	int compact_after_shatter;     /* stock: compact, drain per-CPU lists (machine-wide) */
+	uint64_t zone_headroom;		    /* bytes on top of the guaranteed demand */
+	uint64_t free_floor;		    /* never take free memory below this */
+	uint64_t zone_resize_every_ms;	    /* decide asks for a resize at most this often */
+	char audit_log[PATH_MAX];	    /* JSON lines; "" for none */
+	int compact_after_shatter;	    /* stock: compact, drain per-CPU lists (machine-wide) */
+	char zone_cmdline_dropin[PATH_MAX]; /* boot-zone TAO: `taoctl zones --apply` writes it */
 };
 
 void act_settings_defaults(struct act_settings *s);

@@ -13,6 +13,9 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 /* The act stage's commands (commands_act.c). */
 struct json_object *cmd_actions(struct taod *d, struct json_object *req);
 struct json_object *cmd_act(struct taod *d, struct json_object *req);
+/* The TAO policy zones and their boot-time recommendation (commands_zones.c). */
+struct json_object *cmd_zones(struct taod *d, struct json_object *req);
+struct json_object *cmd_zones_apply(struct taod *d, struct json_object *req);
 /* Backend, mode and (TAO) kernel counters, for status. */
 struct json_object *act_status_json(struct taod *d);
 /* The decide stage's commands (commands_policy.c, commands_abusers.c). */

@@ -143,7 +143,8 @@ struct decide_state {
 /* Inputs of one decide pass. */
 struct decide_io {
 	const struct policy_set *policies;
-	bool tao_kernel; /* coverage rewards: GRANT on TAO, COLLAPSE on stock */
+	bool tao_kernel;     /* coverage rewards: GRANT on TAO, COLLAPSE on stock */
+	bool no_memcg_zones; /* TAO without memory.thp_zones: no restrict rung, no GRANT */
 	action_sink_fn sink;
 	void *sink_ctx;
 	task_source_fn tasks; /* may be NULL: no offenders named */
@@ -180,7 +181,8 @@ enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes);
 
 /* ladder_step.c: the action one judged window asks for, if any. */
 bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct policy *p,
-		 bool class_moved, bool tao_kernel, uint64_t now_ms, enum action_kind *kind);
+		 bool class_moved, const struct decide_io *io, uint64_t now_ms,
+		 enum action_kind *kind);
 /* The next action due and the earliest time it can be asked for. */
 bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
 			enum action_kind *kind, uint64_t *due_ms);

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The boot-time zone recommendation (zone_advice.h). Rules, in order:
+ *  1. orders: NoMerge takes pageblock_order (the PMD THPs, which get HVO
+ *     there); NoSplit the smallest THP order below it that has 5 % or more
+ *     of the THP allocations, else the boot's nosplit order if the kernel
+ *     keeps it, else order 4 (64 KiB, the smallest common mTHP size);
+ *  2. sizes: demand + headroom, split between the zones by the THP bytes
+ *     allocated below and at pageblock_order (all to NoMerge unmeasured);
+ *  3. use: a zone that stalled allocations (allocstall) or has less than an
+ *     eighth free grows to 5/4 of its present size; none shrinks below what
+ *     it holds now;
+ *  4. the two together stay within half of memory (scaled down);
+ *  5. sizes round up to MAX_ORDER_NR_PAGES, as the kernel rounds them.
+ * The result must pass zone_params_check, the kernel's own rules.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/parse.h"
+#include "taod/zone_advice.h"
+
+#define PAGE 4096ULL
+#define MIB  (1ULL << 20)
+
+uint64_t zone_rounding_bytes(void)
+{
+	return (1ULL << TAO_MAX_ORDER) * PAGE;
+}
+
+static int check_one(const char *name, const struct zone_param *z, int pageblock_order,
+		     uint64_t mem_bytes, char *why, size_t len)
+{
+	if (!z->bytes)
+		return 0;
+	if (z->order < 2 || z->order > TAO_MAX_ORDER) {
+		snprintf(why, len, "%s order %d outside 2..%d", name, z->order, TAO_MAX_ORDER);
+		return -EINVAL;
+	}
+	if (z->order > pageblock_order) {
+		snprintf(why, len, "%s order %d above pageblock_order %d", name, z->order,
+			 pageblock_order);
+		return -EINVAL;
+	}
+	if (z->bytes > mem_bytes) {
+		snprintf(why, len, "%s %llu MiB above memory (%llu MiB)", name,
+			 (unsigned long long)(z->bytes / MIB),
+			 (unsigned long long)(mem_bytes / MIB));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int zone_params_check(const struct zone_param *ns, const struct zone_param *nm, int pageblock_order,
+		      uint64_t mem_bytes, char *why, size_t len)
+{
+	int r = check_one("nosplit", ns, pageblock_order, mem_bytes, why, len);
+
+	if (!r)
+		r = check_one("nomerge", nm, pageblock_order, mem_bytes, why, len);
+	if (r)
+		return r;
+	if (ns->bytes && nm->bytes && nm->order <= ns->order) {
+		snprintf(
+		    why, len,
+		    "nomerge order %d must exceed nosplit order %d: the kernel drops both zones",
+		    nm->order, ns->order);
+		return -EINVAL;
+	}
+	if (ns->bytes + nm->bytes > mem_bytes) {
+		snprintf(why, len, "nosplit + nomerge %llu MiB above memory (%llu MiB)",
+			 (unsigned long long)((ns->bytes + nm->bytes) / MIB),
+			 (unsigned long long)(mem_bytes / MIB));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Rule 1 for NoSplit. */
+static void pick_nosplit_order(const struct zone_advice_in *in, int pb, struct zone_param *ns)
+{
+	uint64_t total = 0;
+
+	for (int o = 0; o < ZONE_ADVICE_ORDERS; o++)
+		total += in->order_allocs[o];
+	for (int o = 2; o < pb && total; o++) {
+		if (in->order_allocs[o] * 20 >= total) {
+			ns->order = o;
+			snprintf(ns->why, sizeof(ns->why), "order %d has %llu%% of THP allocations",
+				 o, (unsigned long long)(in->order_allocs[o] * 100 / total));
+			return;
+		}
+	}
+	if (in->boot_nosplit.bytes && in->boot_nosplit.order >= 2 && in->boot_nosplit.order < pb) {
+		ns->order = in->boot_nosplit.order;
+		snprintf(ns->why, sizeof(ns->why), "no THP order below %d in use: boot order kept",
+			 pb);
+		return;
+	}
+	ns->order = pb > 4 ? 4 : pb - 1;
+	snprintf(ns->why, sizeof(ns->why), "no THP order below %d in use: order %d (64 KiB)", pb,
+		 ns->order);
+}
+
+/* Rule 2: the THP bytes share of orders below pageblock_order, in 1/1000. */
+static uint64_t small_share(const struct zone_advice_in *in, int pb, bool *measured)
+{
+	uint64_t small = 0, all = 0;
+
+	for (int o = 0; o < ZONE_ADVICE_ORDERS; o++) {
+		uint64_t bytes = in->order_allocs[o] << o;
+
+		all += bytes;
+		small += o < pb ? bytes : 0;
+	}
+	*measured = all > 0;
+	return all ? small * 1000 / all : 0;
+}
+
+/* Rule 3: a zone's present use can only raise its size. */
+static void apply_use(const char *name, const struct zone_use *u, struct zone_param *z)
+{
+	size_t n = strlen(z->why);
+	uint64_t used;
+
+	if (!u->present || !u->present_bytes)
+		return;
+	used = u->present_bytes > u->free_bytes ? u->present_bytes - u->free_bytes : 0;
+	if (u->allocstall || u->free_bytes < u->present_bytes / 8) {
+		uint64_t grown = u->present_bytes + u->present_bytes / 4;
+
+		if (grown > z->bytes) {
+			z->bytes = grown;
+			snprintf(z->why + n, sizeof(z->why) - n,
+				 "; %s under pressure (allocstall %llu, %llu of %llu MiB free): "
+				 "grown by a quarter",
+				 name, (unsigned long long)u->allocstall,
+				 (unsigned long long)(u->free_bytes / MIB),
+				 (unsigned long long)(u->present_bytes / MIB));
+		}
+	} else if (used > z->bytes) {
+		z->bytes = used;
+		snprintf(z->why + n, sizeof(z->why) - n, "; kept at the %llu MiB it holds",
+			 (unsigned long long)(used / MIB));
+	}
+}
+
+static uint64_t round_up(uint64_t v, uint64_t unit)
+{
+	return v ? (v + unit - 1) / unit * unit : 0;
+}
+
+/* Rules 4 and 5. */
+static void bound(const struct zone_advice_in *in, struct zone_advice *out)
+{
+	uint64_t half = in->mem_bytes / 2, sum = out->nosplit.bytes + out->nomerge.bytes;
+
+	if (sum > half) {
+		out->nosplit.bytes = (uint64_t)((double)out->nosplit.bytes * half / sum);
+		out->nomerge.bytes = half - out->nosplit.bytes;
+		for (struct zone_param *z = &out->nosplit; z <= &out->nomerge; z++) {
+			size_t n = strlen(z->why);
+
+			snprintf(z->why + n, sizeof(z->why) - n, "; capped at half of memory");
+		}
+	}
+	out->nosplit.bytes = round_up(out->nosplit.bytes, zone_rounding_bytes());
+	out->nomerge.bytes = round_up(out->nomerge.bytes, zone_rounding_bytes());
+	if (out->nosplit.bytes + out->nomerge.bytes > half) { /* rounding overshot */
+		struct zone_param *big =
+		    out->nomerge.bytes > out->nosplit.bytes ? &out->nomerge : &out->nosplit;
+
+		big->bytes -= zone_rounding_bytes();
+	}
+}
+
+static void format_cmdline(struct zone_advice *out)
+{
+	char *p = out->cmdline;
+	size_t left = sizeof(out->cmdline);
+
+	*p = '\0';
+	if (out->nosplit.bytes) {
+		int n =
+		    snprintf(p, left, "nosplit=%lluM,%d",
+			     (unsigned long long)(out->nosplit.bytes / MIB), out->nosplit.order);
+
+		p += n, left -= (size_t)n;
+	}
+	if (out->nomerge.bytes)
+		snprintf(p, left, "%snomerge=%lluM,%d", p == out->cmdline ? "" : " ",
+			 (unsigned long long)(out->nomerge.bytes / MIB), out->nomerge.order);
+}
+
+int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
+{
+	int pb = in->pageblock_order;
+	uint64_t want = in->demand_bytes ? in->demand_bytes + in->headroom : 0, share;
+	bool measured;
+
+	memset(out, 0, sizeof(*out));
+	pick_nosplit_order(in, pb, &out->nosplit);
+	out->nomerge.order = pb;
+	snprintf(out->nomerge.why, sizeof(out->nomerge.why),
+		 "pageblock_order %d: PMD-sized THPs, HVO in NoMerge", pb);
+	share = small_share(in, pb, &measured);
+	out->nosplit.bytes = want / 1000 * share;
+	out->nomerge.bytes = want - out->nosplit.bytes;
+	for (struct zone_param *z = &out->nosplit; z <= &out->nomerge; z++) {
+		size_t n = strlen(z->why);
+
+		snprintf(z->why + n, sizeof(z->why) - n,
+			 "; %llu.%llu%% of demand %llu MiB + headroom %llu MiB (%u guaranteed "
+			 "cgroups)%s",
+			 (unsigned long long)(z == &out->nosplit ? share : 1000 - share) / 10,
+			 (unsigned long long)(z == &out->nosplit ? share : 1000 - share) % 10,
+			 (unsigned long long)(in->demand_bytes / MIB),
+			 (unsigned long long)(in->demand_bytes ? in->headroom / MIB : 0),
+			 in->guaranteed, measured ? "" : ", no THP order mix measured");
+	}
+	apply_use("NoSplit", &in->nosplit, &out->nosplit);
+	apply_use("NoMerge", &in->nomerge, &out->nomerge);
+	bound(in, out);
+	format_cmdline(out);
+	return zone_params_check(&out->nosplit, &out->nomerge, pb, in->mem_bytes, out->nosplit.why,
+				 sizeof(out->nosplit.why));
+}
+
+/* "<bytes|NN%>,<order>", as the kernel's parse_zone_order takes it. */
+static void parse_value(const char *v, uint64_t mem_bytes, struct zone_param *z)
+{
+	char buf[64], *comma, *end;
+	uint64_t bytes;
+	long order;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(v, " \t\n"), v);
+	comma = strchr(buf, ',');
+	if (!comma)
+		return;
+	*comma = '\0';
+	order = strtol(comma + 1, &end, 10);
+	if (*end || end == comma + 1)
+		return;
+	if (buf[0] && buf[strlen(buf) - 1] == '%')
+		bytes = mem_bytes / 100 * strtoull(buf, NULL, 10);
+	else if (parse_size_bytes(buf, &bytes))
+		return;
+	z->bytes = bytes;
+	z->order = (int)order;
+	snprintf(z->why, sizeof(z->why), "boot: %s,%ld", buf, order);
+}
+
+void zone_cmdline_parse(const char *cmdline, uint64_t mem_bytes, struct zone_param *ns,
+			struct zone_param *nm)
+{
+	memset(ns, 0, sizeof(*ns));
+	memset(nm, 0, sizeof(*nm));
+	for (const char *p = cmdline + strspn(cmdline, " \t\n"); *p; p += strspn(p, " \t\n")) {
+		if (!strncmp(p, "nosplit=", 8))
+			parse_value(p + 8, mem_bytes, ns);
+		else if (!strncmp(p, "nomerge=", 8))
+			parse_value(p + 8, mem_bytes, nm);
+		p += strcspn(p, " \t\n");
+	}
+}
