@@ -21,6 +21,7 @@ static struct zone_stat *zone_find(struct machine_stats *m, int node, const char
 		return NULL;
 	memset(&m->zones[m->nzones], 0, sizeof(m->zones[0]));
 	m->zones[m->nzones].node = node;
+	m->zones[m->nzones].order = -1;
 	snprintf(m->zones[m->nzones].name, sizeof(m->zones[0].name), "%s", name);
 	return &m->zones[m->nzones++];
 }
@@ -68,6 +69,8 @@ int machine_parse_zoneinfo(const char *text, struct machine_stats *m)
 				z->present_pages = v;
 			else if (!strcmp(key, "managed"))
 				z->managed_pages = v;
+			else if (!strcmp(key, "order") && v < MACHINE_MAX_ORDERS)
+				z->order = (int)v;
 		}
 	}
 	return 0;
@@ -173,6 +176,8 @@ int machine_stats_read(const struct kernel_paths *k, struct machine_stats *m)
 		machine_parse_zoneinfo(buf, m);
 	if (rootfs_read(k->buddyinfo, buf, ZONEINFO_MAX) > 0)
 		machine_parse_buddyinfo(buf, m);
+	if (rootfs_read(k->vmstat, buf, ZONEINFO_MAX) > 0)
+		machine_parse_tao_vmstat(buf, m);
 	free(buf);
 	read_mthp(k, m);
 	return 0;

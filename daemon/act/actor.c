@@ -412,6 +412,7 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->result = o.result;
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
+	rec->shatter = o.shatter;
 	audit_record(a->audit, rec);
 	/* Backing off keeps what started the back-off: that says why. */
 	if (req->kind == ACTION_COLLAPSE && o.result != RESULT_BACKING_OFF)

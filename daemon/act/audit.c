@@ -184,5 +184,14 @@ struct json_object *action_record_json(const struct action_record *r)
 		     r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
 	json_add_str(o, "error", r->err ? strerror(r->err) : "");
 	json_add_str(o, "detail", r->detail);
+	if (r->shatter.counted) {
+		struct json_object *s = json_object_new_object();
+
+		json_add_u64(s, "shattered", r->shatter.shattered);
+		json_add_u64(s, "failed", r->shatter.failed);
+		json_add_u64(s, "discarded", r->shatter.discarded);
+		json_add_u64(s, "split", r->shatter.split);
+		json_add(o, "shatter", s);
+	}
 	return o;
 }

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "taod/act_parts.h"
@@ -98,66 +99,6 @@ static void tao_grant(const struct act_ctx *c, const struct action_request *req,
 	write_thp_zones(c, req, both, o);
 }
 
-/* Machine-wide vmstat events a split request moves on a boot-zone kernel. */
-struct shatter_counts {
-	uint64_t shattered, failed, discarded, split;
-};
-
-static void read_shatter_counts(const struct act_ctx *c, struct shatter_counts *out)
-{
-	static char text[1 << 16];
-
-	memset(out, 0, sizeof(*out));
-	if (rootfs_read(c->k->vmstat, text, sizeof(text)) < 0)
-		return;
-	out->shattered = lookup(text, "thp_shatter_page");
-	out->failed = lookup(text, "thp_shatter_page_failed");
-	out->discarded = lookup(text, "thp_shatter_page_discarded");
-	out->split = lookup(text, "thp_split_page");
-}
-
-static uint64_t delta(uint64_t before, uint64_t after)
-{
-	return after > before ? after - before : 0;
-}
-
-/*
- * No memory.thp_shatter: the stock split path aimed at the offender. The
- * kernel shatters the folios that sit in a policy zone and splits the
- * others; the vmstat deltas around the split say which. Compaction helps
- * only where something was split into small free pieces.
- */
-static void split_shatter(const struct act_ctx *c, const struct action_request *req,
-			  uint64_t budget, struct act_outcome *o)
-{
-	struct shatter_counts b, a;
-	struct split_tally t;
-	char after[160] = "";
-	int r = 0;
-
-	read_shatter_counts(c, &b);
-	if (thp_split_offender(c, req, budget, &t, o))
-		return;
-	read_shatter_counts(c, &a);
-	a = (struct shatter_counts){delta(b.shattered, a.shattered), delta(b.failed, a.failed),
-				    delta(b.discarded, a.discarded), delta(b.split, a.split)};
-	if (a.split && c->s->compact_after_shatter)
-		r = contiguity_restore(c->k, after, sizeof(after));
-	act_outcome_set(o, RESULT_DONE,
-			t.failed ? t.err
-			: r	 ? -r
-				 : 0,
-			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu, split %llu (vmstat)%s%s",
-			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
-			(unsigned long long)a.shattered, (unsigned long long)a.failed,
-			(unsigned long long)a.discarded, (unsigned long long)a.split,
-			after[0]  ? "; "
-			: a.split ? ""
-				  : "; no compaction: nothing split",
-			after);
-}
-
 /* Modelled on memory.reclaim: EAGAIN means fewer bytes than asked. */
 static void tao_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			struct act_outcome *o)
@@ -166,7 +107,7 @@ static void tao_shatter(const struct act_ctx *c, const struct action_request *re
 	int r;
 
 	if (!kernel_has(c->kernel, TAO_MEMCG_THP_SHATTER)) {
-		split_shatter(c, req, budget, o);
+		tao_split_shatter(c, req, budget, o);
 		return;
 	}
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)budget);
@@ -196,6 +137,28 @@ static void tao_resize(const struct act_ctx *c, const struct action_request *req
 	zone_resize(c, &t, o);
 }
 
+/* Boot-sized zones: their present pages in zoneinfo, summed over nodes. */
+static int zone_present_bytes(const struct act_ctx *c, struct act_stats *out)
+{
+	struct machine_stats *m = calloc(1, sizeof(*m));
+	char *text = malloc(1 << 20);
+	int r = m && text ? 0 : -ENOMEM;
+
+	if (!r && rootfs_read(c->k->zoneinfo, text, 1 << 20) > 0)
+		machine_parse_zoneinfo(text, m);
+	for (size_t i = 0; !r && i < m->nzones; i++) {
+		uint64_t bytes = m->zones[i].present_pages * 4096;
+
+		if (!strcmp(m->zones[i].name, c->k->zone_nosplit))
+			out->nosplit_bytes += bytes;
+		else if (!strcmp(m->zones[i].name, c->k->zone_nomerge))
+			out->nomerge_bytes += bytes;
+	}
+	free(m);
+	free(text);
+	return r;
+}
+
 static int tao_read_stats(const struct act_ctx *c, struct act_stats *out)
 {
 	static char text[1 << 16];
@@ -209,8 +172,11 @@ static int tao_read_stats(const struct act_ctx *c, struct act_stats *out)
 	out->thp_shatter_page = lookup(text, "thp_shatter_page");
 	out->thp_shatter_page_failed = lookup(text, "thp_shatter_page_failed");
 	out->thp_shatter_page_discarded = lookup(text, "thp_shatter_page_discarded");
+	out->hvo_counted = kernel_has(c->kernel, TAO_HVO_COUNTER);
 	out->thp_hvo_page = lookup(text, "thp_hvo_page");
 	out->hvo_saved_bytes = out->thp_hvo_page * HVO_SAVED_PER_THP;
+	if (!kernel_has(c->kernel, TAO_HOTPLUG_ZONES))
+		return zone_present_bytes(c, out);
 	zone_online_bytes(c, c->k->zone_nosplit, &out->nosplit_bytes, &out->block_bytes);
 	zone_online_bytes(c, c->k->zone_nomerge, &out->nomerge_bytes, NULL);
 	return 0;

@@ -70,6 +70,43 @@ static struct json_object *features_json(const struct kernel_info *k)
 	return list;
 }
 
+/*
+ * The TAO levers a missing file changes: each with how it is carried out
+ * here, or why it is not (tao-kernel-abi.md 2a/2b). Empty on stock.
+ */
+static const struct lever_row {
+	enum action_kind action;
+	enum tao_feature needs;
+	const char *without; /* what happens on a kernel without it */
+} lever_rows[] = {
+    {ACTION_RESTRICT, TAO_MEMCG_THP_ZONES, "unsupported: the ladder's next rung acts instead"},
+    {ACTION_GRANT, TAO_MEMCG_THP_ZONES, "unsupported: rewards collapse instead"},
+    {ACTION_SHATTER, TAO_MEMCG_THP_SHATTER,
+     "through the split path: the kernel shatters THPs in the zones"},
+    {ACTION_RESIZE_ZONES, TAO_HOTPLUG_ZONES,
+     "unsupported: the zones are sized at boot (taoctl zones)"},
+};
+
+static struct json_object *levers_json(const struct kernel_info *k)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (size_t i = 0; k->kind == KERNEL_TAO && i < sizeof(lever_rows) / sizeof(*lever_rows);
+	     i++) {
+		const struct lever_row *l = &lever_rows[i];
+		struct json_object *o;
+
+		if (k->feat[l->needs].present)
+			continue;
+		o = json_object_new_object();
+		json_add_str(o, "action", action_kind_name(l->action));
+		json_add_str(o, "how", l->without);
+		json_add_str(o, "why", k->feat[l->needs].why);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 /* Per program run counts and time (kernel.bpf_stats_enabled = 1). */
 static struct json_object *programs_json(const struct taod *d)
 {
@@ -101,6 +138,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(k, "why", d->kernel.why);
 	json_add_str(k, "release", d->kernel.release);
 	json_add(k, "features", features_json(&d->kernel));
+	json_add(k, "levers", levers_json(&d->kernel));
 	json_add(o, "kernel", k);
 	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
 	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));

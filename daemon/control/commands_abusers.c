@@ -85,10 +85,10 @@ static struct json_object *offenders_json(const struct cg_judge *j)
 	return a;
 }
 
-/* Rewards are GRANTs only where memory.thp_zones can give the zones back. */
-static bool grants_zones(const struct taod *d)
+/* A TAO kernel without memory.thp_zones: no restrict rung, no GRANT. */
+static bool no_memcg_zones(const struct taod *d)
 {
-	return d->kernel.kind == KERNEL_TAO && kernel_has(&d->kernel, TAO_MEMCG_THP_ZONES);
+	return d->kernel.kind == KERNEL_TAO && !kernel_has(&d->kernel, TAO_MEMCG_THP_ZONES);
 }
 
 static struct json_object *next_action_json(const struct taod *d, const struct cg_judge *j,
@@ -98,7 +98,7 @@ static struct json_object *next_action_json(const struct taod *d, const struct c
 	enum action_kind kind;
 	uint64_t due;
 
-	if (!decide_next_action(j, p, grants_zones(d), &kind, &due))
+	if (!decide_next_action(j, p, d->kernel.kind == KERNEL_TAO, no_memcg_zones(d), &kind, &due))
 		return NULL;
 	o = json_object_new_object();
 	json_add_str(o, "action", action_kind_name(kind));

@@ -131,8 +131,10 @@ struct json_object *act_status_json(struct taod *d)
 	json_add_u64(o, "thp_shatter_page", s.thp_shatter_page);
 	json_add_u64(o, "thp_shatter_page_failed", s.thp_shatter_page_failed);
 	json_add_u64(o, "thp_shatter_page_discarded", s.thp_shatter_page_discarded);
-	json_add_u64(o, "thp_hvo_page", s.thp_hvo_page);
-	json_add_u64(o, "hvo_saved_bytes", s.hvo_saved_bytes);
+	if (s.hvo_counted) {
+		json_add_u64(o, "thp_hvo_page", s.thp_hvo_page);
+		json_add_u64(o, "hvo_saved_bytes", s.hvo_saved_bytes);
+	}
 	json_add_u64(o, "nosplit_bytes", s.nosplit_bytes);
 	json_add_u64(o, "nomerge_bytes", s.nomerge_bytes);
 	json_add_u64(o, "block_bytes", s.block_bytes);

@@ -34,10 +34,22 @@ static struct json_object *inherited_keys(const struct policy *p)
 	return a;
 }
 
-struct json_object *policy_json(const struct policy *p)
+/* A rung the kernel cannot carry out, what it says and what strikes do instead. */
+static void ladder_note(const struct taod *d, const struct policy *p, char *buf, size_t len)
+{
+	const struct feature_probe *f = &d->kernel.feat[TAO_MEMCG_THP_ZONES];
+
+	buf[0] = '\0';
+	if (d->kernel.kind != KERNEL_TAO || f->present || !p->ladder[RUNG_RESTRICT])
+		return;
+	snprintf(buf, len, "restrict unsupported (%s): its strikes %s", f->why,
+		 p->ladder[RUNG_SHATTER] ? "shatter" : "warn");
+}
+
+struct json_object *policy_json(const struct taod *d, const struct policy *p)
 {
 	struct json_object *o = json_object_new_object(), *m = json_object_new_array();
-	char ladder[128];
+	char ladder[128], note[320];
 
 	for (unsigned i = 0; i < p->nglobs; i++)
 		json_object_array_add(m, json_object_new_string(p->globs[i]));
@@ -49,6 +61,8 @@ struct json_object *policy_json(const struct policy *p)
 	json_add_u64(o, "min_allocs", p->min_allocs);
 	json_add_u64(o, "window_ms", p->window_ms);
 	json_add_str(o, "ladder", ladder);
+	ladder_note(d, p, note, sizeof(note));
+	json_add_str(o, "ladder_note", note);
 	json_add_u64(o, "cooldown_ms", p->cooldown_ms);
 	json_add_bool(o, "dry_run", p->dry_run);
 	json_add_u64(o, "escalate_after", p->escalate_after);
@@ -146,7 +160,7 @@ static struct json_object *policy_for_cgroup(struct taod *d, const char *path)
 	o = protocol_ok();
 	json_add_str(o, "cgroup", path);
 	json_add_bool(o, "tracked", cgroup_tracked(d, path));
-	json_add(o, "policy", policy_json(m->winner));
+	json_add(o, "policy", policy_json(d, m->winner));
 	json_add(o, "matched", cands);
 	json_add_str(o, "reason", why);
 	json_add(o, "reward", reward_json(d, path));
@@ -168,7 +182,7 @@ struct json_object *cmd_policy(struct taod *d, struct json_object *req)
 		return policy_for_cgroup(d, path);
 	list = json_object_new_array();
 	for (unsigned i = 0; i < d->cfg->policies.n; i++)
-		json_object_array_add(list, policy_json(&d->cfg->policies.v[i]));
+		json_object_array_add(list, policy_json(d, &d->cfg->policies.v[i]));
 	o = protocol_ok();
 	json_add(o, "policies", list);
 	return o;

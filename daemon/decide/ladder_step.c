@@ -11,7 +11,10 @@
  * judged but strike nothing. A good cgroup under its
  * coverage guarantee is rewarded (GRANT on TAO kernels, COLLAPSE on stock
  * ones), also at most once per cooldown; one that was restricted gets its
- * zones granted back as soon as it is good again.
+ * zones granted back as soon as it is good again. On a TAO kernel without
+ * memory.thp_zones (boot-sized zones only) there is neither: the restrict
+ * rung gives way to the next one up (shatter, or warn when the ladder
+ * stops at restrict) and rewards collapse, as on stock.
  */
 #include "taod/decide.h"
 
@@ -90,10 +93,10 @@ static uint64_t judgement_at_or_after(const struct cg_judge *j, const struct pol
 
 /* The next strike that asks for an action, counted from the current one. */
 static unsigned strikes_to_action(const struct cg_judge *j, const struct policy *p,
-				  enum action_kind *kind)
+				  bool no_memcg_zones, enum action_kind *kind)
 {
 	for (unsigned s = j->strikes + 1; s <= j->strikes + RUNG_MAX * 1000u; s++) {
-		enum ladder_rung r = ladder_rung_for(p, s);
+		enum ladder_rung r = usable_rung(p, ladder_rung_for(p, s), no_memcg_zones);
 
 		if (r != RUNG_OBSERVE) {
 			*kind = rung_action(r);
@@ -104,18 +107,18 @@ static unsigned strikes_to_action(const struct cg_judge *j, const struct policy 
 }
 
 bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
-			enum action_kind *kind, uint64_t *due_ms)
+			bool no_memcg_zones, enum action_kind *kind, uint64_t *due_ms)
 {
 	uint64_t first = judgement_at_or_after(j, p, j->cooldown_until_ms);
 	unsigned n;
 
 	if (j->cls >= verdict_strike_class(p)) {
-		n = strikes_to_action(j, p, kind);
+		n = strikes_to_action(j, p, no_memcg_zones, kind);
 		*due_ms = first + (uint64_t)(n ? n - 1 : 0) * p->window_ms;
 		return n > 0;
 	}
 	if (j->has_verdict && reward_due(j, &j->last)) {
-		*kind = tao_kernel ? ACTION_GRANT : ACTION_COLLAPSE;
+		*kind = tao_kernel && !no_memcg_zones ? ACTION_GRANT : ACTION_COLLAPSE;
 		*due_ms = first;
 		return true;
 	}

@@ -163,6 +163,61 @@ static void write_zones(FILE *f, const struct machine_stats *m)
 			    (unsigned long long)m->zones[i].free_blocks[o]);
 }
 
+/* The policy zones' vmstat counters: (metric, zone label, counter). */
+static const struct {
+	const char *metric, *zone;
+	enum tao_vmstat item;
+} zone_counters[] = {
+    {"taod_zone_pgalloc_total", "NoSplit", TVM_PGALLOC_NOSPLIT},
+    {"taod_zone_pgalloc_total", "NoMerge", TVM_PGALLOC_NOMERGE},
+    {"taod_zone_allocstall_total", "NoSplit", TVM_ALLOCSTALL_NOSPLIT},
+    {"taod_zone_allocstall_total", "NoMerge", TVM_ALLOCSTALL_NOMERGE},
+    {"taod_zone_pgskip_total", "NoSplit", TVM_PGSKIP_NOSPLIT},
+    {"taod_zone_pgskip_total", "NoMerge", TVM_PGSKIP_NOMERGE},
+};
+
+static const char *const zone_counter_help[] = {
+    "Pages allocated from the TAO policy zone (vmstat pgalloc_*).",
+    "Allocations that stalled for the TAO policy zone (vmstat allocstall_*).",
+    "Pages skipped in the TAO policy zone by reclaim (vmstat pgskip_*).",
+};
+
+/* TAO kernels only: each family where the kernel has its counter. */
+static void write_tao(FILE *f, const struct machine_stats *m)
+{
+	static const char *const results[] = {"shattered", "failed", "discarded"};
+	const char *last = NULL;
+
+	family(f, "taod_zone_order", "gauge", "The TAO policy zone's THP order (zoneinfo).");
+	for (size_t i = 0; i < m->nzones; i++)
+		if (m->zones[i].order >= 0)
+			fprintf(f, "taod_zone_order{node=\"%d\",zone=\"%s\"} %d\n",
+				m->zones[i].node, m->zones[i].name, m->zones[i].order);
+	for (size_t i = 0; i < sizeof(zone_counters) / sizeof(*zone_counters); i++) {
+		if (!tao_vmstat_has(m, zone_counters[i].item))
+			continue;
+		if (!last || strcmp(last, zone_counters[i].metric))
+			family(f, zone_counters[i].metric, "counter", zone_counter_help[i / 2]);
+		last = zone_counters[i].metric;
+		fprintf(f, "%s{zone=\"%s\"} %llu\n", zone_counters[i].metric, zone_counters[i].zone,
+			(unsigned long long)m->tao[zone_counters[i].item]);
+	}
+	if (tao_vmstat_has(m, TVM_SHATTER))
+		family(f, "taod_shatter_pages_total", "counter",
+		       "THPs the kernel shattered, failed to shatter, or shattered and discarded.");
+	for (int r = 0; r < 3; r++)
+		if (tao_vmstat_has(m, TVM_SHATTER + r))
+			fprintf(f, "taod_shatter_pages_total{result=\"%s\"} %llu\n", results[r],
+				(unsigned long long)m->tao[TVM_SHATTER + r]);
+	if (!tao_vmstat_has(m, TVM_HVO))
+		return;
+	family(f, "taod_hvo_pages_total", "counter", "THPs whose vmemmap was optimized (HVO).");
+	fprintf(f, "taod_hvo_pages_total %llu\n", (unsigned long long)m->tao[TVM_HVO]);
+	family(f, "taod_hvo_saved_bytes", "gauge", "vmemmap HVO saved: 28 KiB per 2 MiB THP.");
+	fprintf(f, "taod_hvo_saved_bytes %llu\n",
+		(unsigned long long)m->tao[TVM_HVO] * HVO_SAVED_PER_THP);
+}
+
 static void write_daemon(FILE *f, const struct metrics_input *in)
 {
 	char v[256], k[64], o[64];
@@ -193,6 +248,8 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_cgroups(f, in->cgroups);
 	if (in->machine)
 		write_zones(f, in->machine);
+	if (in->machine && in->machine->tao_present)
+		write_tao(f, in->machine);
 	return ferror(f) ? -EIO : 0;
 }
 

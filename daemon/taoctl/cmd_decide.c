@@ -25,6 +25,8 @@ static void print_policy(struct json_object *p)
 	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
 	printf("  window             = %llums\n", (unsigned long long)jget_u64(p, "window_ms"));
 	printf("  ladder             = %s\n", jget_text(p, "ladder"));
+	if (*jget_str(p, "ladder_note"))
+		printf("                       (%s)\n", jget_text(p, "ladder_note"));
 	printf("  cooldown           = %llums\n", (unsigned long long)jget_u64(p, "cooldown_ms"));
 	printf("  dry_run            = %s\n",
 	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");

@@ -18,10 +18,14 @@ static void print_tao_figures(struct json_object *act, struct json_object *zones
 
 	if (!jget(act, "nosplit_bytes"))
 		return;
-	printf("zones:       NoSplit %s, NoMerge %s (blocks of %s)",
+	printf("zones:       NoSplit %s, NoMerge %s",
 	       fmt_bytes(ns, sizeof(ns), jget_u64(act, "nosplit_bytes")),
-	       fmt_bytes(nm, sizeof(nm), jget_u64(act, "nomerge_bytes")),
-	       fmt_bytes(blk, sizeof(blk), jget_u64(act, "block_bytes")));
+	       fmt_bytes(nm, sizeof(nm), jget_u64(act, "nomerge_bytes")));
+	if (jget_u64(act, "block_bytes"))
+		printf(" (blocks of %s)",
+		       fmt_bytes(blk, sizeof(blk), jget_u64(act, "block_bytes")));
+	else
+		printf(" (sized at boot: taoctl zones)");
 	if (zones)
 		printf("; demand %s of %llu guaranteed cgroups, target %s, %llu resizes asked",
 		       fmt_bytes(dem, sizeof(dem), jget_u64(zones, "demand_bytes")),
@@ -35,22 +39,31 @@ static void print_tao_figures(struct json_object *act, struct json_object *zones
 	       (unsigned long long)jget_u64(act, "thp_shatter_page"),
 	       (unsigned long long)jget_u64(act, "thp_shatter_page_failed"),
 	       (unsigned long long)jget_u64(act, "thp_shatter_page_discarded"));
-	printf("hvo:         %llu THPs, %s of vmemmap saved (28 KiB each)\n",
-	       (unsigned long long)jget_u64(act, "thp_hvo_page"),
-	       fmt_bytes(hvo, sizeof(hvo), jget_u64(act, "hvo_saved_bytes")));
+	if (!jget(act, "thp_hvo_page"))
+		printf("hvo:         not counted by this kernel (no thp_hvo_page in vmstat)\n");
+	else
+		printf("hvo:         %llu THPs, %s of vmemmap saved (28 KiB each)\n",
+		       (unsigned long long)jget_u64(act, "thp_hvo_page"),
+		       fmt_bytes(hvo, sizeof(hvo), jget_u64(act, "hvo_saved_bytes")));
 }
 
-/* One line per TAO feature the kernel was probed for. */
-static void print_features(struct json_object *features)
+/* One line per TAO feature the kernel was probed for, then the levers it changes. */
+static void print_features(struct json_object *features, struct json_object *levers)
 {
 	size_t n = features ? json_object_array_length(features) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *f = json_object_array_get_idx(features, i);
 
-		printf("  %-18s %-3s  %s\n", jget_str(f, "name"),
+		printf("  %-18s %-3s  %s\n", jget_text(f, "name"),
 		       json_object_get_boolean(jget(f, "present")) ? "yes" : "no",
-		       jget_str(f, "why"));
+		       jget_text(f, "why"));
+	}
+	n = levers ? json_object_array_length(levers) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *l = json_object_array_get_idx(levers, i);
+
+		printf("  %-18s %s\n", jget_text(l, "action"), jget_text(l, "how"));
 	}
 }
 
@@ -75,7 +88,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(r, "pid"), (unsigned long long)jget_u64(r, "uptime_s"));
 	printf("kernel:      %s, %s (%s)\n", jget_text(k, "release"), jget_text(k, "kind"),
 	       jget_text(k, "why"));
-	print_features(jget(k, "features"));
+	print_features(jget(k, "features"), jget(k, "levers"));
 	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
 	       jget_text(r, "observation_reason"));
 	printf("cgroups:     %llu tracked, v%llu at %s\n",

@@ -31,11 +31,12 @@ struct act_ctx {
 /* What one backend call did. */
 struct act_outcome {
 	enum action_result result;
-	int err;	       /* errno of the failed (or partial) write */
-	uint64_t bytes;	       /* bytes acted on, charged to the byte budget */
-	uint64_t gained_bytes; /* collapse: THP bytes it added */
-	bool kernel_untouched; /* returned before any kernel call: no budget taken */
-	char detail[256];      /* what was written where, or why not */
+	int err;		       /* errno of the failed (or partial) write */
+	uint64_t bytes;		       /* bytes acted on, charged to the byte budget */
+	uint64_t gained_bytes;	       /* collapse: THP bytes it added */
+	bool kernel_untouched;	       /* returned before any kernel call: no budget taken */
+	char detail[256];	       /* what was written where, or why not */
+	struct shatter_counts shatter; /* shatter through the split path: vmstat deltas */
 };
 
 /*
@@ -51,10 +52,11 @@ struct act_stats {
 	bool tao;
 	uint64_t pgalloc_nosplit, pgalloc_nomerge;
 	uint64_t thp_shatter_page, thp_shatter_page_failed, thp_shatter_page_discarded;
+	bool hvo_counted; /* vmstat has thp_hvo_page (not in the public TAO code) */
 	uint64_t thp_hvo_page;
 	uint64_t hvo_saved_bytes;	       /* 28 KiB per HVO'd THP */
 	uint64_t nosplit_bytes, nomerge_bytes; /* online memory blocks of the zones */
-	uint64_t block_bytes;		       /* one memory block */
+	uint64_t block_bytes;		       /* one memory block; 0: sized at boot */
 };
 
 /* Per-cgroup TAO memory.stat keys. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "taod/act_backend.h"
+#include "taod/machine_stats.h" /* HVO_SAVED_PER_THP */
 
 /* --- rate_limit.c: actions per minute and bytes per minute --- */
 struct rate_limit {
@@ -201,6 +202,16 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 /* How the split went: the debugfs file, or MADV_PAGEOUT. */
 const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
 
+/* --- split_shatter.c: shatter where the kernel has no memory.thp_shatter --- */
+/*
+ * Splits the offender's THPs (thp_split_offender) and records the vmstat
+ * deltas around it in @o->shatter: the kernel shatters the folios that
+ * live in a policy zone. Compacts afterwards (compact_after_shatter) only
+ * where some THP was split rather than shattered.
+ */
+void tao_split_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct act_outcome *o);
+
 /* --- contiguity.c: free 2 MiB blocks back after a stock shatter --- */
 /*
  * Drains the per-CPU free lists, compacts memory and drains again, so the
@@ -224,7 +235,6 @@ void zone_resize(const struct act_ctx *c, const struct zone_targets *t, struct a
 int zone_online_bytes(const struct act_ctx *c, const char *zone, uint64_t *out,
 		      uint64_t *block_size);
 
-#define THP_BYTES	  (2ULL << 20)
-#define HVO_SAVED_PER_THP (28ULL << 10)
+#define THP_BYTES (2ULL << 20)
 
 #endif

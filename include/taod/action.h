@@ -56,6 +56,17 @@ struct action_request {
 	char evidence[256]; /* numbers over the window that led here */
 };
 
+/*
+ * What a shatter did to THPs, where the kernel counts it: on a boot-zone
+ * TAO kernel the machine-wide vmstat deltas around the split request
+ * (thp_shatter_page, _failed, _discarded; thp_split_page for folios
+ * outside the zones). @counted false: not measured (stock, memcg file).
+ */
+struct shatter_counts {
+	bool counted;
+	uint64_t shattered, failed, discarded, split;
+};
+
 /* One audit record, as `taoctl actions` shows it. */
 struct action_record {
 	uint64_t id;
@@ -64,6 +75,7 @@ struct action_record {
 	enum action_result result;
 	int err;	  /* errno of a failed write, 0 otherwise */
 	char detail[256]; /* what was written where, or why not */
+	struct shatter_counts shatter;
 };
 
 /*

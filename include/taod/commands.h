@@ -22,7 +22,7 @@ struct json_object *act_status_json(struct taod *d);
 struct json_object *cmd_policy(struct taod *d, struct json_object *req);
 struct json_object *cmd_reload(struct taod *d, struct json_object *req);
 struct json_object *cmd_abusers(struct taod *d, struct json_object *req);
-struct json_object *policy_json(const struct policy *p);
+struct json_object *policy_json(const struct taod *d, const struct policy *p);
 /* The class and score of @cgroup_id's tenant, for `cgroups`; NULL if not judged. */
 struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id);
 /* The last collapse asked for @cgroup (actor_reward_state), or NULL when none was. */

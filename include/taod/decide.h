@@ -185,7 +185,7 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 		 enum action_kind *kind);
 /* The next action due and the earliest time it can be asked for. */
 bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
-			enum action_kind *kind, uint64_t *due_ms);
+			bool no_memcg_zones, enum action_kind *kind, uint64_t *due_ms);
 
 /*
  * zone_demand.c: THP bytes the guaranteed cgroups of @t need (see the

@@ -179,7 +179,7 @@ Test(decide, cooldown_holds_back_strikes)
 	ABUSE;
 	ABUSE; /* strike 1: warn at t, cooldown until t + 2500 */
 	cr_assert_eq(fx.nreqs, 1);
-	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, &kind, &due));
+	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, false, &kind, &due));
 	cr_assert_eq(kind, ACTION_WARN);
 	cr_assert_eq(due, now + 3000); /* first judgement after the cooldown */
 	ABUSE;
@@ -190,7 +190,7 @@ Test(decide, cooldown_holds_back_strikes)
 	cr_assert_eq(fx.nreqs, 2);
 	assert_req(1, ACTION_WARN);
 	cr_assert_eq(decide_find(&st, ID)->strikes, 2);
-	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, &kind, &due));
+	cr_assert(decide_next_action(decide_find(&st, ID), pol, false, false, &kind, &due));
 	cr_assert_eq(kind, ACTION_RESTRICT);
 }
 

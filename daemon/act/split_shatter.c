@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shatter on a TAO kernel without memory.thp_shatter (the public TAO code):
+ * a folio in a policy zone cannot be split, so the kernel shatters it
+ * whenever a split is asked for. The stock split path (debugfs
+ * split_huge_pages, or MADV_PAGEOUT under lockdown) aimed at the offender
+ * is the lever; the machine-wide vmstat deltas around it say how many THPs
+ * were shattered, failed, discarded, or split (folios outside the zones).
+ * The deltas include whatever else the machine split meanwhile: a count,
+ * not a proof.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "taod/act_parts.h"
+#include "taod/memstat.h"
+#include "taod/rootfs.h"
+
+/* The vmstat counters, in this order: shattered, failed, discarded, split. */
+static const char *const names[] = {"thp_shatter_page", "thp_shatter_page_failed",
+				    "thp_shatter_page_discarded", "thp_split_page"};
+#define NCOUNTS (sizeof(names) / sizeof(*names))
+
+/* False when vmstat cannot be read or has no thp_shatter_page. */
+static bool read_counts(const struct act_ctx *c, uint64_t v[NCOUNTS])
+{
+	static char text[1 << 16];
+	bool counted = rootfs_read(c->k->vmstat, text, sizeof(text)) >= 0;
+
+	for (size_t i = 0; i < NCOUNTS; i++)
+		if (!counted || kv_lookup_u64(text, names[i], &v[i]))
+			v[i] = 0;
+	return counted && !kv_lookup_u64(text, names[0], &v[0]);
+}
+
+static uint64_t delta(uint64_t before, uint64_t after)
+{
+	return after > before ? after - before : 0;
+}
+
+/* "; compacted ..." or why not; compaction helps only where pages were split free. */
+static int compact(const struct act_ctx *c, const struct shatter_counts *n, char *buf, size_t len)
+{
+	if (!c->s->compact_after_shatter)
+		return 0;
+	if (n->counted && !n->split) {
+		snprintf(buf, len, "; no compaction: every THP shattered, none split");
+		return 0;
+	}
+	snprintf(buf, len, "; ");
+	return contiguity_restore(c->k, buf + 2, len - 2);
+}
+
+void tao_split_shatter(const struct act_ctx *c, const struct action_request *req,
+		       uint64_t budget, struct act_outcome *o)
+{
+	uint64_t b[NCOUNTS], a[NCOUNTS];
+	bool counted = read_counts(c, b);
+	struct shatter_counts n;
+	struct split_tally t;
+	char after[192] = "";
+	int r;
+
+	if (thp_split_offender(c, req, budget, &t, o))
+		return;
+	counted = read_counts(c, a) && counted;
+	n = (struct shatter_counts){counted, delta(b[0], a[0]), delta(b[1], a[1]),
+				    delta(b[2], a[2]), delta(b[3], a[3])};
+	r = compact(c, &n, after, sizeof(after));
+	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
+			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
+			"discarded %llu, split %llu%s%s",
+			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
+			(unsigned long long)n.shattered, (unsigned long long)n.failed,
+			(unsigned long long)n.discarded, (unsigned long long)n.split,
+			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)", after);
+	o->shatter = n;
+}
