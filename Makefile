@@ -56,7 +56,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
 	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage FORCE
 
-all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload
+all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
@@ -87,6 +87,12 @@ $(BUILD)/taoctl: $(TAOCTL_OBJS) $(BUILD)/libtaod.a
 $(BUILD)/thp_workload: tests/workload/thp_workload.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
+
+# The boot-zone TAO fixture's debugfs split, preloaded into taod by its
+# test: never sanitized (a preloaded library must not bring its own runtime).
+$(BUILD)/tao_boot_split.so: tests/workload/tao_boot_split.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -shared -fPIC $< -o $@ -ldl
 
 $(BUILD)/fault_bench: tests/bench/fault_bench.c
 	@mkdir -p $(@D)

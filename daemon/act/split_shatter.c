@@ -52,8 +52,8 @@ static int compact(const struct act_ctx *c, const struct shatter_counts *n, char
 	return contiguity_restore(c->k, buf + 2, len - 2);
 }
 
-void tao_split_shatter(const struct act_ctx *c, const struct action_request *req,
-		       uint64_t budget, struct act_outcome *o)
+void tao_split_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct act_outcome *o)
 {
 	uint64_t b[NCOUNTS], a[NCOUNTS];
 	bool counted = read_counts(c, b);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "taod/log.h"
+
 static char root_prefix[PATH_MAX] = "";
 
 void rootfs_set(const char *prefix)
@@ -90,7 +92,18 @@ void rootfs_set_write_hook(write_hook_fn fn, void *ctx)
 	write_hook_ctx = ctx;
 }
 
+static int write_once(int dirfd, const char *name, const char *shown, const char *s);
+
+/* Every write is logged at debug level: fixture tests check each path exists. */
 int write_file_at(int dirfd, const char *name, const char *shown, const char *s)
+{
+	int r = write_once(dirfd, name, shown, s);
+
+	log_debug("write %s: %s", shown, r ? strerror(-r) : "ok");
+	return r;
+}
+
+static int write_once(int dirfd, const char *name, const char *shown, const char *s)
 {
 	size_t n = strlen(s);
 	ssize_t w;
