@@ -4,7 +4,7 @@ _taoctl()
 	local cur prev words cword cmd i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="status cgroups top-tasks actions act policy abusers reload report metrics"
+	local commands="status cgroups top-tasks actions act policy abusers reload report metrics zones"
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
@@ -23,7 +23,7 @@ _taoctl()
 		COMPREPLY=($(compgen -W "table json csv html" -- "$cur")); return ;;
 	--since)
 		COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
-	--limit|--pid|--bytes|--cgroup)
+	--limit|--pid|--bytes|--cgroup|--nosplit|--nomerge)
 		return ;;
 	esac
 
@@ -40,6 +40,7 @@ _taoctl()
 		else
 			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --json" -- "$cur"))
 		fi ;;
+	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
 	report) COMPREPLY=($(compgen -W "--since --cgroup --format -o --db -c" -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
