@@ -245,7 +245,7 @@ static void parse_value(const char *v, uint64_t mem_bytes, struct zone_param *z)
 	if (*end || end == comma + 1)
 		return;
 	if (buf[0] && buf[strlen(buf) - 1] == '%')
-		bytes = mem_bytes / 100 * strtoull(buf, NULL, 10);
+		bytes = (uint64_t)((unsigned __int128)mem_bytes * strtoull(buf, NULL, 10) / 100);
 	else if (parse_size_bytes(buf, &bytes))
 		return;
 	z->bytes = bytes;

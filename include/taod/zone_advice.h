@@ -23,7 +23,7 @@
 struct zone_param {
 	uint64_t bytes;
 	int order;
-	char why[192];
+	char why[384]; /* each rule that shaped it, in order */
 };
 
 /* One policy zone as the kernel shows it now, summed over nodes. */

@@ -22,6 +22,7 @@ static struct policy *pol;
 static struct decide_fixture fx;
 static uint64_t now, allocs, splits;
 static bool tao;
+static bool no_memcg_zones; /* TAO with boot-sized zones only */
 
 static void setup(void)
 {
@@ -42,6 +43,7 @@ static void setup(void)
 	now = 100000;
 	allocs = splits = 0;
 	tao = false;
+	no_memcg_zones = false;
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -67,6 +69,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	struct memstat m = {.anon_bytes = anon, .thp_bytes = thp, .has_anon = true};
 	struct decide_io io = {.policies = &policies,
 			       .tao_kernel = tao,
+			       .no_memcg_zones = no_memcg_zones,
 			       .sink = decide_fixture_sink,
 			       .sink_ctx = &fx,
 			       .tasks = decide_fixture_tasks,
@@ -153,6 +156,35 @@ Test(decide, one_noisy_window_does_not_flip_and_ladder_is_walked)
 	assert_req(5, ACTION_GRANT); /* restricted zones given back */
 	cr_assert_eq(decide_find(&st, ID)->strikes, 0);
 	cr_assert_eq(fx.nreqs, 6);
+}
+
+/* Without memory.thp_zones the restrict rung cannot work: its strikes
+ * shatter (the next rung), nothing is granted back, and rewards collapse. */
+Test(decide, restrict_rung_gives_way_on_a_kernel_without_memcg_zones)
+{
+	enum action_kind kind;
+	uint64_t due;
+
+	tao = no_memcg_zones = true;
+	tick(0, 0);
+	GOOD;
+	ABUSE;
+	ABUSE; /* strike 1, 2: warn */
+	ABUSE;
+	cr_assert(decide_next_action(decide_find(&st, ID), pol, true, true, &kind, &due));
+	cr_assert_eq(kind, ACTION_SHATTER, "%s", action_kind_name(kind));
+	ABUSE; /* strike 3: restrict's rung */
+	assert_req(0, ACTION_WARN);
+	assert_req(1, ACTION_WARN);
+	assert_req(2, ACTION_SHATTER);
+	cr_assert_eq(fx.reqs[2].pid, 777);
+	ABUSE;
+	assert_req(3, ACTION_SHATTER);
+	GOOD;
+	GOOD;
+	GOOD;
+	cr_assert_eq(cls(), CLASS_GOOD);
+	cr_assert_eq(fx.nreqs, 4); /* no GRANT: nothing was restricted */
 }
 
 Test(decide, a_good_window_amid_abuse_keeps_strikes_but_adds_none)

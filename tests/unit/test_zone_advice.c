@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The boot-time zone recommendation and the kernel's rules for keeping
+ * nosplit=/nomerge= (parse_zone_order), the command line they are parsed
+ * from, and the grub drop-in they are written to.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "taod/cmdline_dropin.h"
+#include "taod/zone_advice.h"
+
+#define MIB (1ULL << 20)
+#define GIB (1ULL << 30)
+
+static struct zone_advice_in in;
+
+static void setup(void)
+{
+	memset(&in, 0, sizeof(in));
+	in.mem_bytes = 16 * GIB;
+	in.pageblock_order = 9;
+	in.demand_bytes = 768 * MIB;
+	in.headroom = 256 * MIB;
+	in.guaranteed = 2;
+}
+
+TestSuite(zone_advice, .init = setup);
+
+static int check(uint64_t ns_bytes, int ns_order, uint64_t nm_bytes, int nm_order, char *why)
+{
+	struct zone_param ns = {.bytes = ns_bytes, .order = ns_order};
+	struct zone_param nm = {.bytes = nm_bytes, .order = nm_order};
+
+	return zone_params_check(&ns, &nm, 9, 16 * GIB, why, 192);
+}
+
+Test(zone_advice, the_kernels_rules)
+{
+	char why[192];
+
+	cr_assert_eq(check(GIB, 4, 2 * GIB, 9, why), 0);
+	cr_assert_eq(check(GIB, 9, GIB, 9, why), -EINVAL);
+	cr_assert(strstr(why, "the kernel drops both zones"), "%s", why);
+	cr_assert_eq(check(GIB, 1, 0, 0, why), -EINVAL);
+	cr_assert(strstr(why, "outside 2..10"), "%s", why);
+	cr_assert_eq(check(0, 0, GIB, 10, why), -EINVAL);
+	cr_assert(strstr(why, "above pageblock_order 9"), "%s", why);
+	cr_assert_eq(check(17 * GIB, 4, 0, 0, why), -EINVAL);
+	cr_assert_eq(check(10 * GIB, 4, 10 * GIB, 9, why), -EINVAL);
+	cr_assert(strstr(why, "above memory"), "%s", why);
+}
+
+Test(zone_advice, demand_split_by_the_order_mix)
+{
+	struct zone_advice a;
+
+	in.order_allocs[4] = 2000; /* 64 KiB: 20 % of allocations, 1/65 of the bytes */
+	in.order_allocs[9] = 8000;
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_eq(a.nosplit.order, 4);
+	cr_assert_eq(a.nomerge.order, 9);
+	cr_assert(strstr(a.nosplit.why, "order 4 has 20% of THP allocations"), "%s", a.nosplit.why);
+	cr_assert_eq(a.nosplit.bytes % zone_rounding_bytes(), 0);
+	cr_assert_eq(a.nomerge.bytes % zone_rounding_bytes(), 0);
+	cr_assert(a.nosplit.bytes + a.nomerge.bytes >= GIB);
+	cr_assert(a.nomerge.bytes > 30 * a.nosplit.bytes);
+	cr_assert(strstr(a.cmdline, "nosplit=") && strstr(a.cmdline, ",4 nomerge="), "%s",
+		  a.cmdline);
+}
+
+Test(zone_advice, a_stalled_zone_grows_and_none_exceeds_half_of_memory)
+{
+	struct zone_advice a;
+
+	in.nomerge = (struct zone_use){.present = true, .present_bytes = 4 * GIB,
+				       .free_bytes = 2 * GIB, .allocstall = 5};
+	cr_assert_eq(zone_advise(&in, &a), 0);
+	cr_assert_eq(a.nomerge.bytes, 5 * GIB);
+	cr_assert(strstr(a.nomerge.why, "under pressure (allocstall 5"), "%s", a.nomerge.why);
+	in.nomerge.present_bytes = 12 * GIB;
+	cr_assert_eq(zone_advise(&in, &a), 0);
+	cr_assert(a.nosplit.bytes + a.nomerge.bytes <= 8 * GIB);
+	cr_assert(strstr(a.nomerge.why, "capped at half of memory"), "%s", a.nomerge.why);
+}
+
+Test(zone_advice, cmdline_values_as_the_kernel_parses_them)
+{
+	struct zone_param ns, nm;
+
+	zone_cmdline_parse("ro quiet nosplit=1G,4 nomerge=25%,9\n", 16 * GIB, &ns, &nm);
+	cr_assert_eq(ns.bytes, GIB);
+	cr_assert_eq(ns.order, 4);
+	cr_assert_eq(nm.bytes, 4 * GIB);
+	cr_assert_eq(nm.order, 9);
+	zone_cmdline_parse("nosplit=1G nomerge=x,9", 16 * GIB, &ns, &nm);
+	cr_assert_eq(ns.bytes, 0); /* no order: the kernel ignores it */
+	cr_assert_eq(nm.bytes, 0);
+}
+
+Test(zone_advice, dropin_text_refuses_what_the_shell_would_read)
+{
+	char buf[512];
+
+	cr_assert_eq(cmdline_dropin_text("nosplit=512M,4 nomerge=1536M,9", buf, sizeof(buf)), 0);
+	cr_assert_str_eq(strstr(buf, "GRUB_CMDLINE_LINUX="),
+			 "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX nosplit=512M,4 nomerge=1536M,9\"\n");
+	cr_assert_eq(cmdline_dropin_text("nosplit=1G,4\"; rm -rf /", buf, sizeof(buf)), -EINVAL);
+	cr_assert_eq(cmdline_dropin_text("$(reboot)", buf, sizeof(buf)), -EINVAL);
+	cr_assert_eq(cmdline_dropin_text("", buf, sizeof(buf)), -EINVAL);
+	cr_assert_eq(cmdline_dropin_text("nosplit=1G,4", buf, 16), -ENOSPC);
+}
