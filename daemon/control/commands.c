@@ -62,7 +62,7 @@ static struct json_object *features_json(const struct kernel_info *k)
 		struct json_object *o = json_object_new_object();
 
 		json_add_str(o, "name", tao_feature_name(f));
-		json_object_object_add(o, "present", json_object_new_boolean(k->feat[f].present));
+		json_add_bool(o, "present", k->feat[f].present);
 		json_add_str(o, "probe", k->feat[f].probe);
 		json_add_str(o, "why", k->feat[f].why);
 		json_object_array_add(list, o);

@@ -25,8 +25,8 @@ static struct json_object *use_json(const char *name, const struct zone_use *u)
 	struct json_object *o = json_object_new_object();
 
 	json_add_str(o, "name", name);
-	json_object_object_add(o, "present", json_object_new_boolean(u->present));
-	json_object_object_add(o, "order", json_object_new_int(u->order));
+	json_add_bool(o, "present", u->present);
+	json_add_i64(o, "order", u->order);
 	json_add_u64(o, "present_bytes", u->present_bytes);
 	json_add_u64(o, "free_bytes", u->free_bytes);
 	json_add_u64(o, "pgalloc", u->pgalloc);
@@ -40,7 +40,7 @@ static struct json_object *param_json(const struct zone_param *z)
 	struct json_object *o = json_object_new_object();
 
 	json_add_u64(o, "bytes", z->bytes);
-	json_object_object_add(o, "order", json_object_new_int(z->order));
+	json_add_i64(o, "order", z->order);
 	json_add_str(o, "why", z->why);
 	return o;
 }
@@ -88,11 +88,11 @@ struct json_object *cmd_zones(struct taod *d, struct json_object *req)
 	json_add(o, "boot_nosplit", param_json(&in.boot_nosplit));
 	json_add(o, "boot_nomerge", param_json(&in.boot_nomerge));
 	json_add_u64(o, "memory_bytes", in.mem_bytes);
-	json_object_object_add(o, "pageblock_order", json_object_new_int(in.pageblock_order));
+	json_add_i64(o, "pageblock_order", in.pageblock_order);
 	json_add_u64(o, "demand_bytes", in.demand_bytes);
 	json_add_u64(o, "guaranteed_cgroups", in.guaranteed);
 	rec = json_object_new_object();
-	json_object_object_add(rec, "accepted", json_object_new_boolean(r == 0));
+	json_add_bool(rec, "accepted", r == 0);
 	json_add(rec, "nosplit", param_json(&a.nosplit));
 	json_add(rec, "nomerge", param_json(&a.nomerge));
 	json_add_str(rec, "cmdline", r ? "" : a.cmdline);

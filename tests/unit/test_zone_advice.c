@@ -74,8 +74,8 @@ Test(zone_advice, a_stalled_zone_grows_and_none_exceeds_half_of_memory)
 {
 	struct zone_advice a;
 
-	in.nomerge = (struct zone_use){.present = true, .present_bytes = 4 * GIB,
-				       .free_bytes = 2 * GIB, .allocstall = 5};
+	in.nomerge = (struct zone_use){
+	    .present = true, .present_bytes = 4 * GIB, .free_bytes = 2 * GIB, .allocstall = 5};
 	cr_assert_eq(zone_advise(&in, &a), 0);
 	cr_assert_eq(a.nomerge.bytes, 5 * GIB);
 	cr_assert(strstr(a.nomerge.why, "under pressure (allocstall 5"), "%s", a.nomerge.why);
@@ -104,8 +104,9 @@ Test(zone_advice, dropin_text_refuses_what_the_shell_would_read)
 	char buf[512];
 
 	cr_assert_eq(cmdline_dropin_text("nosplit=512M,4 nomerge=1536M,9", buf, sizeof(buf)), 0);
-	cr_assert_str_eq(strstr(buf, "GRUB_CMDLINE_LINUX="),
-			 "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX nosplit=512M,4 nomerge=1536M,9\"\n");
+	cr_assert_str_eq(
+	    strstr(buf, "GRUB_CMDLINE_LINUX="),
+	    "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX nosplit=512M,4 nomerge=1536M,9\"\n");
 	cr_assert_eq(cmdline_dropin_text("nosplit=1G,4\"; rm -rf /", buf, sizeof(buf)), -EINVAL);
 	cr_assert_eq(cmdline_dropin_text("$(reboot)", buf, sizeof(buf)), -EINVAL);
 	cr_assert_eq(cmdline_dropin_text("", buf, sizeof(buf)), -EINVAL);
