@@ -37,8 +37,13 @@
  *   abuse SECONDS  every 50 ms fault a new region and partially unmap it
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
+ *   hop N          a cgroup hopper, N rounds of 5 s: move into a new sibling
+ *                  cgroup (hop1, hop2, ... beside the one it started in, which
+ *                  must be a child of its tenant cgroup), fault 32 THPs, split
+ *                  each, unmap them, remove the cgroup it left
  */
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +52,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -302,6 +308,65 @@ static void churn(long seconds)
 	}
 }
 
+/* The cgroup v2 directory this process is in, from /proc/self/cgroup. */
+static int own_cgroup(char *dir, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			n = snprintf(dir, len, "/sys/fs/cgroup%s", line + 3);
+		}
+	fclose(f);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int move_self(const char *dir)
+{
+	char procs[600];
+	FILE *f;
+	int rc;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "0\n") < 0;
+	return fclose(f) || rc ? -1 : 0;
+}
+
+/* Leaves each cgroup before a 30 s window could judge it; its split THPs'
+ * memory goes with the cgroup it removes. */
+static int hop(long rounds)
+{
+	char old[512], parent[512], next[600];
+
+	if (own_cgroup(old, sizeof(old)))
+		return -1;
+	snprintf(parent, sizeof(parent), "%s", old);
+	dirname(parent);
+	for (long i = 1; i <= rounds; i++) {
+		snprintf(next, sizeof(next), "%s/hop%ld", parent, i);
+		if ((mkdir(next, 0755) && errno != EEXIST) || move_self(next))
+			return -1;
+		rmdir(old);
+		snprintf(old, sizeof(old), "%s", next);
+		if (add_regions(32, MADV_HUGEPAGE, false))
+			return -1;
+		counts[C_FAULTED] += 32;
+		counts[C_PARTIAL] += for_intact(32, punch_page, R_SPLIT);
+		unmap_all();
+		nregions = 0;
+		sleep_ms(5000);
+	}
+	return 0;
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -342,6 +407,8 @@ static int run_step(const char *step, long arg)
 		return (counts[C_COLLAPSED] += collapse_all()), 0;
 	if (!strcmp(step, "churn"))
 		return churn(arg), 0;
+	if (!strcmp(step, "hop"))
+		return hop(arg);
 	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
 	return -2;
 }
