@@ -54,7 +54,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage tenant-deps vmtest-tenants FORCE
+	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants FORCE
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
 
@@ -168,10 +168,17 @@ bench: all $(BUILD)/fault_bench
 # tools (tests/vm/README.md: QEMU, which ships virtiofsd, busybox for the
 # initramfs, module and package tools) are part of it since CI runs make vmtest.
 VM_PKGS := qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+# Real tenants for make vmtest-tenants, from Debian (the guests see the
+# host's root, so what is installed here runs there): jemalloc, tcmalloc
+# (gperftools), Go (to build the Go tenant), a JDK (javac for the JVM
+# tenant), Redis, numpy.
+VM_TENANT_PKGS := libjemalloc2 libgoogle-perftools4 golang-go openjdk-17-jdk-headless \
+	redis-server redis-tools python3-numpy
+
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
 	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev groff-base \
-	$(VM_PKGS)
+	$(VM_PKGS) $(VM_TENANT_PKGS)
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
 		apt-get update -qq && \
@@ -190,19 +197,6 @@ vmtest: all
 # COVERAGE_REPEAT, COVERAGE_TARGETS=0 to report only).
 vmtest-coverage: all
 	tests/vm/coverage
-
-# Real tenants for make vmtest-tenants, from Debian: the guests see the
-# host's root, so what is installed here runs there. jemalloc, tcmalloc
-# (gperftools), Go (to build the Go tenant), a JDK (javac for the JVM
-# tenant), Redis, numpy.
-VM_TENANT_PKGS := libjemalloc2 libgoogle-perftools4 golang-go openjdk-17-jdk-headless \
-	redis-server redis-tools python3-numpy
-tenant-deps: vm-deps
-	@if ! dpkg -s $(VM_TENANT_PKGS) >/dev/null 2>&1; then \
-		apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			$(VM_TENANT_PKGS); \
-	fi
 
 # The tenants' drivers: a cache heap for the malloc tenants, a Go and a
 # Java churner (built on the host, run in the guests).
@@ -225,7 +219,7 @@ TENANT_BINS := $(BUILD)/tenants/kvcache $(BUILD)/tenants/gochurn $(BUILD)/tenant
 # by taod with the shipped config in guests of 6.12 and the newest kernel;
 # report in build/vm/tenants/report.md; fails on a good citizen punished or
 # an abuser left good (tests/vm/tenants: VM_KERNELS, VM_JOBS, TENANTS_SECONDS).
-vmtest-tenants: all tenant-deps $(TENANT_BINS)
+vmtest-tenants: all $(TENANT_BINS)
 	tests/vm/tenants
 
 install: all

@@ -7,7 +7,9 @@
 //
 // Keeps MIB of live values (sizes log-uniform from 64 B to 256 KiB) in a
 // map and replaces 2% of them every 100 ms, so the collector has steady
-// garbage. Prints one JSON line at the end; exit 2 for bad arguments.
+// garbage; at 40% of the run a random half is dropped, at 70% the map is
+// filled again (the load tests/tenants/kvcache.c gives the C allocators).
+// Prints one JSON line at the end; exit 2 for bad arguments.
 import java.util.HashMap;
 import java.util.Random;
 
@@ -27,7 +29,8 @@ public class Churn {
             System.exit(2);
         }
         long target = Long.parseLong(args[0]) << 20;
-        long end = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000_000L;
+        long start = System.nanoTime();
+        long span = Long.parseLong(args[1]) * 1_000_000_000L;
         Random r = new Random(1);
         HashMap<Integer, byte[]> cache = new HashMap<>();
         long live = 0;
@@ -37,15 +40,35 @@ public class Churn {
             live += v.length;
         }
         int keys = cache.size();
-        while (System.nanoTime() < end) {
+        boolean dropped = false, refilled = false;
+        for (long t; (t = System.nanoTime() - start) < span; Thread.sleep(100)) {
+            if (!dropped && t > span * 4 / 10) {
+                for (int i = 0; i < keys; i++) {
+                    if (r.nextBoolean() && cache.containsKey(i)) {
+                        live -= cache.remove(i).length;
+                    }
+                }
+                dropped = true;
+            }
+            if (!refilled && t > span * 7 / 10) {
+                for (int i = 0; i < keys && live < target; i++) {
+                    if (!cache.containsKey(i)) {
+                        byte[] v = value(r);
+                        cache.put(i, v);
+                        live += v.length;
+                    }
+                }
+                refilled = true;
+            }
             for (int k = 0; k < keys / 50 + 1; k++) {
                 int i = r.nextInt(keys);
-                live -= cache.get(i).length;
-                byte[] v = value(r);
-                cache.put(i, v);
-                live += v.length;
+                byte[] old = cache.get(i);
+                if (old != null) {
+                    byte[] v = value(r);
+                    cache.put(i, v);
+                    live += v.length - old.length;
+                }
             }
-            Thread.sleep(100);
         }
         Runtime rt = Runtime.getRuntime();
         System.out.printf("{\"tenant\": \"jvm\", \"live_mib\": %d, \"heap_total_mib\": %d}%n",

@@ -7,7 +7,10 @@
 //
 // Keeps MIB of live values (sizes log-uniform from 64 B to 256 KiB) in a
 // map and replaces 2% of them every 100 ms, so garbage is made steadily and
-// collected. Prints one JSON line at the end; exit 2 for bad arguments.
+// collected; at 40% of the run the load drops and a random half is
+// dropped, at 70% it comes back and the map is filled again (the load
+// tests/tenants/kvcache.c gives the C allocators). Prints one JSON line at
+// the end; exit 2 for bad arguments.
 package main
 
 import (
@@ -48,13 +51,36 @@ func main() {
 		live += len(v)
 	}
 	keys := len(cache)
-	end := time.Now().Add(time.Duration(secs) * time.Second)
+	start := time.Now()
+	end := start.Add(time.Duration(secs) * time.Second)
+	dropped, refilled := false, false
 	for time.Now().Before(end) {
+		done := float64(time.Since(start)) / float64(end.Sub(start))
+		if !dropped && done > 0.4 {
+			for i := 0; i < keys; i++ {
+				if r.Intn(2) == 0 {
+					live -= len(cache[i])
+					delete(cache, i)
+				}
+			}
+			dropped = true
+		}
+		if !refilled && done > 0.7 {
+			for i := 0; i < keys && live < mib<<20; i++ {
+				if _, ok := cache[i]; !ok {
+					cache[i] = value(r)
+					live += len(cache[i])
+				}
+			}
+			refilled = true
+		}
 		for k := 0; k < keys/50+1; k++ {
 			i := r.Intn(keys)
-			live -= len(cache[i])
-			cache[i] = value(r)
-			live += len(cache[i])
+			if v, ok := cache[i]; ok {
+				live -= len(v)
+				cache[i] = value(r)
+				live += len(cache[i])
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
