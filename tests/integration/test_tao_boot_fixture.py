@@ -6,16 +6,21 @@ Its debugfs split shatters: a preloaded stand-in (tao_boot_split.so) counts
 each THP a split request names in vmstat before the write returns.
 
 taod logs every write (debug); each test fails if one went to a file the
-profile lacks. test_tao_fixture.py holds the extended interface (2b)."""
+profile lacks. One test runs taod on the machine itself (real cgroups,
+tasks and BPF) with only the profile's kernel files taken from the fixture,
+so that decide judges and shatters a real abuser. test_tao_fixture.py holds
+the extended interface (2b)."""
 import json
 import os
 import re
 import time
 from pathlib import Path
 
+import subprocess
+
 import pytest
 
-from conftest import BUILD, wait_for
+from conftest import BUILD, anon_huge_kib, wait_for
 
 MIB = 1 << 20
 PAGE = 4096
@@ -117,12 +122,17 @@ def boot_root(tmp_path):
     return root
 
 
+def split_env(root, mix):
+    """taod's environment with the fixture's debugfs split preloaded."""
+    return dict(os.environ, LD_PRELOAD=str(BUILD / "tao_boot_split.so"),
+                TAO_FIXTURE_SPLIT=str(root / SPLIT), TAO_FIXTURE_VMSTAT=str(root / "proc/vmstat"),
+                TAO_FIXTURE_MIX=mix,
+                # A sanitized taod: the preloaded library comes before its runtime.
+                ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""))
+
+
 def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", **conf):
-    env = dict(os.environ, LD_PRELOAD=str(BUILD / "tao_boot_split.so"),
-               TAO_FIXTURE_SPLIT=str(root / SPLIT), TAO_FIXTURE_VMSTAT=str(root / "proc/vmstat"),
-               TAO_FIXTURE_MIX=mix,
-               # A sanitized taod: the preloaded library comes before its runtime.
-               ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""))
+    env = split_env(root, mix)
     extra = "".join(f"{k} = {v}\n" for k, v in conf.items())
     return daemon_factory(
         f"[daemon]\nroot = {root}\n"
@@ -273,3 +283,79 @@ def test_zones_apply_is_dry_in_observe_mode(daemon_factory, tmp_path, boot_root)
     rec = d.ctl("zones", "--apply")
     assert rec["result"] == "dry-run", rec
     assert not (boot_root / DROPIN.lstrip("/")).exists()
+
+
+# The kernel files that make a kernel the boot-zone profile, as [kernel] keys.
+PROFILE_FILES = {"zoneinfo": "proc/zoneinfo", "buddyinfo": "proc/buddyinfo",
+                 "vmstat": "proc/vmstat", "cmdline": "proc/cmdline",
+                 "split_huge_pages": SPLIT, "memory_blocks": "sys/devices/system/memory",
+                 "compact_memory": "proc/sys/vm/compact_memory",
+                 "percpu_pagelist_high_fraction": "proc/sys/vm/percpu_pagelist_high_fraction"}
+
+
+def start_on_machine(daemon_factory, tmp_path, root, base_rel):
+    """taod on the real root, cgroups, tasks and BPF, but with the boot-zone
+    kernel's own files from the fixture: its zones pick the TAO backend,
+    and its split path is the preloaded debugfs stand-in."""
+    kernel = "".join(f"{k} = {root / v}\n" for k, v in PROFILE_FILES.items())
+    return daemon_factory(f"""[kernel]
+{kernel}[enforce]
+mode = enforce
+actions_per_minute = 60
+shatter_bytes_per_minute = 1G
+audit_log = {tmp_path}/audit.jsonl
+[history]
+every = 1
+[policy default]
+window = 30s
+[policy tests]
+match = {base_rel}/taodtest-*
+window = 2s
+min_allocs = 8
+max_split_ratio = 0.25
+escalate_after = 1
+cooldown = 1s
+ladder = restrict:1 shatter:2
+dry_run = no
+""", env=split_env(root, "ssfd"))
+
+
+def report_json(db):
+    out = subprocess.run([str(BUILD / "taoctl"), "report", "--db", str(db), "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cgroups, tmp_path,
+                                                              boot_root):
+    """Done-when of issue 16, end to end: a real tenant that splits its THPs
+    is judged from BPF events and struck; the restrict rung gives way to
+    shatter, which goes through the split path (the fixture's debugfs) and
+    whose record carries the shattered/failed/discarded counts."""
+    d = start_on_machine(daemon_factory, tmp_path, boot_root, cgroups.rel(cgroups.base))
+    k = d.ctl("status")["kernel"]
+    assert k["kind"] == "tao" and str(boot_root / "proc/zoneinfo") in k["why"], k
+    a = cgroups.make("abuser")
+    p = cgroups.workload(a, "fault", 8, "abuse", 40)
+    rel = cgroups.rel(a)
+    wait_for(lambda: anon_huge_kib(p.pid) >= 8 * 2048, what="THPs faulted")
+    done = wait_for(lambda: [x for x in d.ctl("actions", "--cgroup", rel)
+                             if x["action"] == "shatter" and x["result"] == "done"],
+                    timeout=30, what="decide to shatter the abuser")
+    rec = done[0]
+    assert rec["pid"] == p.pid and rec["policy"] == "tests", rec
+    # The restrict rung cannot work without memory.thp_zones: no record of it.
+    assert not [x for x in d.ctl("actions", "--cgroup", rel) if x["action"] == "restrict"]
+    asked = int(re.search(r"(\d+) THPs asked", rec["detail"]).group(1))
+    assert asked >= 1 and str(boot_root / SPLIT) in rec["detail"], rec
+    # The stand-in answered THP by THP: shattered, shattered, failed, discarded, ...
+    s = rec["shatter"]
+    assert s["shattered"] + s["failed"] + s["discarded"] == asked and s["split"] == 0, rec
+    assert s["shattered"] >= s["failed"] >= s["discarded"], rec
+    assert f"shattered {s['shattered']}, failed {s['failed']}" in rec["detail"], rec
+    written = (boot_root / SPLIT).read_text()
+    assert re.fullmatch(rf"{p.pid},0x[0-9a-f]+,0x[0-9a-f]+", written), written
+    audit = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert any(x["action"] == "shatter" and x.get("shatter") == s for x in audit), audit
+    # Every file taod wrote was the fixture's: none of the machine's kernel files.
+    assert set(writes(d, boot_root)) == {SPLIT}, writes(d, boot_root)
