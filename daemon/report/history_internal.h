@@ -17,14 +17,15 @@ enum history_stmt {
 	HS_INSERT_CHANGE,
 	HS_INSERT_ZONE,
 	HS_INSERT_MTHP,
+	HS_INSERT_TAO,
 	HS_INSERT_ACTION,
 	HS_INSERT_RUN,
 	HS_MAX,
 };
 
 #define HISTORY_CLASS_MAX 32
-/* Every mTHP value is written at a run's first batch and then this often. */
-#define MTHP_KEYFRAME_BATCHES 360
+/* Every mTHP and TAO value is written at a run's first batch and then this often. */
+#define MACHINE_KEYFRAME_BATCHES 360
 
 /* What the writer remembers of a cgroup between batches (sorted by id). */
 struct hist_cg {
@@ -47,11 +48,18 @@ struct history {
 	/* mTHP values as the database has them, to write only changes. */
 	struct mthp_stat *mthp_last;
 	size_t nmthp_last;
+	/* The TAO vmstat counters as the database has them (bit per enum tao_vmstat). */
+	unsigned tao_last_present;
+	uint64_t tao_last[TVM_MAX];
 	uint64_t machine_batches;
 };
 
 sqlite3_stmt *hst(struct history *h, enum history_stmt s);
 int hst_done(struct history *h, sqlite3_stmt *st);
 void bind_text_or_null(sqlite3_stmt *st, int i, const char *s);
+/* A batch's machine figures: zones, mTHP and TAO counters (history_machine.c). */
+int history_record_machine(struct history *h, const struct machine_stats *m, uint64_t wall_ms);
+/* After a commit: the database now holds @m's values. */
+void history_machine_committed(struct history *h, const struct machine_stats *m);
 
 #endif

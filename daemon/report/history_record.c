@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One history batch: a sample per cgroup and the machine figures, in one
- * transaction. The writer's memory of each cgroup is rebuilt per batch
+ * One history batch: a sample per cgroup and the machine figures
+ * (history_machine.c), in one transaction. The writer's memory of each cgroup is rebuilt per batch
  * and kept only when the transaction commits, so a failed batch leaves
  * memory and database in step.
  */
@@ -165,73 +165,6 @@ static int update_cgroup(struct history *h, struct hist_cg *c, uint64_t wall_ms,
 	return hst_done(h, st);
 }
 
-static void format_blocks(const struct zone_stat *z, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < z->norders && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%llu", i ? " " : "",
-				(unsigned long long)z->free_blocks[i]);
-}
-
-/* Most mTHP stats never move: a row only when the value changed, or at a keyframe. */
-static bool mthp_changed(const struct history *h, const struct machine_stats *m, size_t i)
-{
-	const struct mthp_stat *old = i < h->nmthp_last ? &h->mthp_last[i] : NULL;
-
-	if (h->machine_batches % MTHP_KEYFRAME_BATCHES == 0 || !old)
-		return true;
-	return old->size_kb != m->mthp[i].size_kb || strcmp(old->name, m->mthp[i].name) ||
-	       old->value != m->mthp[i].value;
-}
-
-/* After a commit: the database now holds @m's values. */
-static void machine_committed(struct history *h, const struct machine_stats *m)
-{
-	if (!h->mthp_last)
-		h->mthp_last = calloc(MACHINE_MAX_MTHP, sizeof(*h->mthp_last));
-	if (!h->mthp_last)
-		return;
-	memcpy(h->mthp_last, m->mthp, m->nmthp * sizeof(*m->mthp));
-	h->nmthp_last = m->nmthp;
-	h->machine_batches++;
-}
-
-static int record_machine(struct history *h, const struct machine_stats *m, uint64_t wall_ms)
-{
-	for (size_t i = 0; i < m->nzones; i++) {
-		const struct zone_stat *z = &m->zones[i];
-		sqlite3_stmt *st = hst(h, HS_INSERT_ZONE);
-		char blocks[MACHINE_MAX_ORDERS * 21];
-
-		format_blocks(z, blocks, sizeof(blocks));
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
-		sqlite3_bind_int(st, 2, z->node);
-		sqlite3_bind_text(st, 3, z->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)z->present_pages);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)z->managed_pages);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)z->free_pages);
-		sqlite3_bind_text(st, 7, blocks, -1, SQLITE_TRANSIENT);
-		if (hst_done(h, st))
-			return -EIO;
-	}
-	for (size_t i = 0; i < m->nmthp; i++) {
-		sqlite3_stmt *st;
-
-		if (!mthp_changed(h, m, i))
-			continue;
-		st = hst(h, HS_INSERT_MTHP);
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
-		sqlite3_bind_int(st, 2, (int)m->mthp[i].size_kb);
-		sqlite3_bind_text(st, 3, m->mthp[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)m->mthp[i].value);
-		if (hst_done(h, st))
-			return -EIO;
-	}
-	return 0;
-}
-
 static void free_cgs(struct hist_cg *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -276,7 +209,7 @@ int history_record(struct history *h, const struct cgroup_table *t, uint64_t wal
 	}
 	r = record_cgroups(h, t, wall_ms, class_of, ctx, next, &n);
 	if (!r && m)
-		r = record_machine(h, m, wall_ms);
+		r = history_record_machine(h, m, wall_ms);
 	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		log_warn("history: commit failed: %s", sqlite3_errmsg(h->db));
 		r = -EIO;
@@ -290,6 +223,6 @@ int history_record(struct history *h, const struct cgroup_table *t, uint64_t wal
 	h->cgs = next;
 	h->n = n;
 	if (m)
-		machine_committed(h, m);
+		history_machine_committed(h, m);
 	return 0;
 }

@@ -17,6 +17,7 @@ static const char *const prune_sql[] = {
     "DELETE FROM samples WHERE t_ms < ?1",
     "DELETE FROM zone_samples WHERE t_ms < ?1",
     "DELETE FROM mthp_samples WHERE t_ms < ?1",
+    "DELETE FROM tao_samples WHERE t_ms < ?1",
     "DELETE FROM class_changes WHERE t_ms < ?1",
     "DELETE FROM actions WHERE t_ms < ?1",
     "DELETE FROM runs WHERE started_ms < ?1 AND run <> (SELECT max(run) FROM runs)",

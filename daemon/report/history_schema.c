@@ -41,9 +41,27 @@ static const char schema_v1[] =
     /* mTHP rows are written when a value changes (and at keyframes). */
     "CREATE INDEX mthp_key ON mthp_samples(size_kb, stat, t_ms);";
 
-static const char *const migrations[] = {schema_v1};
+/*
+ * Version 2: TAO kernels (tao-kernel-abi.md 2a). Each zone's `order` line;
+ * the policy zones' and shattering's vmstat counters, a row when a value
+ * changed (and at keyframes), as mthp_samples; and what a shatter did to
+ * THPs, on its audit record. Rows of version 1 keep NULL: not counted.
+ */
+static const char schema_v2[] =
+    "ALTER TABLE zone_samples ADD COLUMN zone_order INTEGER;"
+    "CREATE TABLE tao_samples(t_ms INTEGER NOT NULL, stat TEXT NOT NULL,"
+    " value INTEGER NOT NULL, PRIMARY KEY(t_ms, stat)) WITHOUT ROWID;"
+    "CREATE INDEX tao_key ON tao_samples(stat, t_ms);"
+    "ALTER TABLE actions ADD COLUMN shattered INTEGER;"
+    "ALTER TABLE actions ADD COLUMN shatter_failed INTEGER;"
+    "ALTER TABLE actions ADD COLUMN shatter_discarded INTEGER;"
+    "ALTER TABLE actions ADD COLUMN shatter_split INTEGER;";
 
-static int user_version(sqlite3 *db)
+static const char *const migrations[] = {schema_v1, schema_v2};
+_Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
+	       "a migration per schema version");
+
+int history_schema_version(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	int v = -1;
@@ -58,7 +76,7 @@ static int user_version(sqlite3 *db)
 
 int history_schema_check(sqlite3 *db, char *err, size_t err_len)
 {
-	int v = user_version(db);
+	int v = history_schema_version(db);
 
 	if (v < 0) {
 		snprintf(err, err_len, "not a readable database: %s", sqlite3_errmsg(db));
@@ -78,11 +96,16 @@ int history_schema_check(sqlite3 *db, char *err, size_t err_len)
 
 int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
 {
-	int v = user_version(db);
+	return history_schema_apply_to(db, HISTORY_SCHEMA_VERSION, err, err_len);
+}
 
-	if (v < 0 || v > HISTORY_SCHEMA_VERSION)
+int history_schema_apply_to(sqlite3 *db, int target, char *err, size_t err_len)
+{
+	int v = history_schema_version(db);
+
+	if (v < 0 || v > HISTORY_SCHEMA_VERSION || target > HISTORY_SCHEMA_VERSION)
 		return history_schema_check(db, err, err_len);
-	for (; v < HISTORY_SCHEMA_VERSION; v++) {
+	for (; v < target; v++) {
 		char *msg = NULL, bump[64];
 
 		/* auto_vacuum only takes effect outside a transaction, on an empty file. */

@@ -34,13 +34,17 @@ static const char *const stmt_sql[HS_MAX] = {
     [HS_INSERT_SAMPLE] = "INSERT OR REPLACE INTO samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
 			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [HS_INSERT_CHANGE] = "INSERT INTO class_changes VALUES(?1, ?2, ?3, ?4)",
-    [HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples(t_ms, node, zone, present_pages,"
+		       " managed_pages, free_pages, free_blocks, zone_order)"
+		       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [HS_INSERT_MTHP] = "INSERT OR REPLACE INTO mthp_samples VALUES(?1, ?2, ?3, ?4)",
+    [HS_INSERT_TAO] = "INSERT OR REPLACE INTO tao_samples VALUES(?1, ?2, ?3)",
     [HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
-			 " pid, bytes, dry_run, policy, evidence, detail) VALUES(?1,"
+			 " pid, bytes, dry_run, policy, evidence, detail, shattered,"
+			 " shatter_failed, shatter_discarded, shatter_split) VALUES(?1,"
 			 " (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-			 " ?11, ?12)",
+			 " ?11, ?12, ?13, ?14, ?15, ?16)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
 };
 
@@ -202,5 +206,12 @@ int history_record_action(struct history *h, const struct action_record *a)
 	bind_text_or_null(st, 10, a->req.policy);
 	bind_text_or_null(st, 11, a->req.evidence);
 	bind_text_or_null(st, 12, a->detail);
+	/* Unbound, the shatter counts stay NULL: not counted. */
+	if (a->shatter.counted) {
+		sqlite3_bind_int64(st, 13, (sqlite3_int64)a->shatter.shattered);
+		sqlite3_bind_int64(st, 14, (sqlite3_int64)a->shatter.failed);
+		sqlite3_bind_int64(st, 15, (sqlite3_int64)a->shatter.discarded);
+		sqlite3_bind_int64(st, 16, (sqlite3_int64)a->shatter.split);
+	}
 	return hst_done(h, st);
 }

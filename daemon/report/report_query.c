@@ -11,16 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_internal.h"
 #include "taod/history.h"
-#include "taod/report.h"
 
-struct loader {
-	sqlite3 *db;
-	const struct report_query *q;
-	struct report *r;
-};
-
-static sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
+sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -31,7 +25,7 @@ static sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
 	return st;
 }
 
-static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
+void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);
 
@@ -48,8 +42,7 @@ static int64_t int_or_unknown(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
 }
 
-/* Grows *v by one element of @size; returns it zeroed, or NULL. */
-static void *push(void *vp, size_t *n, size_t size)
+void *push(void *vp, size_t *n, size_t size)
 {
 	void **v = vp;
 	char *bigger = realloc(*v, (*n + 1) * size);
@@ -109,12 +102,29 @@ static int load_changes(struct loader *l, int64_t cg, struct report_cgroup *c)
 	return 0;
 }
 
+/* The shatter counts of a record (columns 8..11): NULL where not counted. */
+static void shatter_counts(sqlite3_stmt *st, struct report_action *a)
+{
+	a->shatter_counted = sqlite3_column_type(st, 8) != SQLITE_NULL;
+	a->shattered = (uint64_t)sqlite3_column_int64(st, 8);
+	a->shatter_failed = (uint64_t)sqlite3_column_int64(st, 9);
+	a->shatter_discarded = (uint64_t)sqlite3_column_int64(st, 10);
+	a->shatter_split = (uint64_t)sqlite3_column_int64(st, 11);
+}
+
 static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
-	sqlite3_stmt *st = prepare_window(
-	    l, "SELECT t_ms, kind, result, policy, detail, pid, bytes, err FROM actions"
-	       " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
-	       " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms");
+	char sql[512];
+	sqlite3_stmt *st;
+
+	/* Version 1 has no shatter counts: NULL, as a record that counted none. */
+	snprintf(sql, sizeof(sql),
+		 "SELECT t_ms, kind, result, policy, detail, pid, bytes, err, %s FROM actions"
+		 " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
+		 " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms",
+		 l->version >= 2 ? "shattered, shatter_failed, shatter_discarded, shatter_split"
+				 : "NULL, NULL, NULL, NULL");
+	st = prepare_window(l, sql);
 
 	if (!st)
 		return -EIO;
@@ -134,6 +144,7 @@ static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 		a->pid = sqlite3_column_int64(st, 5);
 		a->bytes = (uint64_t)sqlite3_column_int64(st, 6);
 		a->err = sqlite3_column_int(st, 7);
+		shatter_counts(st, a);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -244,10 +255,15 @@ static int load_span(struct loader *l)
 
 static int load_zones(struct loader *l)
 {
-	sqlite3_stmt *st = prepare_window(
-	    l, "SELECT node, zone, present_pages, managed_pages, free_pages, free_blocks"
-	       " FROM zone_samples WHERE t_ms = (SELECT max(t_ms) FROM zone_samples"
-	       " WHERE t_ms > ?1 AND t_ms <= ?2) ORDER BY node, zone");
+	char sql[320];
+	sqlite3_stmt *st;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT node, zone, present_pages, managed_pages, free_pages, free_blocks, %s"
+		 " FROM zone_samples WHERE t_ms = (SELECT max(t_ms) FROM zone_samples"
+		 " WHERE t_ms > ?1 AND t_ms <= ?2) ORDER BY node, zone",
+		 l->version >= 2 ? "zone_order" : "NULL");
+	st = prepare_window(l, sql);
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct report_zone *z = push(&l->r->zones, &l->r->nzones, sizeof(*z));
@@ -260,6 +276,7 @@ static int load_zones(struct loader *l)
 		z->managed_pages = (uint64_t)sqlite3_column_int64(st, 3);
 		z->free_pages = (uint64_t)sqlite3_column_int64(st, 4);
 		copy_text(z->free_blocks, sizeof(z->free_blocks), st, 5);
+		z->order = (int)int_or_unknown(st, 6);
 	}
 	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
@@ -359,6 +376,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 	r->since_ms = q->since_ms;
 	r->until_ms = q->until_ms;
 	rc = open_read_only(q->db_path, &l.db, err, err_len);
+	l.version = rc ? 0 : history_schema_version(l.db);
 	/* One read transaction: every query sees the same batches. */
 	if (!rc && sqlite3_exec(l.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		rc = -EIO;
@@ -366,6 +384,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 		rc = load_span(&l);
 		rc = rc ? rc : load_zones(&l);
 		rc = rc ? rc : load_mthp(&l);
+		rc = rc ? rc : report_load_tao(&l);
 		rc = rc ? rc : load_cgroups(&l);
 		rc = rc || !q->with_series ? rc : load_fragmentation(&l);
 		if (rc)
@@ -388,6 +407,8 @@ void report_free(struct report *r)
 	free(r->frag);
 	free(r->mthp);
 	free(r->run_starts);
+	free(r->tao.counters);
+	free(r->tao.series);
 	memset(r, 0, sizeof(*r));
 }
 

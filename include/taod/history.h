@@ -20,7 +20,7 @@
 #include "taod/cgroup_state.h"
 #include "taod/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 struct history;
 struct sqlite3;
@@ -52,6 +52,10 @@ int64_t history_size_bytes(struct history *h);
 /* schema (history_schema.c), shared by the writer and the reader */
 int history_schema_apply(struct sqlite3 *db, char *err, size_t err_len);
 int history_schema_check(struct sqlite3 *db, char *err, size_t err_len);
+/* Migrates up to version @target only (tests make databases of older versions). */
+int history_schema_apply_to(struct sqlite3 *db, int target, char *err, size_t err_len);
+/* PRAGMA user_version: 0 for an empty file, -1 when unreadable. */
+int history_schema_version(struct sqlite3 *db);
 struct sqlite3 *history_db(struct history *h);
 
 #endif

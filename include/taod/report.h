@@ -30,6 +30,9 @@ struct report_action {
 	int64_t pid;
 	uint64_t bytes;
 	int err;
+	/* A shatter's THPs by outcome, where the kernel counted them (boot-zone TAO). */
+	bool shatter_counted;
+	uint64_t shattered, shatter_failed, shatter_discarded, shatter_split;
 };
 
 struct report_cgroup {
@@ -57,6 +60,7 @@ struct report_zone {
 	char name[32];
 	uint64_t present_pages, managed_pages, free_pages;
 	char free_blocks[256]; /* by order, space separated */
+	int order;	       /* TAO zoneinfo's `order` line; -1: none */
 };
 
 struct report_mthp {
@@ -71,6 +75,33 @@ struct report_mthp {
 struct report_frag {
 	int64_t t_ms;
 	uint64_t blocks[REPORT_MAX_ORDERS];
+};
+
+/* A TAO vmstat counter (tao-kernel-abi.md 2a): latest value and its change in the window. */
+struct report_counter {
+	char stat[48];
+	uint64_t value;
+	int64_t delta;
+};
+
+/* THPs shattered, failed and discarded from the window's start up to one batch. */
+struct report_shatter_point {
+	int64_t t_ms;
+	uint64_t shattered, failed, discarded;
+};
+
+/* What a TAO kernel counted; empty on a stock kernel (no counter recorded). */
+struct report_tao {
+	struct report_counter *counters;
+	size_t ncounters;
+	struct report_shatter_point *series; /* with_series only */
+	size_t nseries;
+};
+
+/* A cgroup's shatters in the window, summed over records that counted them. */
+struct report_shatter_sum {
+	size_t actions; /* counted shatters; 0: none */
+	uint64_t shattered, failed, discarded, split;
 };
 
 struct report {
@@ -90,6 +121,7 @@ struct report {
 	struct report_frag *frag; /* with_series only */
 	size_t nfrag;
 	int frag_orders; /* orders seen */
+	struct report_tao tao;
 };
 
 struct report_query {
@@ -103,6 +135,11 @@ struct report_query {
 int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len);
 void report_free(struct report *r);
 double report_split_ratio(const struct report_cgroup *c);
+/* The TAO counter named @stat (vmstat name), or NULL where none was recorded. */
+const struct report_counter *report_tao_counter(const struct report *r, const char *stat);
+/* HVO: THPs optimized and vmemmap bytes saved; false where the kernel does not count it. */
+bool report_hvo(const struct report *r, uint64_t *pages, uint64_t *saved_bytes);
+struct report_shatter_sum report_cgroup_shatter(const struct report_cgroup *c);
 /* Still there at the window's last batch (else removed, or taod stopped seeing it). */
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 
@@ -119,6 +156,10 @@ void html_text(FILE *f, const char *s);
 void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms);
 /* Machine-wide free blocks by order over time (log scale), one line per order. */
 void svg_fragmentation(FILE *f, const struct report *r);
+/* TAO: THPs shattered, failed, discarded since the window's start, one line each. */
+void svg_shatter(FILE *f, const struct report *r);
+/* The line colour of outcome @i (0 shattered, 1 failed, 2 discarded) in that chart. */
+const char *svg_shatter_color(int i);
 /* The line colour of @order in that chart, for legends. */
 const char *svg_order_color(int order);
 /* Mean coverage in the window below the cgroup's guarantee. */

@@ -357,3 +357,193 @@ Test(history, report_errors_name_the_file)
 	cr_assert(strstr(err, "no taod history"), "%s", err);
 	report_free(&r);
 }
+
+/* A boot-zone TAO kernel's figures: @shattered etc. as vmstat has them now. */
+static void set_tao(struct machine_stats *m, uint64_t pgalloc, uint64_t shattered, uint64_t failed,
+		    uint64_t discarded)
+{
+	m->nzones = 1;
+	m->zones[0] = (struct zone_stat){.node = 0,
+					 .name = "NoSplit",
+					 .present_pages = 262144,
+					 .managed_pages = 262144,
+					 .free_pages = 1000,
+					 .order = 4};
+	m->tao_present = 1u << TVM_PGALLOC_NOSPLIT | 1u << TVM_SHATTER | 1u << TVM_SHATTER_FAILED |
+			 1u << TVM_SHATTER_DISCARDED;
+	m->tao[TVM_PGALLOC_NOSPLIT] = pgalloc;
+	m->tao[TVM_SHATTER] = shattered;
+	m->tao[TVM_SHATTER_FAILED] = failed;
+	m->tao[TVM_SHATTER_DISCARDED] = discarded;
+}
+
+Test(history, tao_counters_zone_order_and_shatter_series)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct machine_stats *m = calloc(1, sizeof(*m));
+	struct report r;
+	const struct report_counter *c;
+	uint64_t pages, saved;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 1, 0, 100, 50); /* the window's span comes from samples */
+	set_tao(m, 100, 7, 1, 2);
+	history_record(h, &t, 1000, m, NULL, NULL);
+	set_tao(m, 150, 7, 1, 2); /* only pgalloc moved */
+	history_record(h, &t, 2000, m, NULL, NULL);
+	set_tao(m, 150, 11, 2, 2);
+	history_record(h, &t, 3000, m, NULL, NULL);
+	history_record(h, &t, 4000, m, NULL, NULL); /* nothing moved */
+	history_close(h);
+	cr_assert_eq(query_int("SELECT count(*) FROM tao_samples WHERE stat = 'thp_shatter_page'"),
+		     2, "a row only where the value changed");
+	cr_assert_eq(query_int("SELECT count(*) FROM tao_samples WHERE stat = 'thp_hvo_page'"), 0,
+		     "no row for a counter the kernel lacks");
+	cr_assert_eq(query_int("SELECT zone_order FROM zone_samples LIMIT 1"), 4);
+
+	load(&r, 1500, 10000, NULL);
+	cr_assert_eq(r.nzones, 1);
+	cr_assert_eq(r.zones[0].order, 4);
+	cr_assert_eq(r.tao.ncounters, 4);
+	cr_assert_str_eq(r.tao.counters[0].stat, "pgalloc_nosplit", "in vmstat's order");
+	c = report_tao_counter(&r, "thp_shatter_page");
+	cr_assert(c && c->value == 11 && c->delta == 4, "from the value at the window's start");
+	c = report_tao_counter(&r, "pgalloc_nosplit");
+	cr_assert(c && c->value == 150 && c->delta == 50);
+	cr_assert_not(report_hvo(&r, &pages, &saved), "HVO not counted");
+	/* Steps from 0 at the window's first batch to the last batch. */
+	cr_assert_eq(r.tao.nseries, 3);
+	cr_assert_eq(r.tao.series[0].t_ms, 2000);
+	cr_assert_eq(r.tao.series[0].shattered, 0);
+	cr_assert_eq(r.tao.series[1].t_ms, 3000);
+	cr_assert_eq(r.tao.series[1].shattered, 4);
+	cr_assert_eq(r.tao.series[1].failed, 1);
+	cr_assert_eq(r.tao.series[2].t_ms, 4000);
+	cr_assert_eq(r.tao.series[2].shattered, 4);
+	report_free(&r);
+	free(m);
+	cgroup_table_free(&t);
+}
+
+Test(history, hvo_saving_where_counted_and_nothing_on_stock)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct machine_stats *m = calloc(1, sizeof(*m));
+	struct report r;
+	uint64_t pages, saved;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 1, 0, 100, 50);
+	m->nzones = 1;
+	m->zones[0] = (struct zone_stat){.name = "Normal", .managed_pages = 10, .order = -1};
+	history_record(h, &t, 1000, m, NULL, NULL); /* stock: no TAO counter */
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.tao.ncounters, 0);
+	cr_assert_eq(r.tao.nseries, 0);
+	cr_assert_eq(r.zones[0].order, -1, "a stock zone has no order");
+	report_free(&r);
+
+	h = open_h();
+	m->tao_present = 1u << TVM_HVO;
+	m->tao[TVM_HVO] = 512;
+	history_record(h, &t, 2000, m, NULL, NULL);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert(report_hvo(&r, &pages, &saved));
+	cr_assert_eq(pages, 512);
+	cr_assert_eq(saved, 512 * (28 << 10), "28 KiB of vmemmap per 2 MiB THP");
+	report_free(&r);
+	free(m);
+	cgroup_table_free(&t);
+}
+
+Test(history, shatter_counts_of_the_audit_record)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct action_record a = {.time_ms = 1500, .result = RESULT_DONE};
+	struct report r;
+	const struct report_cgroup *c;
+	struct report_shatter_sum s;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 1, 1, 100, 50);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	a.req = (struct action_request){.kind = ACTION_SHATTER, .cgroup_id = 10, .cgroup = "/a"};
+	a.shatter = (struct shatter_counts){true, 4, 1, 2, 3};
+	cr_assert_eq(history_record_action(h, &a), 0);
+	a.time_ms = 1600;
+	a.shatter = (struct shatter_counts){true, 1, 0, 0, 0};
+	cr_assert_eq(history_record_action(h, &a), 0);
+	a.time_ms = 1700;
+	a.shatter = (struct shatter_counts){0}; /* stock: not counted */
+	cr_assert_eq(history_record_action(h, &a), 0);
+	history_close(h);
+	cr_assert_eq(query_int("SELECT count(*) FROM actions WHERE shattered IS NULL"), 1);
+	load(&r, 0, 10000, NULL);
+	c = find(&r, "/a", 0);
+	cr_assert_eq(c->nactions, 3);
+	cr_assert(c->actions[0].shatter_counted);
+	cr_assert_eq(c->actions[0].shattered, 4);
+	cr_assert_eq(c->actions[0].shatter_failed, 1);
+	cr_assert_eq(c->actions[0].shatter_discarded, 2);
+	cr_assert_eq(c->actions[0].shatter_split, 3);
+	cr_assert_not(c->actions[2].shatter_counted);
+	s = report_cgroup_shatter(c);
+	cr_assert_eq(s.actions, 2, "the uncounted record adds nothing");
+	cr_assert_eq(s.shattered, 5);
+	cr_assert_eq(s.discarded, 2);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* A database of schema version 1 (before TAO counts) is read as it is, then migrated. */
+Test(history, version_1_database_is_read_then_migrated)
+{
+	struct cgroup_table t;
+	struct history *h;
+	struct report r;
+	sqlite3 *db;
+	char err[256];
+
+	snprintf(db_path, sizeof(db_path), "%s/v1.db", dir);
+	cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	cr_assert_eq(history_schema_apply_to(db, 1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(
+	    sqlite3_exec(db,
+			 "INSERT INTO cgroups VALUES(1, '/old', 10, 1000, 1000, NULL);"
+			 "INSERT INTO samples VALUES(1, 1000, 1, 0, 100, 50, 50.0, 3, 1,"
+			 " 0, 3, 1, 0, NULL);"
+			 "INSERT INTO zone_samples VALUES(1000, 0, 'Normal', 10, 10, 5, '1 2');"
+			 "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result)"
+			 " VALUES(1000, 1, '/old', 10, 'shatter', 'done');",
+			 NULL, NULL, NULL),
+	    SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert_eq(query_int("PRAGMA user_version"), 1);
+
+	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
+	cr_assert_eq(r.nzones, 1);
+	cr_assert_eq(r.zones[0].order, -1);
+	cr_assert_eq(r.tao.ncounters, 0);
+	cr_assert_eq(r.cgroups[0].nactions, 1);
+	cr_assert_not(r.cgroups[0].actions[0].shatter_counted);
+	report_free(&r);
+
+	h = open_h(); /* taod migrates it and goes on writing */
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/old", 5, 1, 100, 50);
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0);
+	history_close(h);
+	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.ncgroups, 1, "the old row continued");
+	cr_assert_eq(r.cgroups[0].samples, 2);
+	cr_assert_eq(r.cgroups[0].nactions, 1);
+	cr_assert_eq(r.zones[0].order, -1);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
