@@ -39,6 +39,19 @@ static void csv_known(FILE *f, double v)
 		fputc(',', f);
 }
 
+/* THPs the cgroup's shatters shattered, failed, discarded, split; empty where none counted. */
+static void csv_shatter(FILE *f, const struct report_cgroup *c)
+{
+	struct report_shatter_sum s = report_cgroup_shatter(c);
+
+	if (!s.actions)
+		fputs(",,,,", f);
+	else
+		fprintf(f, ",%llu,%llu,%llu,%llu", (unsigned long long)s.shattered,
+			(unsigned long long)s.failed, (unsigned long long)s.discarded,
+			(unsigned long long)s.split);
+}
+
 static void csv_row(FILE *f, const struct report_cgroup *c)
 {
 	csv_field(f, c->path);
@@ -54,16 +67,19 @@ static void csv_row(FILE *f, const struct report_cgroup *c)
 		fprintf(f, ",%lld,%lld", (long long)c->anon_bytes, (long long)c->thp_bytes);
 	else
 		fputs(",,", f);
-	fprintf(f, ",%llu,%llu,%llu,%.4f,%zu,%zu\r\n", (unsigned long long)c->thp_alloc,
+	fprintf(f, ",%llu,%llu,%llu,%.4f,%zu,%zu", (unsigned long long)c->thp_alloc,
 		(unsigned long long)c->pmd_split, (unsigned long long)c->pmd_unmap_whole,
 		report_split_ratio(c), c->nchanges, c->nactions);
+	csv_shatter(f, c);
+	fputs("\r\n", f);
 }
 
 int report_write_csv(FILE *f, const struct report *r)
 {
 	fputs("cgroup,cgroup_id,first_seen_ms,last_seen_ms,class,samples,coverage_now_pct,"
 	      "coverage_min_pct,coverage_mean_pct,coverage_max_pct,anon_bytes,thp_bytes,"
-	      "thp_alloc,pmd_split,pmd_unmap_whole,split_ratio,class_changes,actions\r\n",
+	      "thp_alloc,pmd_split,pmd_unmap_whole,split_ratio,class_changes,actions,"
+	      "thp_shattered,thp_shatter_failed,thp_shatter_discarded,thp_shatter_split\r\n",
 	      f);
 	for (size_t i = 0; i < r->ncgroups; i++)
 		csv_row(f, &r->cgroups[i]);

@@ -83,14 +83,18 @@ static void machine_summary(FILE *f, const struct report *r)
 		"<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
 		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
 		(unsigned long long)r->pmd_split, (unsigned long long)r->pmd_unmap_whole);
-	fputs("<table class=\"zones\"><tr><th>zone</th><th>managed pages</th><th>free pages</th>"
-	      "<th>free blocks by order</th></tr>\n",
+	fputs("<table class=\"zones\"><tr><th>zone</th><th>order</th><th>managed pages</th>"
+	      "<th>free pages</th><th>free blocks by order</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < r->nzones; i++) {
 		if (!r->zones[i].managed_pages)
 			continue;
 		fprintf(f, "<tr><td>node %d ", r->zones[i].node);
 		html_text(f, r->zones[i].name);
+		if (r->zones[i].order >= 0)
+			fprintf(f, "</td><td>%d", r->zones[i].order);
+		else
+			fputs("</td><td>-", f);
 		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>",
 			(unsigned long long)r->zones[i].managed_pages,
 			(unsigned long long)r->zones[i].free_pages);
@@ -172,6 +176,45 @@ static void fragmentation(FILE *f, const struct report *r)
 	svg_fragmentation(f, r);
 }
 
+/* TAO kernels: the vmstat counters' change, HVO, and shattering over time. */
+static void tao_section(FILE *f, const struct report *r)
+{
+	static const char *const legend[] = {"shattered", "failed", "discarded"};
+	uint64_t pages, saved;
+
+	if (!r->tao.ncounters)
+		return;
+	fputs("<section class=\"tao\">\n<h2>TAO policy zones and shattering</h2>\n"
+	      "<table class=\"tao-counters\"><tr><th>vmstat counter</th><th>change in the "
+	      "window</th><th>now</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < r->tao.ncounters; i++) {
+		fputs("<tr><td>", f);
+		html_text(f, r->tao.counters[i].stat);
+		fprintf(f, "</td><td>%+lld</td><td>%llu</td></tr>\n",
+			(long long)r->tao.counters[i].delta,
+			(unsigned long long)r->tao.counters[i].value);
+	}
+	fputs("</table>\n", f);
+	if (report_hvo(r, &pages, &saved))
+		fprintf(f,
+			"<p class=\"hvo\">HVO: %llu THPs optimized, %.1f MiB of vmemmap saved "
+			"(28 KiB per 2 MiB THP).</p>\n",
+			(unsigned long long)pages, (double)saved / (1 << 20));
+	else
+		fputs("<p class=\"hvo\">HVO: not counted by this kernel (no thp_hvo_page).</p>\n",
+		      f);
+	if (r->tao.nseries) {
+		fputs("<p class=\"legend\">THPs since the window's start: ", f);
+		for (int i = 0; i < 3; i++)
+			fprintf(f, "<span style=\"color:%s\">&#9644; %s</span>",
+				svg_shatter_color(i), legend[i]);
+		fputs("</p>\n", f);
+		svg_shatter(f, r);
+	}
+	fputs("</section>\n", f);
+}
+
 static void summary_table(FILE *f, const struct report *r, const size_t *order)
 {
 	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
@@ -201,6 +244,18 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 	fputs("</table>\n", f);
 }
 
+static void shatter_line(FILE *f, const struct report_cgroup *c)
+{
+	struct report_shatter_sum s = report_cgroup_shatter(c);
+
+	if (s.actions)
+		fprintf(f,
+			"<p class=\"shatter\">%zu shatter(s) the kernel counted: %llu THPs "
+			"shattered, %llu failed, %llu discarded, %llu split.</p>\n",
+			s.actions, (unsigned long long)s.shattered, (unsigned long long)s.failed,
+			(unsigned long long)s.discarded, (unsigned long long)s.split);
+}
+
 static void cgroup_section(FILE *f, const struct report *r, size_t i)
 {
 	const struct report_cgroup *c = &r->cgroups[i];
@@ -218,6 +273,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 		c->samples, (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 		(unsigned long long)c->pmd_unmap_whole);
 	guarantee_line(f, c);
+	shatter_line(f, c);
 	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
 	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
@@ -239,6 +295,7 @@ int report_write_html(FILE *f, const struct report *r)
 		return -1;
 	machine_summary(f, r);
 	fragmentation(f, r);
+	tao_section(f, r);
 	summary_table(f, r, order);
 	for (size_t k = 0; k < r->ncgroups; k++)
 		cgroup_section(f, r, order[k]);

@@ -5,6 +5,19 @@
 #include "taod/json_fields.h"
 #include "taod/report.h"
 
+/* THPs by a shatter's outcome, as the kernel counted them. */
+static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uint64_t discarded,
+					uint64_t split)
+{
+	struct json_object *s = json_object_new_object();
+
+	json_add_u64(s, "shattered", shattered);
+	json_add_u64(s, "failed", failed);
+	json_add_u64(s, "discarded", discarded);
+	json_add_u64(s, "split", split);
+	return s;
+}
+
 static struct json_object *actions_json(const struct report_cgroup *c)
 {
 	struct json_object *list = json_object_new_array();
@@ -21,6 +34,10 @@ static struct json_object *actions_json(const struct report_cgroup *c)
 		json_add_u64(o, "bytes", a->bytes);
 		json_add_i64(o, "err", a->err);
 		json_add_str_or_null(o, "detail", a->detail);
+		json_add(o, "shatter",
+			 a->shatter_counted ? shatter_json(a->shattered, a->shatter_failed,
+							   a->shatter_discarded, a->shatter_split)
+					    : NULL);
 		json_object_array_add(list, o);
 	}
 	return list;
@@ -39,6 +56,19 @@ static struct json_object *changes_json(const struct report_cgroup *c)
 		json_object_array_add(list, o);
 	}
 	return list;
+}
+
+/* The cgroup's counted shatters summed over the window; null where none counted. */
+static struct json_object *shatter_sum_json(const struct report_cgroup *c)
+{
+	struct report_shatter_sum s = report_cgroup_shatter(c);
+	struct json_object *o;
+
+	if (!s.actions)
+		return NULL;
+	o = shatter_json(s.shattered, s.failed, s.discarded, s.split);
+	json_add_u64(o, "actions", s.actions);
+	return o;
 }
 
 static struct json_object *cgroup_json(const struct report *r, const struct report_cgroup *c)
@@ -65,8 +95,40 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add_double(o, "split_ratio", report_split_ratio(c));
 	json_add_u64(o, "thp_alloc_total", c->thp_alloc_total);
 	json_add_u64(o, "pmd_split_total", c->pmd_split_total);
+	json_add(o, "shatter", shatter_sum_json(c));
 	json_add(o, "class_changes", changes_json(c));
 	json_add(o, "actions", actions_json(c));
+	return o;
+}
+
+/*
+ * TAO kernels: {"counters": [{stat, value, change}], "hvo": {pages,
+ * saved_bytes} or null where not counted}; null on a stock kernel.
+ */
+static struct json_object *tao_json(const struct report *r)
+{
+	struct json_object *o, *list, *hvo = NULL;
+	uint64_t pages, saved;
+
+	if (!r->tao.ncounters)
+		return NULL;
+	o = json_object_new_object();
+	list = json_object_new_array();
+	for (size_t i = 0; i < r->tao.ncounters; i++) {
+		struct json_object *c = json_object_new_object();
+
+		json_add_str_or_null(c, "stat", r->tao.counters[i].stat);
+		json_add_u64(c, "value", r->tao.counters[i].value);
+		json_add_i64(c, "change", r->tao.counters[i].delta);
+		json_object_array_add(list, c);
+	}
+	json_add(o, "counters", list);
+	if (report_hvo(r, &pages, &saved)) {
+		hvo = json_object_new_object();
+		json_add_u64(hvo, "pages", pages);
+		json_add_u64(hvo, "saved_bytes", saved);
+	}
+	json_add(o, "hvo", hvo);
 	return o;
 }
 
@@ -94,6 +156,8 @@ static struct json_object *machine_json(const struct report *r)
 		json_add_u64(z, "managed_pages", r->zones[i].managed_pages);
 		json_add_u64(z, "free_pages", r->zones[i].free_pages);
 		json_add_str_or_null(z, "free_blocks_by_order", r->zones[i].free_blocks);
+		json_add(z, "order",
+			 r->zones[i].order < 0 ? NULL : json_object_new_int(r->zones[i].order));
 		json_object_array_add(zones, z);
 	}
 	json_add(o, "zones", zones);
@@ -107,6 +171,7 @@ static struct json_object *machine_json(const struct report *r)
 		json_object_array_add(mthp, m);
 	}
 	json_add(o, "mthp", mthp);
+	json_add(o, "tao", tao_json(r));
 	return o;
 }
 

@@ -37,6 +37,24 @@ static const char *fmt_mib(char *buf, size_t len, int64_t bytes)
 	return buf;
 }
 
+/* TAO kernels: each counter's change in the window, and HVO where counted. */
+static void tao_summary(FILE *f, const struct report *r)
+{
+	uint64_t pages, saved;
+
+	if (!r->tao.ncounters)
+		return;
+	for (size_t i = 0; i < r->tao.ncounters; i++)
+		fprintf(f, "tao     %-34s %+lld (now %llu)\n", r->tao.counters[i].stat,
+			(long long)r->tao.counters[i].delta,
+			(unsigned long long)r->tao.counters[i].value);
+	if (report_hvo(r, &pages, &saved))
+		fprintf(f, "hvo     %llu THPs optimized, %.1f MiB of vmemmap saved\n",
+			(unsigned long long)pages, (double)saved / (1 << 20));
+	else
+		fputs("hvo     not counted by this kernel (no thp_hvo_page)\n", f);
+}
+
 static void summary(FILE *f, const struct report *r)
 {
 	char a[32], b[32];
@@ -47,20 +65,26 @@ static void summary(FILE *f, const struct report *r)
 	fprintf(f, "cgroups %zu; THP allocations %llu, PMD splits %llu, whole unmaps %llu\n",
 		r->ncgroups, (unsigned long long)r->thp_alloc, (unsigned long long)r->pmd_split,
 		(unsigned long long)r->pmd_unmap_whole);
-	for (size_t i = 0; i < r->nzones; i++)
-		if (r->zones[i].managed_pages)
-			fprintf(f,
-				"zone    node %d %-8s managed %llu pages, free %llu, free blocks "
-				"by order: %s\n",
-				r->zones[i].node, r->zones[i].name,
-				(unsigned long long)r->zones[i].managed_pages,
-				(unsigned long long)r->zones[i].free_pages,
-				r->zones[i].free_blocks);
+	for (size_t i = 0; i < r->nzones; i++) {
+		char order[16] = "";
+
+		if (!r->zones[i].managed_pages)
+			continue;
+		if (r->zones[i].order >= 0)
+			snprintf(order, sizeof(order), " order %d,", r->zones[i].order);
+		fprintf(f,
+			"zone    node %d %-8s%s managed %llu pages, free %llu, free blocks "
+			"by order: %s\n",
+			r->zones[i].node, r->zones[i].name, order,
+			(unsigned long long)r->zones[i].managed_pages,
+			(unsigned long long)r->zones[i].free_pages, r->zones[i].free_blocks);
+	}
 	for (size_t i = 0; i < r->nmthp; i++)
 		if (r->mthp[i].delta)
 			fprintf(f, "mthp    %5ukB %-28s %+lld (now %llu)\n", r->mthp[i].size_kb,
 				r->mthp[i].stat, (long long)r->mthp[i].delta,
 				(unsigned long long)r->mthp[i].value);
+	tao_summary(f, r);
 	fputc('\n', f);
 }
 
@@ -106,6 +130,32 @@ static void unmet_rewards(FILE *f, const struct report *r)
 	}
 }
 
+/* Boot-zone TAO: what each cgroup's shatters did to its THPs, as the kernel counted. */
+static void shatter_counts(FILE *f, const struct report *r)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		struct report_shatter_sum s = report_cgroup_shatter(&r->cgroups[i]);
+		char *path;
+
+		if (!s.actions)
+			continue;
+		if (!header)
+			fputs("\nshatters the kernel counted (THPs, per cgroup over the window):\n",
+			      f);
+		header = true;
+		path = text_escape_dup(r->cgroups[i].path, false);
+		fprintf(f,
+			"  %s  %zu shatter(s): shattered %llu, failed %llu, discarded %llu, "
+			"split %llu\n",
+			path ? path : "?", s.actions, (unsigned long long)s.shattered,
+			(unsigned long long)s.failed, (unsigned long long)s.discarded,
+			(unsigned long long)s.split);
+		free(path);
+	}
+}
+
 int report_write_table(FILE *f, const struct report *r)
 {
 	int w = path_width(r);
@@ -133,5 +183,6 @@ int report_write_table(FILE *f, const struct report *r)
 	}
 	fputs("(* gone: not seen in the last batch)\n", f);
 	unmet_rewards(f, r);
+	shatter_counts(f, r);
 	return ferror(f) ? -1 : 0;
 }

@@ -229,3 +229,66 @@ void svg_fragmentation(FILE *f, const struct report *r)
 	}
 	fputs("</svg>\n", f);
 }
+
+static const char *const shatter_colors[] = {"#7d3c98", "#c0392b", "#d68910"};
+static const char *const shatter_names[] = {"shattered", "failed", "discarded"};
+
+const char *svg_shatter_color(int i)
+{
+	return shatter_colors[i % 3];
+}
+
+static uint64_t shatter_value(const struct report_shatter_point *p, int i)
+{
+	return i == 0 ? p->shattered : i == 1 ? p->failed : p->discarded;
+}
+
+/* The highest count of any line: the chart's linear scale (at least 1). */
+static double shatter_max(const struct report_tao *t)
+{
+	uint64_t max = 1;
+
+	for (size_t i = 0; i < t->nseries; i++)
+		for (int k = 0; k < 3; k++)
+			if (shatter_value(&t->series[i], k) > max)
+				max = shatter_value(&t->series[i], k);
+	return (double)max;
+}
+
+void svg_shatter(FILE *f, const struct report *r)
+{
+	const struct report_tao *t = &r->tao;
+	size_t step = t->nseries > MAX_BUCKETS ? t->nseries / MAX_BUCKETS + 1 : 1;
+	struct frame fr;
+	double max = shatter_max(t);
+
+	if (!t->nseries)
+		return;
+	fr = (struct frame){t->series[0].t_ms, t->series[t->nseries - 1].t_ms, 0};
+	fprintf(f,
+		"<svg class=\"shatter\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"THPs shattered "
+		"over time\" data-points=\"%zu\">\n",
+		W, H, W, H, t->nseries);
+	frame_box(f, &fr);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%.0f</text>\n",
+		LEFT - 4, TOP + 8, max);
+	for (int k = 0; k < 3; k++) {
+		const struct report_shatter_point *last = &t->series[t->nseries - 1];
+
+		/* Steps: a counter holds its value until the next batch that changed it. */
+		fprintf(f, "<polyline data-result=\"%s\" fill=\"none\" stroke=\"%s\" points=\"",
+			shatter_names[k], shatter_colors[k]);
+		for (size_t i = 0; i < t->nseries; i += step) {
+			double y = y_of((double)shatter_value(&t->series[i], k), max);
+
+			if (i)
+				fprintf(f, "%.1f,%.1f ", x_of(&fr, t->series[i].t_ms),
+					y_of((double)shatter_value(&t->series[i - 1], k), max));
+			fprintf(f, "%.1f,%.1f ", x_of(&fr, t->series[i].t_ms), y);
+		}
+		fprintf(f, "\"><title>%llu %s at the end</title></polyline>\n",
+			(unsigned long long)shatter_value(last, k), shatter_names[k]);
+	}
+	fputs("</svg>\n", f);
+}

@@ -140,7 +140,8 @@ def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", **c
         f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
         f"audit_log = {tmp_path}/audit.jsonl\n{extra}"
         "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
-        "[policy jobs]\nmatch = /x\nladder = warn:1 restrict:2 shatter:4\ndry_run = no\n",
+        "[policy jobs]\nmatch = /x\nladder = warn:1 restrict:2 shatter:4\ndry_run = no\n"
+        "[history]\nevery = 1\n",
         env=env)
 
 
@@ -208,6 +209,51 @@ def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root
     metrics = d.ctl_rc("metrics")[1]
     assert f'taod_shatter_pages_total{{result="shattered"}} {7 + want[0]}' in metrics, metrics
     assert_profile_files_only(d, boot_root, profile)
+
+
+def report(tmp_path, fmt):
+    return subprocess.run([str(BUILD / "taoctl"), "report", "--db", str(tmp_path / "history.db"),
+                           "--since", "1h", "--format", fmt],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_root):
+    """History and `taoctl report` in every format: the zones' order, the
+    shatter counters' change over the window, HVO not counted, and what
+    the cgroup's shatter did to its THPs."""
+    d = start(daemon_factory, tmp_path, boot_root, mix="sfdp")
+    d.wait_ticks(2)  # a batch before the shatter: the window's base
+    rec = d.ctl("act", "shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
+    assert rec["shatter"] == {"shattered": 1, "failed": 1, "discarded": 1, "split": 1}, rec
+    d.wait_ticks(2)
+
+    rep = json.loads(report(tmp_path, "json"))
+    tao = rep["machine"]["tao"]
+    counters = {c["stat"]: (c["change"], c["value"]) for c in tao["counters"]}
+    assert counters["thp_shatter_page"] == (1, 8), counters
+    assert counters["thp_shatter_page_failed"] == (1, 2), counters
+    assert counters["thp_shatter_page_discarded"] == (1, 3), counters
+    assert counters["pgalloc_nosplit"] == (0, 5120) and "thp_hvo_page" not in counters
+    assert tao["hvo"] is None
+    orders = {z["zone"]: z["order"] for z in rep["machine"]["zones"]}
+    assert orders["NoSplit"] == 4 and orders["NoMerge"] == 9, orders
+    x = next(c for c in rep["cgroups"] if c["path"] == "/x")
+    assert x["actions"][-1]["shatter"] == rec["shatter"], x["actions"]
+    assert x["shatter"] == dict(rec["shatter"], actions=1), x
+
+    table = report(tmp_path, "table")
+    assert re.search(r"tao +thp_shatter_page +\+1 \(now 8\)", table), table
+    assert "NoSplit  order 4, managed 262144 pages" in table, table
+    assert "hvo     not counted by this kernel" in table, table
+    assert "  /x  1 shatter(s): shattered 1, failed 1, discarded 1, split 1" in table, table
+    csv = report(tmp_path, "csv").splitlines()
+    assert csv[0].endswith(",thp_shattered,thp_shatter_failed,thp_shatter_discarded,"
+                           "thp_shatter_split")
+    assert next(l for l in csv if l.startswith("/x,")).endswith(",1,1,1,1"), csv
+    html = report(tmp_path, "html")
+    assert "<tr><td>thp_shatter_page</td><td>+1</td><td>8</td></tr>" in html, html
+    assert '<svg class="shatter"' in html and 'data-result="failed"' in html
+    assert "1 shatter(s) the kernel counted: 1 THPs shattered, 1 failed, 1 discarded" in html
 
 
 def test_zones_recommends_what_the_kernel_accepts(daemon_factory, tmp_path, boot_root):
@@ -320,12 +366,6 @@ dry_run = no
 """, env=split_env(root, "ssfd"))
 
 
-def report_json(db):
-    out = subprocess.run([str(BUILD / "taoctl"), "report", "--db", str(db), "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
-
-
 def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cgroups, tmp_path,
                                                               boot_root):
     """Done-when of issue 16, end to end: a real tenant that splits its THPs
@@ -357,5 +397,10 @@ def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cg
     assert re.fullmatch(rf"{p.pid},0x[0-9a-f]+,0x[0-9a-f]+", written), written
     audit = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert any(x["action"] == "shatter" and x.get("shatter") == s for x in audit), audit
+    # The history keeps the counts with the record, for `taoctl report`.
+    row = wait_for(lambda: next((c for c in json.loads(report(tmp_path, "json"))["cgroups"]
+                                 if c["path"] == rel and c["actions"]), None),
+                   what="the shatter in the report")
+    assert row["actions"][0]["shatter"] == s and row["shatter"]["actions"] >= 1, row
     # Every file taod wrote was the fixture's: none of the machine's kernel files.
     assert set(writes(d, boot_root)) == {SPLIT}, writes(d, boot_root)

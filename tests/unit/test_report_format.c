@@ -69,7 +69,7 @@ Test(report_format, csv_quotes_what_needs_it)
 	sample_report(&r, c, odd);
 	out = render(report_write_csv, &r);
 	cr_assert(strstr(out, "\"/a,b \"\"q\"\"\nx\",42,"), "%s", out);
-	cr_assert(strstr(out, "\r\n/plain,7,0,0,,0,,,,,,,0,0,0,0.0000,0,0\r\n"), "%s", out);
+	cr_assert(strstr(out, "\r\n/plain,7,0,0,,0,,,,,,,0,0,0,0.0000,0,0,,,,\r\n"), "%s", out);
 	cr_assert(strstr(out, ",abuser,3,50.00,25.00,40.00,60.00,4194304,2097152,8,2,0,0.2500,1,1"),
 		  "%s", out);
 	free(out);
@@ -277,5 +277,141 @@ Test(report_format, html_orders_by_concern_with_guarantee_lines_and_fragmentatio
 	cr_assert(strstr(html, "<svg class=\"fragmentation\""));
 	cr_assert(strstr(html, "data-order=\"9\""));
 	cr_assert(strstr(html, "order 9: 7 free blocks at the end"));
+	free(html);
+}
+
+/* A boot-zone TAO kernel's report: counters, zones with their order, shatter series. */
+static struct report_counter tao_counters[] = {{"pgalloc_nosplit", 150, 50},
+					       {"thp_shatter_page", 11, 4},
+					       {"thp_shatter_page_failed", 2, 1},
+					       {"thp_shatter_page_discarded", 2, 0}};
+static struct report_shatter_point tao_series[] = {{1000, 0, 0, 0}, {2000, 4, 1, 0}};
+static struct report_zone tao_zones[] = {{.name = "Normal", .managed_pages = 9, .order = -1},
+					 {.name = "NoSplit", .managed_pages = 5, .order = 4}};
+
+static void tao_report(struct report *r, struct report_cgroup c[2], struct report_action *a)
+{
+	static char odd[] = "/x";
+
+	sample_report(r, c, odd);
+	*a = (struct report_action){.t_ms = 1500,
+				    .kind = "shatter",
+				    .result = "done",
+				    .shatter_counted = true,
+				    .shattered = 4,
+				    .shatter_failed = 1,
+				    .shatter_discarded = 0,
+				    .shatter_split = 2};
+	c[0].actions = a;
+	r->tao = (struct report_tao){tao_counters, 4, tao_series, 2};
+	r->zones = tao_zones;
+	r->nzones = 2;
+}
+
+Test(report_format, tao_in_the_table_and_csv)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_action a;
+	char *out;
+
+	tao_report(&r, c, &a);
+	out = render(report_write_table, &r);
+	cr_assert(strstr(out, "zone    node 0 NoSplit  order 4, managed 5 pages"), "%s", out);
+	cr_assert(strstr(out, "zone    node 0 Normal   managed 9 pages"), "%s", out);
+	cr_assert(strstr(out, "tao     thp_shatter_page                   +4 (now 11)\n"), "%s",
+		  out);
+	cr_assert(strstr(out, "hvo     not counted by this kernel"), "%s", out);
+	cr_assert(strstr(out, "  /x  1 shatter(s): shattered 4, failed 1, discarded 0, split 2\n"),
+		  "%s", out);
+	free(out);
+	out = render(report_write_csv, &r);
+	cr_assert(strstr(out, ",thp_shattered,thp_shatter_failed,thp_shatter_discarded,"
+			      "thp_shatter_split\r\n"),
+		  "%s", out);
+	cr_assert(strstr(out, ",1,1,4,1,0,2\r\n/plain,"), "%s", out);
+	free(out);
+	/* A stock kernel's report says nothing of TAO. */
+	sample_report(&r, c, "/x");
+	out = render(report_write_table, &r);
+	cr_assert_null(strstr(out, "tao "), "%s", out);
+	cr_assert_null(strstr(out, "hvo "), "%s", out);
+	free(out);
+}
+
+static struct json_object *get(struct json_object *o, const char *path)
+{
+	char key[64];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (json_object_get_type(o) == json_type_array)
+			o = json_object_array_get_idx(o, (size_t)atoi(key));
+		else if (!json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+Test(report_format, tao_in_json)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_action a;
+	struct json_object *o;
+	char *out;
+
+	tao_report(&r, c, &a);
+	out = render(report_write_json, &r);
+	o = json_tokener_parse(out);
+	cr_assert_not_null(o, "%s", out);
+	cr_assert_str_eq(json_object_get_string(get(o, "machine.tao.counters.1.stat")),
+			 "thp_shatter_page");
+	cr_assert_eq(json_object_get_int(get(o, "machine.tao.counters.1.change")), 4);
+	cr_assert_null(get(o, "machine.tao.hvo"), "not counted: null");
+	cr_assert_eq(json_object_get_int(get(o, "machine.zones.1.order")), 4);
+	cr_assert(json_object_object_get_ex(get(o, "machine.zones.0"), "order", NULL));
+	cr_assert_null(get(o, "machine.zones.0.order"));
+	cr_assert_eq(json_object_get_int(get(o, "cgroups.0.actions.0.shatter.shattered")), 4);
+	cr_assert_eq(json_object_get_int(get(o, "cgroups.0.shatter.split")), 2);
+	cr_assert_eq(json_object_get_int(get(o, "cgroups.0.shatter.actions")), 1);
+	cr_assert(json_object_object_get_ex(get(o, "cgroups.1"), "shatter", NULL));
+	cr_assert_null(get(o, "cgroups.1.shatter"));
+	json_object_put(o);
+	free(out);
+	/* HVO where the kernel counts it: pages and the vmemmap saved. */
+	tao_counters[3] = (struct report_counter){"thp_hvo_page", 512, 0};
+	out = render(report_write_json, &r);
+	o = json_tokener_parse(out);
+	cr_assert_eq(json_object_get_int64(get(o, "machine.tao.hvo.saved_bytes")), 512 * 28 * 1024);
+	json_object_put(o);
+	free(out);
+	tao_counters[3] = (struct report_counter){"thp_shatter_page_discarded", 2, 0};
+}
+
+Test(report_format, tao_in_html)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_action a;
+	char *html, *svg;
+
+	tao_report(&r, c, &a);
+	html = render(report_write_html, &r);
+	cr_assert(strstr(html, "<section class=\"tao\">"), "%s", html);
+	cr_assert(strstr(html, "<tr><td>thp_shatter_page</td><td>+4</td><td>11</td></tr>"), "%s",
+		  html);
+	cr_assert(strstr(html, "<tr><td>node 0 NoSplit</td><td>4</td>"), "%s", html);
+	cr_assert(strstr(html, "HVO: not counted by this kernel"), "%s", html);
+	svg = strstr(html, "<svg class=\"shatter\"");
+	cr_assert(svg && strstr(svg, "data-points=\"2\""), "%s", html);
+	cr_assert(strstr(svg, "data-result=\"shattered\""));
+	cr_assert(strstr(svg, "4 shattered at the end"));
+	cr_assert(strstr(html, "1 shatter(s) the kernel counted: 4 THPs shattered, 1 failed, 0 "
+			       "discarded, 2 split."),
+		  "%s", html);
 	free(html);
 }
