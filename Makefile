@@ -54,7 +54,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants FORCE
+	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd FORCE
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
 
@@ -221,6 +221,12 @@ TENANT_BINS := $(BUILD)/tenants/kvcache $(BUILD)/tenants/gochurn $(BUILD)/tenant
 # an abuser left good (tests/vm/tenants: VM_KERNELS, VM_JOBS, TENANTS_SECONDS).
 vmtest-tenants: all $(TENANT_BINS)
 	tests/vm/tenants
+
+# taod.service under systemd as PID 1 in guests of 6.12 and the newest
+# kernel: socket activation, notify, watchdog, reload, restart, and every
+# lever inside the unit's sandbox (tests/vm/vmtest-systemd; UNIT_DROP).
+vmtest-systemd: all
+	tests/vm/vmtest-systemd
 
 install: all
 	install -D -m 0755 $(BUILD)/taod $(DESTDIR)$(PREFIX)/sbin/taod

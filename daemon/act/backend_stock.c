@@ -34,13 +34,15 @@ struct split_run {
 	int npages;
 	int vma_chunks; /* chunks found in this mapping */
 	enum thp_chunk_kind pass;
-	uint64_t partial_bytes; /* of s->bytes, partly mapped THPs */
+	uint64_t partial_bytes;	  /* of s->bytes, partly mapped THPs */
+	int unreadable, read_err; /* live tasks whose smaps could not be read */
 };
 
-/* debugfs closed (lockdown: EPERM) or absent: the other way is open. */
+/* debugfs closed (lockdown: EPERM), absent (ENOENT), or not writable in a
+ * sandbox (EACCES, EROFS): the other way is open. */
 static bool debugfs_refused(int r)
 {
-	return r == -EPERM || r == -EACCES || r == -ENOENT;
+	return r == -EPERM || r == -EACCES || r == -ENOENT || r == -EROFS;
 }
 
 static void split_failed(struct split_run *s, int err, uint64_t bytes)
@@ -215,6 +217,13 @@ static int split_task(void *ctx, const struct task_ref *t)
 	if (rootfs_path(path, sizeof(path), rel))
 		return 0;
 	n = smaps_collect(path, &v);
+	/* Another user's task without CAP_SYS_PTRACE (EACCES): nothing to split
+	 * is not the same as nothing split. */
+	if (n < 0 && task_ref_alive(t)) {
+		s->unreadable++;
+		s->read_err = -n;
+		return 0;
+	}
 	have_maps = thp_pagemaps_open(t->pid, &s->maps) == 0;
 	for (s->pass = THP_CHUNK_PARTIAL; s->pass <= THP_CHUNK_WHOLE && n > 0; s->pass++) {
 		uint64_t before = s->bytes;
@@ -257,6 +266,12 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .err = s.err,
 				  .pageout = s.pageout};
 	o->bytes = s.bytes;
+	if (s.unreadable && !s.bytes) {
+		act_outcome_set(o, RESULT_FAILED, s.read_err,
+				"cannot read the smaps of %d task(s): %s", s.unreadable,
+				strerror(s.read_err));
+		return -s.read_err;
+	}
 	if (s.failed && !s.writes) {
 		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,
 				strerror(s.err));

@@ -125,17 +125,46 @@ Test(stock_split, hidden_pfns_fall_back_to_pmd_mapped_thps)
 					  "=4242,0x7f1000000000,0x7f1000800000\n");
 }
 
-Test(stock_split, refused_debugfs_pages_out_the_found_thps)
+/* Kernel lockdown (EPERM), or a sandbox's read-only debugfs (EROFS: what
+ * ProtectKernelTunables left when the unit named only the directory). */
+static void refused_debugfs_pages_out(int err)
 {
 	struct action_record rec;
 
 	map_pages();
-	fx_fail(SPLIT, EPERM); /* kernel lockdown */
+	fx_fail(SPLIT, err);
 	fx_open(&backend_stock_ops);
 	/* One refused write, then MADV_PAGEOUT, which a fixture's pid never gets. */
 	cr_assert_eq(shatter(0, &rec), RESULT_FAILED, "%s", rec.detail);
 	cr_assert_eq(fx.fail_count, 1);
 	cr_assert_eq(rec.err, EXDEV, "%s", rec.detail);
+}
+
+Test(stock_split, refused_debugfs_pages_out_the_found_thps)
+{
+	refused_debugfs_pages_out(EPERM);
+}
+
+Test(stock_split, read_only_debugfs_pages_out_the_found_thps)
+{
+	refused_debugfs_pages_out(EROFS);
+}
+
+/* A live task whose smaps cannot be read (another user's, no
+ * CAP_SYS_PTRACE) fails the shatter: it is not "done, 0 THPs split". */
+Test(stock_split, unreadable_smaps_of_a_live_task_fails)
+{
+	struct action_record rec;
+	char path[PATH_MAX];
+
+	map_pages();
+	snprintf(path, sizeof(path), "%s/proc/4242/smaps", fx.root);
+	cr_assert_eq(unlink(path), 0, "%s", path);
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), RESULT_FAILED, "%s", rec.detail);
+	cr_assert_eq(rec.err, ENOENT, "%s", rec.detail);
+	cr_assert(strstr(rec.detail, "cannot read the smaps of 1 task(s)"), "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
 }
 
 Test(stock_split, compaction_and_drain_follow_a_split_when_asked)
