@@ -40,6 +40,7 @@ struct collapse_run {
 	uint64_t thp_before, thp_after; /* AnonHugePages of the advised tasks */
 	uint64_t thp_seen;		/* AnonHugePages of all tasks read */
 	int ranges, calls, err, tasks;
+	int unreadable, read_err; /* live tasks whose smaps could not be read */
 };
 
 /* One task's chunks to advise, merged into ranges, advised COLLAPSE_IOV_MAX at a time. */
@@ -196,6 +197,13 @@ static int collapse_one(void *ctx, const struct task_ref *t)
 	if (rootfs_path(path, sizeof(path), rel))
 		return 0;
 	n = smaps_collect(path, &v);
+	/* Another user's task without CAP_SYS_PTRACE (EACCES): not "nothing to
+	 * collapse". */
+	if (n < 0 && task_ref_alive(t)) {
+		run->unreadable++;
+		run->read_err = -n;
+		return 0;
+	}
 	have_maps = n > 0 && thp_pagemaps_open(t->pid, &maps) == 0;
 	for (int i = 0; i < n && budget_left(&p); i++)
 		plan_mapping(&p, have_maps ? &maps : NULL, &v[i]);
@@ -238,6 +246,13 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 		return;
 	}
 	o->bytes = run.planned;
+	if (!run.calls && run.unreadable) {
+		o->kernel_untouched = true;
+		act_outcome_set(o, RESULT_FAILED, run.read_err,
+				"cannot read the smaps of %d of %d task(s): %s", run.unreadable, n,
+				strerror(run.read_err));
+		return;
+	}
 	if (!run.calls) {
 		o->kernel_untouched = true;
 		act_outcome_set(o, RESULT_NO_GAIN, 0,

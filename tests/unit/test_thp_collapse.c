@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "act_fixture.h"
 #include "taod/act_parts.h"
@@ -206,6 +207,23 @@ Test(thp_collapse, nothing_to_collapse_is_no_gain_and_spends_no_budget)
 	/* The one action a minute is still there for what goes to the kernel. */
 	cr_assert_eq(shatter(&rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_eq(shatter(&rec), RESULT_RATE_LIMITED, "%s", rec.detail);
+}
+
+/* Another user's task without CAP_SYS_PTRACE: its smaps cannot be read,
+ * which is a failure, not "nothing to collapse". */
+Test(thp_collapse, unreadable_smaps_of_a_live_task_fails)
+{
+	struct action_record rec;
+	char path[PATH_MAX];
+
+	grown_mapping();
+	snprintf(path, sizeof(path), "%s/proc/4242/smaps", fx.root);
+	cr_assert_eq(unlink(path), 0, "%s", path);
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(collapse(MAP_KIB << 10, &rec), RESULT_FAILED, "%s", rec.detail);
+	cr_assert_eq(rec.err, ENOENT, "%s", rec.detail);
+	cr_assert(strstr(rec.detail, "cannot read the smaps of 1 of 1 task(s)"), "%s", rec.detail);
+	cr_assert_eq(kern.calls, 0);
 }
 
 Test(thp_collapse, no_free_2mib_block_is_not_possible_and_spends_no_budget)
