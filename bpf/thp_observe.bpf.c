@@ -145,6 +145,140 @@ static __always_inline struct taod_task_counters *current_task_get(__u64 cgid)
 	return task_get(bpf_get_current_pid_tgid() >> 32, cgid, comm);
 }
 
+/* task->flags bits (include/linux/sched.h). */
+#define TAOD_PF_MEMALLOC 0x00000800 /* reclaiming: kswapd, or direct reclaim */
+#define TAOD_PF_KTHREAD	 0x00200000
+
+/* Syscall numbers of each architecture's unistd.h that split THPs. */
+#if defined(__TARGET_ARCH_arm64)
+enum {
+	TAOD_NR_EXIT = 93,
+	TAOD_NR_EXIT_GROUP = 94,
+	TAOD_NR_BRK = 214,
+	TAOD_NR_MUNMAP = 215,
+	TAOD_NR_MREMAP = 216,
+	TAOD_NR_MPROTECT = 226,
+	TAOD_NR_MADVISE = 233,
+	TAOD_NR_MBIND = 235,
+	TAOD_NR_MIGRATE_PAGES = 238,
+	TAOD_NR_MOVE_PAGES = 239,
+	TAOD_NR_PKEY_MPROTECT = 288,
+	TAOD_NR_PROCESS_MADVISE = 440,
+};
+#else
+enum {
+	TAOD_NR_MPROTECT = 10,
+	TAOD_NR_MUNMAP = 11,
+	TAOD_NR_BRK = 12,
+	TAOD_NR_MREMAP = 25,
+	TAOD_NR_MADVISE = 28,
+	TAOD_NR_EXIT = 60,
+	TAOD_NR_EXIT_GROUP = 231,
+	TAOD_NR_MBIND = 237,
+	TAOD_NR_MIGRATE_PAGES = 256,
+	TAOD_NR_MOVE_PAGES = 279,
+	TAOD_NR_PKEY_MPROTECT = 329,
+	TAOD_NR_PROCESS_MADVISE = 440,
+};
+#endif
+
+/* madvise's advice (asm-generic/mman-common.h), as the cause it gives. */
+static __always_inline __u32 madvise_cause(unsigned long advice)
+{
+	if (advice == 4 || advice == 24) /* MADV_DONTNEED, MADV_DONTNEED_LOCKED */
+		return TAOD_CAUSE_MADV_DONTNEED;
+	if (advice == 8) /* MADV_FREE */
+		return TAOD_CAUSE_MADV_FREE;
+	if (advice == 20 || advice == 21) /* MADV_COLD, MADV_PAGEOUT */
+		return TAOD_CAUSE_MADV_PAGEOUT;
+	return TAOD_CAUSE_MADV_OTHER;
+}
+
+/* The cause syscall @nr gives a split; @arg2 and @arg3 are its third and
+ * fourth arguments (madvise's and process_madvise's advice). */
+static __always_inline __u32 syscall_cause(long nr, unsigned long arg2, unsigned long arg3)
+{
+	switch (nr) {
+	case TAOD_NR_MUNMAP:
+		return TAOD_CAUSE_MUNMAP;
+	case TAOD_NR_MADVISE:
+		return madvise_cause(arg2);
+	case TAOD_NR_PROCESS_MADVISE:
+		return madvise_cause(arg3);
+	case TAOD_NR_MPROTECT:
+	case TAOD_NR_PKEY_MPROTECT:
+		return TAOD_CAUSE_MPROTECT;
+	case TAOD_NR_MREMAP:
+		return TAOD_CAUSE_MREMAP;
+	case TAOD_NR_BRK:
+		return TAOD_CAUSE_BRK;
+	case TAOD_NR_EXIT:
+	case TAOD_NR_EXIT_GROUP:
+		return TAOD_CAUSE_EXIT;
+	case TAOD_NR_MBIND:
+	case TAOD_NR_MIGRATE_PAGES:
+	case TAOD_NR_MOVE_PAGES:
+		return TAOD_CAUSE_MIGRATION;
+	}
+	return TAOD_CAUSE_OTHER;
+}
+
+/* A kernel thread's cause, by its name. */
+static __always_inline __u32 kthread_cause(struct task_struct *task)
+{
+	char comm[TAOD_COMM_LEN] = {};
+
+	bpf_core_read_str(comm, sizeof(comm), &task->comm);
+	if (comm[0] == 'k' && comm[1] == 'h' && comm[2] == 'u' && comm[3] == 'g')
+		return TAOD_CAUSE_KHUGEPAGED;
+	if (comm[0] == 'k' && comm[1] == 's' && comm[2] == 'w' && comm[3] == 'a')
+		return TAOD_CAUSE_RECLAIM; /* kswapd */
+	if (comm[0] == 'k' && comm[1] == 'c' && comm[2] == 'o' && comm[3] == 'm')
+		return TAOD_CAUSE_MIGRATION; /* kcompactd */
+	return TAOD_CAUSE_OTHER;
+}
+
+/*
+ * What the running task is doing while it splits a PMD: its syscall, from
+ * the user registers saved at kernel entry, or a page fault (a THP's
+ * copy-on-write after fork). Runs only at a split, never per base page.
+ * x86-64 keeps a page fault's error code where a syscall keeps its number
+ * (orig_ax); the SYSCALL instruction's entry leaves cx == ip and r11 ==
+ * flags, which a fault's registers all but never show. No table syscall
+ * number is a user page fault's error code (each has the reserved-bit or
+ * a higher bit set), so the table is tried first.
+ */
+static __always_inline __u32 split_cause(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	unsigned int flags = task->flags;
+	struct pt_regs *regs;
+	__u32 cause;
+
+	if (flags & TAOD_PF_KTHREAD)
+		return kthread_cause(task);
+	if (flags & TAOD_PF_MEMALLOC)
+		return TAOD_CAUSE_RECLAIM; /* direct reclaim */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return TAOD_CAUSE_OTHER;
+#if defined(__TARGET_ARCH_arm64)
+	if (BPF_CORE_READ(regs, syscallno) == -1) /* NO_SYSCALL: an exception */
+		return TAOD_CAUSE_COW;
+	return syscall_cause(BPF_CORE_READ(regs, syscallno), BPF_CORE_READ(regs, regs[2]),
+			     BPF_CORE_READ(regs, regs[3]));
+#else
+	cause = syscall_cause((long)BPF_CORE_READ(regs, orig_ax), BPF_CORE_READ(regs, dx),
+			      BPF_CORE_READ(regs, r10));
+	if (cause != TAOD_CAUSE_OTHER)
+		return cause;
+	if (BPF_CORE_READ(regs, cx) == BPF_CORE_READ(regs, ip) &&
+	    BPF_CORE_READ(regs, r11) == BPF_CORE_READ(regs, flags))
+		return TAOD_CAUSE_OTHER; /* another syscall */
+	return TAOD_CAUSE_COW;
+#endif
+}
+
 /* A PMD-sized (or larger) stat delta: the only ones about PMD mappings. */
 static __always_inline bool pmd_sized(int val)
 {
@@ -202,6 +336,8 @@ static __always_inline void count_split(struct taod_anon_event *e)
 	if (t) {
 		t->pmd_split++;
 		t->pmd_split_pages += n;
+		if (e->cause < TAOD_CAUSE_MAX)
+			t->pmd_split_by_cause[e->cause]++;
 	}
 }
 
@@ -281,6 +417,9 @@ static __always_inline void set_pending(struct taod_unmap_state *st, int val, __
 	if (!st->pending.pages)
 		__sync_fetch_and_add(&pending_cpus, 1);
 	remember(&st->pending, val, cgid, now);
+	/* Whatever settles it later (the next update, the flush) runs in
+	 * another context: the cause is the one in progress now. */
+	st->pending.cause = st->pending.tgid ? split_cause() : TAOD_CAUSE_OTHER;
 }
 
 static __always_inline void clear_pending(struct taod_unmap_state *st)
@@ -741,6 +880,7 @@ static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct v
 	bpf_probe_read_kernel(&now, sizeof(now), pmd);
 	if (now == x->split_pmd || pmd_maps_huge(now))
 		return;
+	e.cause = split_cause();
 	if (owner_pmd_event(&e, vma, 0))
 		count_split(&e);
 }
@@ -786,10 +926,12 @@ static __always_inline bool last_pmd_mapping(struct folio *head)
 }
 
 /*
- * A PMD mapping of a THP goes away. Like NR_ANON_THPS in the memcg
- * programs, only an anonymous THP's last PMD mapping counts: under a zap
- * it is a whole unmap, under a split a PMD split. Migration and reclaim
- * remove PMD mappings too; they are neither.
+ * A PMD mapping of an anonymous THP goes away. Under a split it is a PMD
+ * split, every one, as the kernel's thp_split_pmd counts them: after fork
+ * a THP is PMD-mapped by parent and child, and the copy-on-write fault of
+ * either splits its own PMD while the other's stays. Under a zap only the
+ * last PMD mapping is a whole unmap (as NR_ANON_THPS drops then).
+ * Migration and reclaim remove PMD mappings too; they are neither.
  */
 static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_area_struct *vma)
 {
@@ -800,14 +942,16 @@ static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_ar
 		return 0;
 	if (!((unsigned long)BPF_CORE_READ(folio, mapping) & 1)) /* PAGE_MAPPING_ANON */
 		return 0;
-	if (!last_pmd_mapping(folio))
+	if (!x->in_split && !last_pmd_mapping(folio))
 		return 0;
 	if (!owner_pmd_event(&e, vma, folio_memcg_id(folio)))
 		return 0;
-	if (x->in_split)
+	if (x->in_split) {
+		e.cause = split_cause();
 		count_split(&e);
-	else
+	} else {
 		count_whole_unmap(&e);
+	}
 	return 0;
 }
 

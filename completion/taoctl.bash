@@ -4,7 +4,7 @@ _taoctl()
 	local cur prev words cword cmd i
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="status cgroups top-tasks actions act policy abusers reload report metrics zones"
+	local commands="status cgroups top-tasks actions act policy explain abusers reload report metrics zones"
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in

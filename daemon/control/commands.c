@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "taod/act.h"
+#include "taod/explain.h"
 #include "taod/metrics.h"
 #include "taod/protocol.h"
 #include "taod/rootfs.h"
@@ -245,7 +246,7 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 	return o;
 }
 
-static bool task_alive(uint32_t tgid)
+bool task_alive(uint32_t tgid)
 {
 	char rel[64], path[PATH_MAX];
 
@@ -272,6 +273,7 @@ static struct json_object *task_json(struct taod *d, const struct task_row *t)
 	json_add_u64(o, "pmd_unmap_whole", t->c.pmd_unmap_whole);
 	json_add_u64(o, "split_exact", t->c.split_exact);
 	json_add_u64(o, "large_folio_alloc", t->c.large_folio_alloc);
+	json_add(o, "split_causes", explain_causes_json(t->c.pmd_split_by_cause));
 	return o;
 }
 
@@ -334,6 +336,7 @@ static const struct command commands[] = {
     {"policy", false, cmd_policy},   {"abusers", false, cmd_abusers},
     {"reload", true, cmd_reload},    {"metrics", false, cmd_metrics},
     {"zones", false, cmd_zones},     {"zones-apply", true, cmd_zones_apply},
+    {"explain", false, cmd_explain},
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,

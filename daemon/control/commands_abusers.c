@@ -10,6 +10,7 @@
 #include "taod/json_fields.h"
 #include "taod/policy_match.h"
 #include "taod/protocol.h"
+#include "taod/split_cause.h"
 
 static struct json_object *ms_since(uint64_t then, uint64_t now)
 {
@@ -80,6 +81,8 @@ static struct json_object *offenders_json(const struct cg_judge *j)
 		json_add_u64(o, "thp_fault_alloc", t->thp_alloc);
 		json_add_u64(o, "pmd_split", t->pmd_split);
 		json_add_u64(o, "pmd_split_pages", t->pmd_split_pages);
+		json_add_str_or_null(o, "top_cause",
+				     t->top_cause < 0 ? NULL : split_cause_name(t->top_cause));
 		json_object_array_add(a, o);
 	}
 	return a;

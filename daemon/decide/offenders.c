@@ -4,6 +4,7 @@
 
 #include "taod/task_rows.h"
 #include "taod/decide.h"
+#include "taod/split_cause.h"
 
 unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
 			struct offender *out, unsigned max)
@@ -22,6 +23,9 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn b
 		out[k].thp_alloc = r->c.thp_fault_alloc;
 		out[k].pmd_split = r->c.pmd_split;
 		out[k].pmd_split_pages = r->c.pmd_split_pages;
+		out[k].top_cause = split_cause_top(r->c.pmd_split_by_cause);
+		out[k].top_cause_splits =
+		    out[k].top_cause < 0 ? 0 : r->c.pmd_split_by_cause[out[k].top_cause];
 		k++;
 	}
 	return k;

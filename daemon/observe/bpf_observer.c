@@ -357,6 +357,8 @@ static void sum_task(const struct taod_task_counters *v, int n, struct taod_task
 	SUM_FIELD(s, v, n, pmd_split_pages);
 	SUM_FIELD(s, v, n, split_exact);
 	SUM_FIELD(s, v, n, large_folio_alloc);
+	for (int c = 0; c < TAOD_CAUSE_MAX; c++)
+		SUM_FIELD(s, v, n, pmd_split_by_cause[c]);
 	/* Identity: any CPU copy that saw the task carries it. */
 	for (int i = 0; i < n; i++)
 		if (v[i].cgroup_id)

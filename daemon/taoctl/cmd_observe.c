@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* taoctl status, cgroups, top-tasks: what the observation stage sees. */
+/* taoctl status, cgroups, top-tasks, explain: what the observation stage sees. */
 #include <getopt.h>
+#include <stdint.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "taod/explain.h"
 #include "taod/json_fields.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */
@@ -235,4 +237,45 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 	}
 	json_object_put(r);
 	return 0;
+}
+
+/* CGROUP (a path from /) or PID (digits) as explain's arguments, or NULL. */
+static struct json_object *explain_target(const char *what)
+{
+	struct json_object *args = json_object_new_object();
+	char *end;
+	long pid;
+
+	if (what[0] == '/') {
+		json_add_str(args, "cgroup", what);
+		return args;
+	}
+	pid = strtol(what, &end, 10);
+	if (*what && !*end && pid > 0 && pid <= INT32_MAX) {
+		json_add_i64(args, "pid", pid);
+		return args;
+	}
+	json_object_put(args);
+	return NULL;
+}
+
+int taoctl_explain(const struct taoctl *ctl, int argc, char **argv)
+{
+	struct json_object *args = argc == 2 ? explain_target(argv[1]) : NULL, *r;
+	int rc;
+
+	if (!args) {
+		fprintf(stderr, "taoctl: explain takes one CGROUP (a path from /) or PID\n");
+		return EXIT_USAGE;
+	}
+	rc = taoctl_request(ctl, "explain", args, &r);
+	json_object_put(args);
+	if (rc)
+		return rc;
+	if (ctl->json)
+		print_json(r);
+	else if (explain_print(stdout, r))
+		rc = EXIT_PROTOCOL;
+	json_object_put(r);
+	return rc;
 }

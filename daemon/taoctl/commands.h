@@ -28,6 +28,7 @@ int taoctl_reload(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_report(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_metrics(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_zones(const struct taoctl *ctl, int argc, char **argv);
+int taoctl_explain(const struct taoctl *ctl, int argc, char **argv);
 
 /* Calls taod and, on an error reply, prints it. Returns an exit code. */
 int taoctl_request(const struct taoctl *ctl, const char *command, struct json_object *args,

@@ -21,6 +21,8 @@ static const struct taoctl_command commands[] = {
     {"act", "ACTION --cgroup P [--pid N] [--dry-run]", "(root) one action through the safety gate",
      taoctl_act},
     {"policy", "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy},
+    {"explain", "CGROUP|PID", "why THPs split: causes per task, the allocator's fix",
+     taoctl_explain},
     {"abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
      taoctl_abusers},
     {"reload", "", "re-read the configuration (root); errors keep the old one", taoctl_reload},

@@ -11,6 +11,32 @@
 #define TAOD_MAX_CGROUPS 16384
 #define TAOD_MAX_TASKS	 8192
 
+/*
+ * What a PMD split happened under, told from the task that ran it: its
+ * syscall, a page fault (copy-on-write of a THP shared after fork), or a
+ * kernel thread. One list: the BPF programs use the enum, the daemon the
+ * names (split_cause.c), both from this X-macro.
+ */
+#define TAOD_SPLIT_CAUSES(X)                                                                       \
+	X(TAOD_CAUSE_OTHER, "other")			/* another syscall or context */           \
+	X(TAOD_CAUSE_COW, "cow")			/* page fault: copy-on-write */            \
+	X(TAOD_CAUSE_MUNMAP, "munmap")			/* munmap, part of a THP */                \
+	X(TAOD_CAUSE_MADV_DONTNEED, "madvise_dontneed") /* MADV_DONTNEED(_LOCKED) */               \
+	X(TAOD_CAUSE_MADV_FREE, "madvise_free")		/* MADV_FREE */                            \
+	X(TAOD_CAUSE_MADV_PAGEOUT, "madvise_pageout")	/* MADV_PAGEOUT, MADV_COLD */              \
+	X(TAOD_CAUSE_MADV_OTHER, "madvise_other")	/* any other advice */                     \
+	X(TAOD_CAUSE_MPROTECT, "mprotect")		/* mprotect, pkey_mprotect */              \
+	X(TAOD_CAUSE_MREMAP, "mremap")			/* mremap */                               \
+	X(TAOD_CAUSE_BRK, "brk")			/* brk */                                  \
+	X(TAOD_CAUSE_EXIT, "exit")			/* exit, exit_group */                     \
+	X(TAOD_CAUSE_MIGRATION, "migration")		/* move_pages, mbind, kcompactd ... */     \
+	X(TAOD_CAUSE_KHUGEPAGED, "khugepaged")		/* khugepaged */                           \
+	X(TAOD_CAUSE_RECLAIM, "reclaim")		/* kswapd */
+
+#define TAOD_CAUSE_ENUM_(id, name) id,
+enum taod_split_cause { TAOD_SPLIT_CAUSES(TAOD_CAUSE_ENUM_) TAOD_CAUSE_MAX };
+#undef TAOD_CAUSE_ENUM_
+
 /* Per cgroup (key: __u64 cgroup id as seen by memcg tracepoints). */
 struct taod_cg_counters {
 	__u64 thp_fault_alloc;		   /* THP_FAULT_ALLOC events */
@@ -33,7 +59,8 @@ struct taod_task_counters {
 	__u64 pmd_split;
 	__u64 pmd_split_pages;
 	__u64 split_exact;
-	__u64 large_folio_alloc; /* orders >= 2, PMD order included */
+	__u64 large_folio_alloc;		  /* orders >= 2, PMD order included */
+	__u64 pmd_split_by_cause[TAOD_CAUSE_MAX]; /* pmd_split, by enum taod_split_cause */
 };
 
 /* One NR_ANON_THPS or NR_ANON_MAPPED drop, remembered for pairing. */
@@ -43,6 +70,8 @@ struct taod_anon_event {
 	__s32 pages; /* negative delta; 0 when empty */
 	__u32 tgid;
 	char comm[TAOD_COMM_LEN];
+	__u32 cause; /* enum taod_split_cause, if it turns out a split */
+	__u32 pad;
 };
 
 /*

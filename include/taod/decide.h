@@ -69,6 +69,10 @@ struct offender {
 	uint32_t pid;
 	char comm[TAOD_COMM_LEN];
 	uint64_t thp_alloc, pmd_split, pmd_split_pages;
+	/* enum taod_split_cause of most of its splits, -1 if none was told;
+	 * split_cause_name() names it. */
+	int top_cause;
+	uint64_t top_cause_splits; /* splits with that cause */
 };
 
 /* Decide's memory of one cgroup; the verdict fields only for tenant roots. */

@@ -35,6 +35,10 @@
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
  *   abuse SECONDS  every 50 ms fault a new region and partially unmap it
+ *   fork-cow M     fork a child that keeps every mapping until this process
+ *                  exits, then write one byte to each of M intact regions:
+ *                  a copy-on-write fault each, which splits this process's
+ *                  PMD while the child's stays
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  *   hop N          a cgroup hopper, N rounds of 5 s: move into a new sibling
@@ -66,7 +70,17 @@ static char *regions[MAX_REGIONS];
 static enum region_state state[MAX_REGIONS];
 static size_t nregions;
 static long counts[16];
-enum { C_FAULTED, C_PARTIAL, C_MPROTECT, C_DONTNEED, C_UNMAPPED, C_SMALL, C_ABUSE, C_COLLAPSED };
+enum {
+	C_FAULTED,
+	C_PARTIAL,
+	C_MPROTECT,
+	C_DONTNEED,
+	C_UNMAPPED,
+	C_SMALL,
+	C_ABUSE,
+	C_COLLAPSED,
+	C_COW
+};
 
 static volatile sig_atomic_t got_usr1;
 
@@ -367,6 +381,39 @@ static int hop(long rounds)
 	return 0;
 }
 
+static int cow_write(char *r)
+{
+	r[PAGE] = 2;
+	return 0;
+}
+
+/* The child holds the mappings, sharing each THP's PMD, until the read end
+ * of a pipe only this process writes to sees it close. */
+static int fork_cow(long m)
+{
+	int fds[2];
+	pid_t child;
+	char c;
+
+	if (pipe(fds))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		close(fds[1]);
+		close(STDOUT_FILENO); /* the test reads the parent's output to EOF */
+		close(STDERR_FILENO);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(fds[0]);
+	counts[C_COW] += for_intact(m, cow_write, R_SPLIT);
+	return 0;
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -405,6 +452,8 @@ static int run_step(const char *step, long arg)
 		return abuse(arg), 0;
 	if (!strcmp(step, "collapse"))
 		return (counts[C_COLLAPSED] += collapse_all()), 0;
+	if (!strcmp(step, "fork-cow"))
+		return fork_cow(arg);
 	if (!strcmp(step, "churn"))
 		return churn(arg), 0;
 	if (!strcmp(step, "hop"))
@@ -446,9 +495,9 @@ int main(int argc, char **argv)
 	}
 	printf("{\"pid\": %d, \"faulted\": %ld, \"thp_kib_after_fault\": %ld, \"partial\": %ld, "
 	       "\"mprotect\": %ld, \"dontneed\": %ld, \"unmapped\": %ld, \"small\": %ld, "
-	       "\"abuse_splits\": %ld, \"collapsed\": %ld, \"thp_kib_end\": %ld}\n",
+	       "\"abuse_splits\": %ld, \"collapsed\": %ld, \"cow\": %ld, \"thp_kib_end\": %ld}\n",
 	       getpid(), counts[C_FAULTED], thp_kib_after_fault, counts[C_PARTIAL],
 	       counts[C_MPROTECT], counts[C_DONTNEED], counts[C_UNMAPPED], counts[C_SMALL],
-	       counts[C_ABUSE], counts[C_COLLAPSED], anon_huge_kib());
+	       counts[C_ABUSE], counts[C_COLLAPSED], counts[C_COW], anon_huge_kib());
 	return 0;
 }

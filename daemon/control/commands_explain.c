@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `explain`: a cgroup's or a task's PMD splits by cause, and the fix. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taod/commands.h"
+#include "taod/explain.h"
+#include "taod/json_fields.h"
+#include "taod/protocol.h"
+#include "taod/split_cause.h"
+
+#define EXPLAIN_TASKS 20 /* most splitting tasks of a cgroup shown */
+
+static const struct cgroup_entry *cgroup_by_path(const struct taod *d, const char *path)
+{
+	for (size_t i = 0; i < d->cgroups.n; i++)
+		if (d->cgroups.v[i]->path && !strcmp(d->cgroups.v[i]->path, path))
+			return d->cgroups.v[i];
+	return NULL;
+}
+
+/* Keeps the rows of cgroup @id (@pid 0) or of task @pid; returns how many. */
+static size_t keep_rows(struct task_row *rows, size_t n, uint64_t id, int64_t pid)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (pid ? rows[i].tgid == (uint32_t)pid : rows[i].c.cgroup_id == id)
+			rows[k++] = rows[i];
+	return k;
+}
+
+/* The tasks' rows as JSON; the allocator is looked up for live splitters. */
+static struct json_object *tasks_json(struct taod *d, const struct task_row *rows, size_t n)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (size_t i = 0; i < n && i < EXPLAIN_TASKS; i++) {
+		const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, rows[i].c.cgroup_id);
+		bool alive = task_alive(rows[i].tgid);
+		const struct allocator_rule *a =
+		    alive && rows[i].c.pmd_split ? allocator_of_pid((pid_t)rows[i].tgid) : NULL;
+
+		json_object_array_add(list, explain_task_json(&rows[i], e ? e->path : NULL, alive, a));
+	}
+	return list;
+}
+
+/* The cgroup's totals over its tasks. */
+static void add_cgroup_totals(struct json_object *o, const char *path,
+			      const struct task_row *rows, size_t n)
+{
+	__u64 sum[TAOD_CAUSE_MAX];
+	uint64_t splits = 0;
+	int top;
+
+	explain_sum_causes(rows, n, sum);
+	for (size_t i = 0; i < n; i++)
+		splits += rows[i].c.pmd_split;
+	top = split_cause_top(sum);
+	json_add_str(o, "cgroup", path);
+	json_add_u64(o, "pmd_split", splits);
+	json_add(o, "split_causes", explain_causes_json(sum));
+	json_add_str_or_null(o, "top_cause", top < 0 ? NULL : split_cause_name(top));
+}
+
+/* Reads args: exactly one of cgroup (a tracked path) and pid. */
+static struct json_object *explain_args(struct taod *d, struct json_object *req,
+					const struct cgroup_entry **cg, int64_t *pid)
+{
+	const char *path = NULL;
+	int r = protocol_arg_int(req, "pid", 1, INT32_MAX, pid);
+
+	if (r == -EINVAL || r == -ERANGE)
+		return protocol_errorf("args.pid must be an integer from 1 to %d", INT32_MAX);
+	if (protocol_arg_string(req, "cgroup", &path) == -EINVAL)
+		return protocol_error("args.cgroup must be a string");
+	if (!path == !*pid)
+		return protocol_error("explain needs exactly one of args.cgroup and args.pid");
+	if (path && path[0] != '/')
+		return protocol_errorf("args.cgroup \"%s\": expected a cgroup path starting with /",
+				       path);
+	if (path && !(*cg = cgroup_by_path(d, path)))
+		return protocol_errorf("args.cgroup \"%s\": not a memory cgroup taod tracks", path);
+	return NULL;
+}
+
+struct json_object *cmd_explain(struct taod *d, struct json_object *req)
+{
+	const struct cgroup_entry *cg = NULL;
+	int64_t pid = 0;
+	struct json_object *o = explain_args(d, req, &cg, &pid);
+	struct task_row *rows;
+	size_t n;
+
+	if (o)
+		return o;
+	rows = calloc(TAOD_MAX_TASKS, sizeof(*rows));
+	if (!rows)
+		return protocol_error("out of memory");
+	n = keep_rows(rows, task_rows_collect(d->obs, rows, TAOD_MAX_TASKS), cg ? cg->id : 0, pid);
+	if (pid && !n) {
+		free(rows);
+		return protocol_errorf("pid %lld: taod has counted no THP event of it", (long long)pid);
+	}
+	o = protocol_ok();
+	if (cg)
+		add_cgroup_totals(o, cg->path, rows, n);
+	json_add(o, "tasks", tasks_json(d, rows, n));
+	free(rows);
+	return o;
+}
