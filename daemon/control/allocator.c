@@ -68,8 +68,8 @@ static bool read_at(int fd, void *buf, size_t len, off_t off)
 /* Whether section header @sh of @fd is named @name in string table @strtab. */
 static bool section_named(const Elf64_Shdr *sh, const char *strtab, size_t strsz, const char *name)
 {
-	return sh->sh_name < strsz && strnlen(strtab + sh->sh_name, strsz - sh->sh_name) <
-					  strsz - sh->sh_name &&
+	return sh->sh_name < strsz &&
+	       strnlen(strtab + sh->sh_name, strsz - sh->sh_name) < strsz - sh->sh_name &&
 	       !strcmp(strtab + sh->sh_name, name);
 }
 
@@ -109,8 +109,9 @@ bool elf_has_section(const char *path, const char *name)
 	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr))
 		strtab = section_names(fd, &eh, &strsz);
 	for (unsigned i = 0; strtab && !found && i < eh.e_shnum; i++)
-		found = read_at(fd, &sh, sizeof(sh), (off_t)(eh.e_shoff + (Elf64_Off)i * sizeof(sh))) &&
-			section_named(&sh, strtab, strsz, name);
+		found =
+		    read_at(fd, &sh, sizeof(sh), (off_t)(eh.e_shoff + (Elf64_Off)i * sizeof(sh))) &&
+		    section_named(&sh, strtab, strsz, name);
 	free(strtab);
 	close(fd);
 	return found;

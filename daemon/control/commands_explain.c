@@ -43,14 +43,15 @@ static struct json_object *tasks_json(struct taod *d, const struct task_row *row
 		const struct allocator_rule *a =
 		    alive && rows[i].c.pmd_split ? allocator_of_pid((pid_t)rows[i].tgid) : NULL;
 
-		json_object_array_add(list, explain_task_json(&rows[i], e ? e->path : NULL, alive, a));
+		json_object_array_add(list,
+				      explain_task_json(&rows[i], e ? e->path : NULL, alive, a));
 	}
 	return list;
 }
 
 /* The cgroup's totals over its tasks. */
-static void add_cgroup_totals(struct json_object *o, const char *path,
-			      const struct task_row *rows, size_t n)
+static void add_cgroup_totals(struct json_object *o, const char *path, const struct task_row *rows,
+			      size_t n)
 {
 	__u64 sum[TAOD_CAUSE_MAX];
 	uint64_t splits = 0;
@@ -103,7 +104,8 @@ struct json_object *cmd_explain(struct taod *d, struct json_object *req)
 	n = keep_rows(rows, task_rows_collect(d->obs, rows, TAOD_MAX_TASKS), cg ? cg->id : 0, pid);
 	if (pid && !n) {
 		free(rows);
-		return protocol_errorf("pid %lld: taod has counted no THP event of it", (long long)pid);
+		return protocol_errorf("pid %lld: taod has counted no THP event of it",
+				       (long long)pid);
 	}
 	o = protocol_ok();
 	if (cg)

@@ -6,7 +6,6 @@
 #ifndef TAOD_SPLIT_CAUSE_H
 #define TAOD_SPLIT_CAUSE_H
 
-
 #include <linux/types.h>
 
 #include "taod/bpf_shared.h"

@@ -13,9 +13,10 @@
 
 #define LINE(path) "7f0000000000-7f0000021000 r-xp 00000000 08:01 1234 " path "\n"
 
-static const char base_maps[] = "55d000000000-55d000001000 r-xp 00000000 08:01 99 /usr/bin/app\n"
-	LINE("/usr/lib/x86_64-linux-gnu/libc.so.6")
-	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n";
+static const char base_maps[] =
+    "55d000000000-55d000001000 r-xp 00000000 08:01 99 /usr/bin/app\n" LINE(
+	"/usr/lib/x86_64-linux-gnu/libc.so.6") "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 "
+					       "[stack]\n";
 
 static const char *detect(const char *lib_line, bool go)
 {
@@ -29,8 +30,7 @@ Test(allocator, allocator_detect_finds_each_library)
 {
 	cr_assert_str_eq(detect(LINE("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"), false),
 			 "jemalloc");
-	cr_assert_str_eq(detect(LINE("/usr/lib/libtcmalloc_minimal.so.4.5.9"), false),
-			 "tcmalloc");
+	cr_assert_str_eq(detect(LINE("/usr/lib/libtcmalloc_minimal.so.4.5.9"), false), "tcmalloc");
 	cr_assert_str_eq(detect(LINE("/usr/lib/libtcmalloc.so.4"), false), "tcmalloc");
 	cr_assert_str_eq(detect(LINE("/usr/lib/jvm/java-17/lib/server/libjvm.so"), false), "jvm");
 }

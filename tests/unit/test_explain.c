@@ -89,19 +89,19 @@ Test(explain, explain_print_renders_cgroup_and_tasks)
 	json_object_array_add(tasks, explain_task_json(&rows[1], "/svc/cache", false, NULL));
 	json_add(reply, "tasks", tasks);
 	text = render(reply);
-	cr_assert_str_eq(text,
-			 "cgroup /svc/cache: 12 PMD splits, top cause madvise_dontneed, 2 tasks\n"
-			 "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
-			 "pid 4242 redis-server in /svc/cache: 12 PMD splits, top cause "
-			 "madvise_dontneed; 3 whole unmaps\n"
-			 "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
-			 "  allocator: glibc malloc\n"
-			 "  fix: GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35+) makes malloc ask "
-			 "for THPs with huge-page-aligned heap growth; a larger M_TRIM_THRESHOLD and "
-			 "M_MMAP_THRESHOLD (glibc.malloc.trim_threshold, glibc.malloc.mmap_threshold) "
-			 "trim and munmap less\n"
-			 "pid 4343 redis-server (gone) in /svc/cache: 0 PMD splits, top cause none "
-			 "told; 3 whole unmaps\n");
+	cr_assert_str_eq(
+	    text, "cgroup /svc/cache: 12 PMD splits, top cause madvise_dontneed, 2 tasks\n"
+		  "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
+		  "pid 4242 redis-server in /svc/cache: 12 PMD splits, top cause "
+		  "madvise_dontneed; 3 whole unmaps\n"
+		  "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
+		  "  allocator: glibc malloc\n"
+		  "  fix: GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35+) makes malloc ask "
+		  "for THPs with huge-page-aligned heap growth; a larger M_TRIM_THRESHOLD and "
+		  "M_MMAP_THRESHOLD (glibc.malloc.trim_threshold, glibc.malloc.mmap_threshold) "
+		  "trim and munmap less\n"
+		  "pid 4343 redis-server (gone) in /svc/cache: 0 PMD splits, top cause none "
+		  "told; 3 whole unmaps\n");
 	json_object_put(reply);
 }
 
