@@ -84,9 +84,11 @@ $(BUILD)/taod: $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o $(BUILD)/libtao
 $(BUILD)/taoctl: $(TAOCTL_OBJS) $(BUILD)/libtaod.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# Frame pointers and no tail calls: the kernel walks a user stack by frame
+# pointers (taoctl explain's split stacks).
 $(BUILD)/thp_workload: tests/workload/thp_workload.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls $< -o $@
 
 # The boot-zone TAO fixture's debugfs split, preloaded into taod by its
 # test: never sanitized (a preloaded library must not bring its own runtime).

@@ -65,6 +65,22 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* Tasks whose split stacks are sampled (the daemon writes it), and their
+ * last sampled stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TAOD_STACK_WATCH);
+	__type(key, __u32);
+	__type(value, __u8);
+} stack_watch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TAOD_STACK_WATCH * 4);
+	__type(key, __u32);
+	__type(value, struct taod_split_stack);
+} split_stacks SEC(".maps");
+
 /*
  * THP paths mode (fentry): the events are taken where the kernel handles
  * huge pages, so a base-page fault runs no program at all. Not autoloaded;
@@ -279,6 +295,34 @@ static __always_inline __u32 split_cause(void)
 #endif
 }
 
+/*
+ * The running task's user stack, if it is @tgid and the daemon marked it:
+ * a split charged to a top offender, in its own syscall or fault. One hash
+ * lookup per split for everyone else.
+ */
+static __always_inline void sample_stack(void *ctx, __u32 tgid, __u32 cause)
+{
+	static const struct taod_split_stack zero;
+	struct taod_split_stack *s;
+	long n;
+
+	if (!tgid || tgid != bpf_get_current_pid_tgid() >> 32 ||
+	    !bpf_map_lookup_elem(&stack_watch, &tgid))
+		return;
+	s = bpf_map_lookup_elem(&split_stacks, &tgid);
+	if (!s) {
+		bpf_map_update_elem(&split_stacks, &tgid, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&split_stacks, &tgid);
+		if (!s)
+			return;
+	}
+	n = bpf_get_stack(ctx, s->frames, sizeof(s->frames),
+			  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+	s->nframes = n > 0 ? n / sizeof(s->frames[0]) : 0;
+	s->cause = cause;
+	s->samples++;
+}
+
 /* A PMD-sized (or larger) stat delta: the only ones about PMD mappings. */
 static __always_inline bool pmd_sized(int val)
 {
@@ -412,7 +456,8 @@ static __always_inline void remember(struct taod_anon_event *e, int val, __u64 c
 	}
 }
 
-static __always_inline void set_pending(struct taod_unmap_state *st, int val, __u64 cgid, __u64 now)
+static __always_inline void set_pending(void *ctx, struct taod_unmap_state *st, int val, __u64 cgid,
+					__u64 now)
 {
 	if (!st->pending.pages)
 		__sync_fetch_and_add(&pending_cpus, 1);
@@ -420,6 +465,8 @@ static __always_inline void set_pending(struct taod_unmap_state *st, int val, __
 	/* Whatever settles it later (the next update, the flush) runs in
 	 * another context: the cause is the one in progress now. */
 	st->pending.cause = st->pending.tgid ? split_cause() : TAOD_CAUSE_OTHER;
+	/* Sampled now, in the task: a drop left pending is most often a split. */
+	sample_stack(ctx, st->pending.tgid, st->pending.cause);
 }
 
 static __always_inline void clear_pending(struct taod_unmap_state *st)
@@ -429,7 +476,8 @@ static __always_inline void clear_pending(struct taod_unmap_state *st)
 	st->pending.pages = 0;
 }
 
-static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int item, int val)
+static __always_inline int handle_lruvec_state(void *ctx, struct mem_cgroup *memcg, int item,
+					       int val)
 {
 	int anon_thps = bpf_core_enum_value(enum node_stat_item, NR_ANON_THPS);
 	int anon_mapped = bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED);
@@ -477,7 +525,7 @@ static __always_inline int handle_lruvec_state(struct mem_cgroup *memcg, int ite
 	} else if (st->last_mapped.pages && pairs_with(&st->last_mapped, val, cgid, now)) {
 		count_whole_unmap(&st->last_mapped); /* MAPPED came first */
 	} else {
-		set_pending(st, val, cgid, now);
+		set_pending(ctx, st, val, cgid, now);
 	}
 	st->last_mapped.pages = 0;
 	return 0;
@@ -492,7 +540,7 @@ int BPF_PROG(on_memcg_event, struct mem_cgroup *memcg, int item, unsigned long v
 SEC("tp_btf/mod_memcg_lruvec_state")
 int BPF_PROG(on_lruvec_state, struct mem_cgroup *memcg, int item, int val)
 {
-	return handle_lruvec_state(memcg, item, val);
+	return handle_lruvec_state(ctx, memcg, item, val);
 }
 
 /*
@@ -512,7 +560,7 @@ int BPF_PROG(on_lruvec_state_fn, struct lruvec *lruvec, int item, int val)
 {
 	struct mem_cgroup_per_node *pn = container_of(lruvec, struct mem_cgroup_per_node, lruvec);
 
-	return handle_lruvec_state(BPF_CORE_READ(pn, memcg), item, val);
+	return handle_lruvec_state(ctx, BPF_CORE_READ(pn, memcg), item, val);
 }
 
 SEC("tp_btf/mm_page_alloc")
@@ -867,8 +915,8 @@ static __always_inline __u64 pmd_pfn(__u64 v)
  * Before 6.2: the split of an anonymous THP's PMD (not the huge zero
  * page's) that left a page table behind, charged to the mm's owner.
  */
-static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct vm_area_struct *vma,
-						pmd_t *pmd)
+static __always_inline void count_pmd_split_v61(void *ctx, struct thp_path_ctx *x,
+						struct vm_area_struct *vma, pmd_t *pmd)
 {
 	struct taod_anon_event e = {};
 	__u64 now = 0;
@@ -881,8 +929,10 @@ static __always_inline void count_pmd_split_v61(struct thp_path_ctx *x, struct v
 	if (now == x->split_pmd || pmd_maps_huge(now))
 		return;
 	e.cause = split_cause();
-	if (owner_pmd_event(&e, vma, 0))
-		count_split(&e);
+	if (!owner_pmd_event(&e, vma, 0))
+		return;
+	count_split(&e);
+	sample_stack(ctx, e.tgid, e.cause);
 }
 
 SEC("?fexit/__split_huge_pmd")
@@ -891,7 +941,7 @@ int BPF_PROG(on_split_pmd_exit, struct vm_area_struct *vma, pmd_t *pmd)
 	struct thp_path_ctx *x = path_ctx(false);
 
 	if (x && x->in_split && x->split_pmd)
-		count_pmd_split_v61(x, vma, pmd);
+		count_pmd_split_v61(ctx, x, vma, pmd);
 	return mark_path(false, false);
 }
 
@@ -933,7 +983,8 @@ static __always_inline bool last_pmd_mapping(struct folio *head)
  * last PMD mapping is a whole unmap (as NR_ANON_THPS drops then).
  * Migration and reclaim remove PMD mappings too; they are neither.
  */
-static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_area_struct *vma)
+static __always_inline int pmd_mapping_removed(void *ctx, struct folio *folio,
+					       struct vm_area_struct *vma)
 {
 	struct thp_path_ctx *x = path_ctx(false);
 	struct taod_anon_event e = {};
@@ -949,6 +1000,7 @@ static __always_inline int pmd_mapping_removed(struct folio *folio, struct vm_ar
 	if (x->in_split) {
 		e.cause = split_cause();
 		count_split(&e);
+		sample_stack(ctx, e.tgid, e.cause);
 	} else {
 		count_whole_unmap(&e);
 	}
@@ -960,7 +1012,7 @@ SEC("?fentry/folio_remove_rmap_pmd")
 int BPF_PROG(on_rmap_pmd_removed, struct folio *folio, struct page *page,
 	     struct vm_area_struct *vma)
 {
-	return pmd_mapping_removed(folio, vma);
+	return pmd_mapping_removed(ctx, folio, vma);
 }
 
 /* Before 6.8, for every mapping: a base page's returns at the first test,
@@ -970,5 +1022,5 @@ int BPF_PROG(on_page_rmap_removed, struct page *page, struct vm_area_struct *vma
 {
 	if (!compound)
 		return 0;
-	return pmd_mapping_removed((struct folio *)page, vma);
+	return pmd_mapping_removed(ctx, (struct folio *)page, vma);
 }

@@ -25,6 +25,8 @@
 #define MEMSTAT_SLICE 64
 /* A full walk this often even without inotify events (lost watches). */
 #define RESCAN_TICKS 300
+/* Ticks between choosing the tasks whose split stacks are sampled. */
+#define STACK_WATCH_TICKS 5
 
 struct tick_ctx {
 	struct taod *d;
@@ -239,6 +241,10 @@ int pipeline_tick(struct taod *d)
 	read_memstats(d);
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	decide_step(d, t.now);
+	/* The top offenders' split stacks are sampled; who they are moves slowly. */
+	if (d->ticks % STACK_WATCH_TICKS == 0)
+		log_errno(LOG_WARNING, task_rows_watch_top(d->obs),
+			  "marking tasks for split stacks");
 	bpf_observer_stats(d->obs, d->bpf_stats);
 	d->ticks++;
 	pipeline_report_tick(d, &report);

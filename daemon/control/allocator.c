@@ -6,14 +6,13 @@
  */
 #include "taod/allocator.h"
 
-#include <elf.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "taod/elf_file.h"
 #include "taod/rootfs.h"
 
 static const struct allocator_rule rules[] = {
@@ -60,63 +59,6 @@ const struct allocator_rule *allocator_detect(const char *maps, bool go_binary)
 	return &rules[n - 1];
 }
 
-static bool read_at(int fd, void *buf, size_t len, off_t off)
-{
-	return pread(fd, buf, len, off) == (ssize_t)len;
-}
-
-/* Whether section header @sh of @fd is named @name in string table @strtab. */
-static bool section_named(const Elf64_Shdr *sh, const char *strtab, size_t strsz, const char *name)
-{
-	return sh->sh_name < strsz &&
-	       strnlen(strtab + sh->sh_name, strsz - sh->sh_name) < strsz - sh->sh_name &&
-	       !strcmp(strtab + sh->sh_name, name);
-}
-
-/* Section names of ELF64 file @fd: its section string table, or NULL. */
-static char *section_names(int fd, const Elf64_Ehdr *eh, size_t *size)
-{
-	Elf64_Shdr strsh;
-	char *tab;
-
-	if (eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= eh->e_shnum ||
-	    !read_at(fd, &strsh, sizeof(strsh),
-		     (off_t)(eh->e_shoff + (Elf64_Off)eh->e_shstrndx * sizeof(strsh))))
-		return NULL;
-	if (!strsh.sh_size || strsh.sh_size > (1 << 20))
-		return NULL;
-	tab = malloc(strsh.sh_size);
-	if (tab && !read_at(fd, tab, strsh.sh_size, (off_t)strsh.sh_offset)) {
-		free(tab);
-		tab = NULL;
-	}
-	*size = strsh.sh_size;
-	return tab;
-}
-
-bool elf_has_section(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf64_Ehdr eh;
-	Elf64_Shdr sh;
-	size_t strsz = 0;
-	char *strtab = NULL;
-	bool found = false;
-
-	if (fd < 0)
-		return false;
-	if (read_at(fd, &eh, sizeof(eh), 0) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_shentsize == sizeof(Elf64_Shdr))
-		strtab = section_names(fd, &eh, &strsz);
-	for (unsigned i = 0; strtab && !found && i < eh.e_shnum; i++)
-		found =
-		    read_at(fd, &sh, sizeof(sh), (off_t)(eh.e_shoff + (Elf64_Off)i * sizeof(sh))) &&
-		    section_named(&sh, strtab, strsz, name);
-	free(strtab);
-	close(fd);
-	return found;
-}
-
 /* The whole of a /proc file, NUL-terminated; NULL if unreadable. */
 static char *read_proc_text(const char *rel)
 {
@@ -144,20 +86,22 @@ static char *read_proc_text(const char *rel)
 	return text;
 }
 
-const struct allocator_rule *allocator_of_pid(pid_t pid)
+char *task_maps_read(pid_t pid)
 {
-	char rel[64], exe[PATH_MAX];
-	const struct allocator_rule *r;
-	char *maps;
-	bool go;
+	char rel[64];
 
 	snprintf(rel, sizeof(rel), "/proc/%d/maps", (int)pid);
-	maps = read_proc_text(rel);
+	return read_proc_text(rel);
+}
+
+const struct allocator_rule *allocator_of_pid(pid_t pid, const char *maps)
+{
+	char rel[64], exe[PATH_MAX];
+	bool go;
+
 	if (!maps)
 		return NULL;
 	snprintf(rel, sizeof(rel), "/proc/%d/exe", (int)pid);
 	go = !rootfs_path(exe, sizeof(exe), rel) && elf_has_section(exe, ".go.buildinfo");
-	r = allocator_detect(maps, go);
-	free(maps);
-	return r;
+	return allocator_detect(maps, go);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `explain`: a cgroup's or a task's PMD splits by cause, and the fix. */
 #include <errno.h>
+#include <stdio.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
 #include "taod/split_cause.h"
+#include "taod/split_stack.h"
 
 #define EXPLAIN_TASKS 20 /* most splitting tasks of a cgroup shown */
 
@@ -32,20 +34,32 @@ static size_t keep_rows(struct task_row *rows, size_t n, uint64_t id, int64_t pi
 	return k;
 }
 
-/* The tasks' rows as JSON; the allocator is looked up for live splitters. */
+/* Task @r as JSON; its maps name its allocator and its stack's files. */
+static struct json_object *task_json(struct taod *d, const struct task_row *r)
+{
+	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, r->c.cgroup_id);
+	bool alive = task_alive(r->tgid);
+	char *maps = alive && r->c.pmd_split ? task_maps_read((pid_t)r->tgid) : NULL;
+	struct taod_split_stack st;
+	struct json_object *stack = NULL, *o;
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "/proc/%u/root", r->tgid);
+	if (!bpf_observer_split_stack(d->obs, r->tgid, &st))
+		stack = split_stack_json(&st, maps, prefix);
+	o = explain_task_json(r, e ? e->path : NULL, alive, allocator_of_pid((pid_t)r->tgid, maps),
+			      stack);
+	free(maps);
+	return o;
+}
+
+/* The tasks' rows as JSON, most splits first. */
 static struct json_object *tasks_json(struct taod *d, const struct task_row *rows, size_t n)
 {
 	struct json_object *list = json_object_new_array();
 
-	for (size_t i = 0; i < n && i < EXPLAIN_TASKS; i++) {
-		const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, rows[i].c.cgroup_id);
-		bool alive = task_alive(rows[i].tgid);
-		const struct allocator_rule *a =
-		    alive && rows[i].c.pmd_split ? allocator_of_pid((pid_t)rows[i].tgid) : NULL;
-
-		json_object_array_add(list,
-				      explain_task_json(&rows[i], e ? e->path : NULL, alive, a));
-	}
+	for (size_t i = 0; i < n && i < EXPLAIN_TASKS; i++)
+		json_object_array_add(list, task_json(d, &rows[i]));
 	return list;
 }
 

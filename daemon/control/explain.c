@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "taod/elf_file.h"
 #include "taod/json_fields.h"
 #include "taod/split_cause.h"
 
@@ -44,7 +45,7 @@ static void add_top_cause(struct json_object *o, const __u64 by_cause[TAOD_CAUSE
 }
 
 struct json_object *explain_task_json(const struct task_row *r, const char *cgroup, bool alive,
-				      const struct allocator_rule *alloc)
+				      const struct allocator_rule *alloc, struct json_object *stack)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -59,6 +60,7 @@ struct json_object *explain_task_json(const struct task_row *r, const char *cgro
 	add_top_cause(o, r->c.pmd_split_by_cause);
 	json_add_str_or_null(o, "allocator", alloc ? alloc->name : NULL);
 	json_add_str_or_null(o, "advice", alloc ? alloc->advice : NULL);
+	json_add(o, "stack", stack);
 	return o;
 }
 
@@ -105,6 +107,40 @@ static void print_headline(FILE *f, struct json_object *o)
 		top ? top : "none told");
 }
 
+/* One frame: the file and offset with the function where the file's
+ * symbols say, else the build-id and offset, else the bare IP. */
+static void print_frame(FILE *f, unsigned i, struct json_object *fr)
+{
+	const char *file = str_of(fr, "file"), *id = str_of(fr, "build_id");
+	uint64_t off = u64_of(fr, "offset");
+	char sym[256];
+
+	fprintf(f, "    #%u ", i);
+	if (file && json_object_object_get_ex(fr, "offset", NULL)) {
+		fprintf(f, "%s+0x%" PRIx64, file, off);
+		if (!elf_symbolize(file, off, sym, sizeof(sym)))
+			fprintf(f, " %s", sym);
+	} else if (id) {
+		fprintf(f, "build-id %s+0x%" PRIx64, id, off);
+	} else {
+		fprintf(f, "ip 0x%" PRIx64, u64_of(fr, "ip"));
+	}
+	fputc('\n', f);
+}
+
+static void print_stack(FILE *f, struct json_object *t)
+{
+	struct json_object *st, *frames;
+
+	if (!json_object_object_get_ex(t, "stack", &st) || !st ||
+	    !json_object_object_get_ex(st, "frames", &frames))
+		return;
+	fprintf(f, "  last split stack (%" PRIu64 " sampled, %s):\n", u64_of(st, "samples"),
+		str_of(st, "cause"));
+	for (size_t i = 0; i < json_object_array_length(frames); i++)
+		print_frame(f, (unsigned)i, json_object_array_get_idx(frames, i));
+}
+
 static void print_task(FILE *f, struct json_object *t)
 {
 	const char *cg = str_of(t, "cgroup"), *alloc = str_of(t, "allocator");
@@ -118,6 +154,7 @@ static void print_task(FILE *f, struct json_object *t)
 	print_causes(f, t);
 	if (alloc)
 		fprintf(f, "  allocator: %s\n  fix: %s\n", alloc, str_of(t, "advice"));
+	print_stack(f, t);
 }
 
 int explain_print(FILE *f, struct json_object *reply)

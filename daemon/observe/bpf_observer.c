@@ -448,3 +448,38 @@ int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t
 	}
 	return (int)n;
 }
+
+int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, size_t n)
+{
+	int fd = bpf_map__fd(o->skel->maps.stack_watch);
+	__u32 key, next, *prev = NULL;
+	__u8 on = 1;
+	size_t i;
+
+	/* Unmark the tasks not in the list, then mark the list. */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		for (i = 0; i < n && tgids[i] != key; i++)
+			;
+		if (i == n && !bpf_map_delete_elem(fd, &key))
+			continue; /* deleted: the walk goes on from the start */
+		prev = &key;
+	}
+	for (i = 0; i < n && i < TAOD_STACK_WATCH; i++) {
+		key = tgids[i];
+		if (bpf_map_update_elem(fd, &key, &on, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out)
+{
+	__u32 key = tgid;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.split_stacks), &key, out))
+		return -errno;
+	if (out->nframes > TAOD_STACK_FRAMES)
+		out->nframes = TAOD_STACK_FRAMES;
+	return 0;
+}

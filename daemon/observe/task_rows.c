@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "taod/task_rows.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,4 +53,19 @@ size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t m
 		memcpy(rows, tc.rows, n * sizeof(*rows));
 	free(tc.rows);
 	return n;
+}
+
+int task_rows_watch_top(struct bpf_observer *o)
+{
+	struct task_row *rows = calloc(TAOD_MAX_TASKS, sizeof(*rows));
+	uint32_t top[TAOD_STACK_WATCH];
+	size_t n, k = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	n = task_rows_collect(o, rows, TAOD_MAX_TASKS);
+	for (size_t i = 0; i < n && k < TAOD_STACK_WATCH && rows[i].c.pmd_split; i++)
+		top[k++] = rows[i].tgid;
+	free(rows);
+	return bpf_observer_watch_stacks(o, top, k);
 }

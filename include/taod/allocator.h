@@ -26,11 +26,10 @@ struct allocator_rule {
 /* The first rule that matches /proc/PID/maps text @maps (NUL-terminated)
  * and @go_binary; never NULL (the last rule always matches). */
 const struct allocator_rule *allocator_detect(const char *maps, bool go_binary);
-/* Whether ELF file @path has a section named @name; false for a file that
- * cannot be read or is not a 64-bit ELF file. */
-bool elf_has_section(const char *path, const char *name);
-/* The allocator of live task @pid (under the root taod inspects), or NULL
- * when its maps cannot be read (gone, or no permission). */
-const struct allocator_rule *allocator_of_pid(pid_t pid);
+/* /proc/@pid/maps (under the root taod inspects), NUL-terminated, to be
+ * freed; NULL when it cannot be read (gone, or no permission). */
+char *task_maps_read(pid_t pid);
+/* The allocator of task @pid with mappings @maps (NULL: unknown). */
+const struct allocator_rule *allocator_of_pid(pid_t pid, const char *maps);
 
 #endif

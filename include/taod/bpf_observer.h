@@ -35,6 +35,12 @@ int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *c
 
 int bpf_observer_stats(struct bpf_observer *o, uint64_t out[TAOD_STAT_MAX]);
 
+/* Samples the user stacks of the splits of tasks @tgids (at most
+ * TAOD_STACK_WATCH) and of no other. Returns 0 or a negative errno. */
+int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, size_t n);
+/* The last split stack sampled of task @tgid; -ENOENT when none was. */
+int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out);
+
 /* Per program: run count and run time, when kernel.bpf_stats_enabled is 1. */
 struct bpf_prog_cost {
 	char name[32];

@@ -11,6 +11,10 @@
 #define TAOD_MAX_CGROUPS 16384
 #define TAOD_MAX_TASKS	 8192
 
+#ifndef __bpf__
+#include <linux/bpf.h> /* struct bpf_stack_build_id (the BPF side has vmlinux.h) */
+#endif
+
 /*
  * What a PMD split happened under, told from the task that ran it: its
  * syscall, a page fault (copy-on-write of a THP shared after fork), or a
@@ -61,6 +65,23 @@ struct taod_task_counters {
 	__u64 split_exact;
 	__u64 large_folio_alloc;		  /* orders >= 2, PMD order included */
 	__u64 pmd_split_by_cause[TAOD_CAUSE_MAX]; /* pmd_split, by enum taod_split_cause */
+};
+
+/*
+ * User stacks of splits, sampled only for the few tasks the daemon marks
+ * in map "stack_watch" (the top offenders): per task, the last one.
+ */
+#define TAOD_STACK_WATCH  16 /* tasks marked at once */
+#define TAOD_STACK_FRAMES 8
+
+struct taod_split_stack {
+	__u64 samples; /* splits sampled */
+	__u32 cause;   /* enum taod_split_cause of the last one */
+	__u32 nframes;
+	/* build-id + file offset, or the bare IP where the kernel could not
+	 * read the build-id (status BPF_STACK_BUILD_ID_IP: under mmap_lock,
+	 * as in munmap or mprotect) */
+	struct bpf_stack_build_id frames[TAOD_STACK_FRAMES];
 };
 
 /* One NR_ANON_THPS or NR_ANON_MAPPED drop, remembered for pairing. */

@@ -17,13 +17,15 @@ struct json_object;
 /* {"cause": splits} of the causes with splits, most first. */
 struct json_object *explain_causes_json(const __u64 by_cause[TAOD_CAUSE_MAX]);
 /* One task: counts, splits by cause, top cause, and the allocator and its
- * fix (@alloc NULL: unknown, e.g. the task is gone). @cgroup may be NULL. */
+ * fix (@alloc NULL: unknown, e.g. the task is gone). @cgroup may be NULL;
+ * @stack (split_stack_json, or NULL for none sampled) is taken over. */
 struct json_object *explain_task_json(const struct task_row *r, const char *cgroup, bool alive,
-				      const struct allocator_rule *alloc);
+				      const struct allocator_rule *alloc,
+				      struct json_object *stack);
 /* Adds up the tasks' splits by cause into @sum (zeroed first). */
 void explain_sum_causes(const struct task_row *rows, size_t n, __u64 sum[TAOD_CAUSE_MAX]);
-/* Prints an explain reply for people. Returns 0, or -1 if @reply lacks
- * its "tasks" list. */
+/* Prints an explain reply for people, stack frames symbolized where their
+ * file can be read. Returns 0, or -1 if @reply lacks its "tasks" list. */
 int explain_print(FILE *f, struct json_object *reply);
 
 #endif

@@ -23,4 +23,8 @@ struct task_row {
 /* Fills up to @max rows from the observer's per-task map; returns how many. */
 size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t max);
 
+/* Marks the tasks that split the most (at most TAOD_STACK_WATCH) for
+ * user stack sampling, and unmarks the others. Returns 0 or -errno. */
+int task_rows_watch_top(struct bpf_observer *o);
+
 #endif

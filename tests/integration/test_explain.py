@@ -1,9 +1,12 @@
 """Why THPs split: per-task causes of PMD splits, and `taoctl explain`."""
+import re
 from pathlib import Path
 
 import pytest
 
-from conftest import cgroup_row, finish, wait_for
+from conftest import WORKLOAD, cgroup_row, wait_for
+
+BUILD_WORKLOAD = WORKLOAD.resolve()
 
 THP_PATHS = "fentry (THP paths)"
 
@@ -115,5 +118,28 @@ def test_cow_after_fork_split_is_counted(daemon, cgroups):
     [t] = r["tasks"]
     assert t["split_causes"] == {"cow": n} and t["top_cause"] == "cow"
     assert t["pmd_unmap_whole"] == 0
+    p.kill()
+    p.wait()
+
+
+def test_top_offender_split_stack_is_sampled(daemon, cgroups):
+    """The top offenders' splits are sampled with their user stack; explain
+    names the frames' files and taoctl their functions."""
+    s = cgroups.make("XS")
+    p = cgroups.workload(s, "abuse", 60)
+    wait_splits(daemon, cgroups, s, 3, "abuse splits")
+
+    def sampled():
+        [t] = daemon.ctl("explain", str(p.pid))["tasks"]
+        return t["stack"] and t["stack"]["frames"] and t
+
+    t = wait_for(sampled, what="a sampled split stack")
+    assert t["stack"]["cause"] == "munmap" and t["stack"]["samples"] >= 1
+    files = [f["file"] for f in t["stack"]["frames"]]
+    assert str(BUILD_WORKLOAD) in files, files
+    rc, text, err = daemon.ctl_rc("explain", str(p.pid))
+    assert rc == 0, err
+    assert "last split stack" in text
+    assert re.search(rf"#\d+ {re.escape(str(BUILD_WORKLOAD))}\+0x[0-9a-f]+ \w+\+0x", text), text
     p.kill()
     p.wait()

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,27 +63,10 @@ Test(allocator, every_rule_gives_its_owner_switches)
 	cr_assert(strstr(allocator_detect("", false)->advice, "glibc.malloc.hugetlb=1"));
 }
 
-Test(allocator, elf_has_section_reads_section_names)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *junk;
-
-	cr_assert_gt(n, 0);
-	self[n] = '\0';
-	cr_assert(elf_has_section(self, ".text"));
-	cr_assert_not(elf_has_section(self, ".go.buildinfo"));
-	tmp_conf_setup();
-	junk = tmp_conf_write("junk", "\177ELF but not really an ELF file at all");
-	cr_assert_not(elf_has_section(junk, ".text"));
-	cr_assert_not(elf_has_section("/nonexistent/taod/file", ".text"));
-	tmp_conf_teardown();
-}
-
 Test(allocator, allocator_of_pid_reads_maps_under_the_root)
 {
 	const char *dir = tmp_conf_setup();
-	char path[PATH_MAX];
+	char path[PATH_MAX], *maps;
 
 	snprintf(path, sizeof(path), "%s/proc", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
@@ -90,8 +74,12 @@ Test(allocator, allocator_of_pid_reads_maps_under_the_root)
 	cr_assert_eq(mkdir(path, 0755), 0);
 	tmp_conf_write("proc/4242/maps", LINE("/usr/lib/libjemalloc.so.2"));
 	rootfs_set(dir);
-	cr_assert_str_eq(allocator_of_pid(4242)->name, "jemalloc");
-	cr_assert_null(allocator_of_pid(4243)); /* gone: no maps */
+	maps = task_maps_read(4242);
+	cr_assert_not_null(maps);
+	cr_assert_str_eq(allocator_of_pid(4242, maps)->name, "jemalloc");
+	free(maps);
+	cr_assert_null(task_maps_read(4243)); /* gone: no maps */
+	cr_assert_null(allocator_of_pid(4243, NULL));
 	rootfs_set("/");
 	tmp_conf_teardown();
 }

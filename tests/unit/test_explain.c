@@ -53,7 +53,7 @@ Test(explain, explain_task_json_names_top_cause_and_fix)
 	struct task_row r = sample_row();
 	const struct allocator_rule *jemalloc =
 	    allocator_detect("7f00-7f01 r-xp 0 08:01 1 /usr/lib/libjemalloc.so.2\n", false);
-	struct json_object *t = explain_task_json(&r, "/svc/cache", true, jemalloc), *v;
+	struct json_object *t = explain_task_json(&r, "/svc/cache", true, jemalloc, NULL), *v;
 
 	cr_assert(json_object_object_get_ex(t, "top_cause", &v));
 	cr_assert_str_eq(json_object_get_string(v), "madvise_dontneed");
@@ -62,7 +62,7 @@ Test(explain, explain_task_json_names_top_cause_and_fix)
 	json_object_put(t);
 	/* Gone, nothing told: nulls, not made-up values. */
 	memset(r.c.pmd_split_by_cause, 0, sizeof(r.c.pmd_split_by_cause));
-	t = explain_task_json(&r, NULL, false, NULL);
+	t = explain_task_json(&r, NULL, false, NULL, NULL);
 	cr_assert(json_object_object_get_ex(t, "top_cause", &v) && !v);
 	cr_assert(json_object_object_get_ex(t, "allocator", &v) && !v);
 	cr_assert(json_object_object_get_ex(t, "cgroup", &v) && !v);
@@ -85,8 +85,8 @@ Test(explain, explain_print_renders_cgroup_and_tasks)
 	json_add_u64(reply, "pmd_split", 12);
 	json_add(reply, "split_causes", explain_causes_json(sum));
 	json_add_str(reply, "top_cause", "madvise_dontneed");
-	json_object_array_add(tasks, explain_task_json(&rows[0], "/svc/cache", true, glibc));
-	json_object_array_add(tasks, explain_task_json(&rows[1], "/svc/cache", false, NULL));
+	json_object_array_add(tasks, explain_task_json(&rows[0], "/svc/cache", true, glibc, NULL));
+	json_object_array_add(tasks, explain_task_json(&rows[1], "/svc/cache", false, NULL, NULL));
 	json_add(reply, "tasks", tasks);
 	text = render(reply);
 	cr_assert_str_eq(
@@ -112,5 +112,45 @@ Test(explain, explain_print_refuses_a_reply_without_tasks)
 
 	cr_assert_eq(explain_print(f, reply), -1);
 	fclose(f);
+	json_object_put(reply);
+}
+
+static struct json_object *frame(const char *file, const char *build_id, int64_t off, int64_t ip)
+{
+	struct json_object *f = json_object_new_object();
+
+	if (build_id)
+		json_add_str(f, "build_id", build_id);
+	if (ip >= 0)
+		json_add_i64(f, "ip", ip);
+	if (off >= 0)
+		json_add_i64(f, "offset", off);
+	json_add_str_or_null(f, "file", file);
+	return f;
+}
+
+Test(explain, explain_print_renders_a_split_stack)
+{
+	struct task_row r = sample_row();
+	struct json_object *reply = json_object_new_object(), *tasks = json_object_new_array();
+	struct json_object *stack = json_object_new_object(), *frames = json_object_new_array();
+
+	json_object_array_add(frames, frame("/nonexistent/lib.so", NULL, 0x10, 0x7f0000000010));
+	json_object_array_add(frames, frame(NULL, "abcd", 0x20, -1));
+	json_object_array_add(frames, frame(NULL, NULL, -1, 0x7f0000000100));
+	json_add_u64(stack, "samples", 3);
+	json_add_str(stack, "cause", "munmap");
+	json_add(stack, "frames", frames);
+	json_object_array_add(tasks, explain_task_json(&r, "/svc", true, NULL, stack));
+	json_add(reply, "tasks", tasks);
+	cr_assert_str_eq(
+	    render(reply),
+	    "pid 4242 redis-server in /svc: 12 PMD splits, top cause madvise_dontneed; "
+	    "3 whole unmaps\n"
+	    "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
+	    "  last split stack (3 sampled, munmap):\n"
+	    "    #0 /nonexistent/lib.so+0x10\n"
+	    "    #1 build-id abcd+0x20\n"
+	    "    #2 ip 0x7f0000000100\n");
 	json_object_put(reply);
 }

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Bounded reads of ELF64 files (see elf_file.h). */
+#include "taod/elf_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TABLE_MAX (64u << 20) /* a symbol or string table read whole, at most */
+
+struct elf {
+	int fd;
+	off_t size;
+	Elf64_Ehdr eh;
+};
+
+static bool read_at(const struct elf *e, void *buf, uint64_t len, uint64_t off)
+{
+	return off <= (uint64_t)e->size && len <= (uint64_t)e->size - off &&
+	       pread(e->fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+static bool elf_open(struct elf *e, const char *path)
+{
+	struct stat st;
+
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return false;
+	e->size = fstat(e->fd, &st) ? 0 : st.st_size;
+	if (read_at(e, &e->eh, sizeof(e->eh), 0) && !memcmp(e->eh.e_ident, ELFMAG, SELFMAG) &&
+	    e->eh.e_ident[EI_CLASS] == ELFCLASS64 && e->eh.e_shentsize == sizeof(Elf64_Shdr))
+		return true;
+	close(e->fd);
+	return false;
+}
+
+static bool section(const struct elf *e, unsigned i, Elf64_Shdr *sh)
+{
+	return i < e->eh.e_shnum && read_at(e, sh, sizeof(*sh), e->eh.e_shoff + (uint64_t)i * sizeof(*sh));
+}
+
+/* Section @sh's contents, read whole (at most TABLE_MAX), or NULL. */
+static void *contents(const struct elf *e, const Elf64_Shdr *sh)
+{
+	void *buf;
+
+	if (sh->sh_type == SHT_NOBITS || !sh->sh_size || sh->sh_size > TABLE_MAX)
+		return NULL;
+	buf = malloc(sh->sh_size + 1);
+	if (buf && !read_at(e, buf, sh->sh_size, sh->sh_offset)) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		((char *)buf)[sh->sh_size] = '\0'; /* strings end inside the buffer */
+	return buf;
+}
+
+/* Index of the section named @name, or -1. */
+static int find_section(const struct elf *e, const char *name, Elf64_Shdr *out)
+{
+	Elf64_Shdr strsh;
+	char *names;
+	int found = -1;
+
+	if (!section(e, e->eh.e_shstrndx, &strsh) || !(names = contents(e, &strsh)))
+		return -1;
+	for (unsigned i = 0; found < 0 && section(e, i, out); i++)
+		if (out->sh_name < strsh.sh_size && !strcmp(names + out->sh_name, name))
+			found = (int)i;
+	free(names);
+	return found;
+}
+
+bool elf_has_section(const char *path, const char *name)
+{
+	struct elf e;
+	Elf64_Shdr sh;
+	bool found;
+
+	if (!elf_open(&e, path))
+		return false;
+	found = find_section(&e, name, &sh) >= 0;
+	close(e.fd);
+	return found;
+}
+
+size_t elf_build_id(const char *path, unsigned char id[ELF_BUILD_ID_MAX])
+{
+	struct elf e;
+	Elf64_Shdr sh;
+	unsigned char *note = NULL;
+	size_t n = 0;
+
+	if (!elf_open(&e, path))
+		return 0;
+	if (find_section(&e, ".note.gnu.build-id", &sh) >= 0)
+		note = contents(&e, &sh);
+	if (note && sh.sh_size >= sizeof(Elf64_Nhdr)) {
+		const Elf64_Nhdr *nh = (const void *)note;
+		size_t desc = sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+
+		if (nh->n_type == NT_GNU_BUILD_ID && desc <= sh.sh_size &&
+		    nh->n_descsz <= sh.sh_size - desc && nh->n_descsz <= ELF_BUILD_ID_MAX) {
+			n = nh->n_descsz;
+			memcpy(id, note + desc, n);
+		}
+	}
+	free(note);
+	close(e.fd);
+	return n;
+}
+
+/* The virtual address file offset @off is loaded at, from the section
+ * holding it; false when no section does. */
+static bool offset_to_addr(const struct elf *e, uint64_t off, uint64_t *addr)
+{
+	Elf64_Shdr sh;
+
+	for (unsigned i = 1; section(e, i, &sh); i++)
+		if (sh.sh_type != SHT_NOBITS && sh.sh_addr && off >= sh.sh_offset &&
+		    off - sh.sh_offset < sh.sh_size) {
+			*addr = sh.sh_addr + (off - sh.sh_offset);
+			return true;
+		}
+	return false;
+}
+
+/* The function symbol of table @symsh covering @addr, named into @out. */
+static int lookup(const struct elf *e, const Elf64_Shdr *symsh, uint64_t addr, char *out,
+		  size_t len)
+{
+	Elf64_Shdr strsh;
+	Elf64_Sym *syms = NULL;
+	char *strs = NULL;
+	int r = -1;
+
+	if (symsh->sh_entsize == sizeof(Elf64_Sym) && section(e, symsh->sh_link, &strsh))
+		syms = contents(e, symsh);
+	strs = syms ? contents(e, &strsh) : NULL;
+	for (size_t i = 0; strs && r && i < symsh->sh_size / sizeof(*syms); i++) {
+		const Elf64_Sym *s = &syms[i];
+
+		if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || addr < s->st_value ||
+		    addr - s->st_value >= (s->st_size ? s->st_size : 1) ||
+		    s->st_name >= strsh.sh_size)
+			continue;
+		snprintf(out, len, "%s+0x%llx", strs + s->st_name,
+			 (unsigned long long)(addr - s->st_value));
+		r = 0;
+	}
+	free(syms);
+	free(strs);
+	return r;
+}
+
+int elf_symbolize(const char *path, uint64_t off, char *out, size_t len)
+{
+	struct elf e;
+	Elf64_Shdr sh;
+	uint64_t addr;
+	int r = -1;
+
+	if (!elf_open(&e, path))
+		return -1;
+	if (offset_to_addr(&e, off, &addr)) {
+		if (find_section(&e, ".symtab", &sh) >= 0)
+			r = lookup(&e, &sh, addr, out, len);
+		if (r && find_section(&e, ".dynsym", &sh) >= 0)
+			r = lookup(&e, &sh, addr, out, len);
+	}
+	close(e.fd);
+	return r;
+}
