@@ -41,7 +41,8 @@ static bool elf_open(struct elf *e, const char *path)
 
 static bool section(const struct elf *e, unsigned i, Elf64_Shdr *sh)
 {
-	return i < e->eh.e_shnum && read_at(e, sh, sizeof(*sh), e->eh.e_shoff + (uint64_t)i * sizeof(*sh));
+	return i < e->eh.e_shnum &&
+	       read_at(e, sh, sizeof(*sh), e->eh.e_shoff + (uint64_t)i * sizeof(*sh));
 }
 
 /* Section @sh's contents, read whole (at most TABLE_MAX), or NULL. */

@@ -30,7 +30,8 @@ static uint64_t file_offset_of(uintptr_t addr)
 
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64, &start, &end, &pgoff) == 3 &&
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64, &start, &end, &pgoff) ==
+			3 &&
 		    addr >= start && addr < end)
 			off = addr - start + pgoff;
 	fclose(f);

@@ -15,7 +15,8 @@ static const char *frames_text(struct json_object *o)
 	struct json_object *frames;
 
 	cr_assert(json_object_object_get_ex(o, "frames", &frames));
-	return json_object_to_json_string_ext(frames, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	return json_object_to_json_string_ext(frames, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 Test(split_stack, split_stack_json_names_the_file_mapped_at_an_ip)
@@ -35,10 +36,11 @@ Test(split_stack, split_stack_json_names_the_file_mapped_at_an_ip)
 	s.frames[2].status = BPF_STACK_BUILD_ID_IP;
 	s.frames[2].ip = 0x7f0000000100; /* anonymous memory: JIT code, say */
 	o = split_stack_json(&s, maps, "");
-	cr_assert_str_eq(frames_text(o),
-			 "[{\"ip\":139706696204304,\"offset\":163856,\"file\":\"/usr/lib/libc.so.6\"},"
-			 "{\"ip\":4203333,\"offset\":9029,\"file\":\"/usr/bin/app\"},"
-			 "{\"ip\":139637976727808,\"file\":null}]");
+	cr_assert_str_eq(
+	    frames_text(o),
+	    "[{\"ip\":139706696204304,\"offset\":163856,\"file\":\"/usr/lib/libc.so.6\"},"
+	    "{\"ip\":4203333,\"offset\":9029,\"file\":\"/usr/bin/app\"},"
+	    "{\"ip\":139637976727808,\"file\":null}]");
 	json_object_put(o);
 	/* The task is gone: no files. */
 	s.nframes = 1;
@@ -70,8 +72,9 @@ Test(split_stack, split_stack_json_finds_the_file_with_the_build_id)
 	cr_assert_str_eq(json_object_get_string(cause), "cow");
 	snprintf(want, sizeof(want), "\"offset\":4660,\"file\":\"%s\"}", self);
 	cr_assert(strstr(frames_text(o), want), "%s", frames_text(o));
-	cr_assert(strstr(frames_text(o), "{\"build_id\":\"abababababababababababababababababababab\","
-					 "\"offset\":0,\"file\":null}"),
+	cr_assert(strstr(frames_text(o),
+			 "{\"build_id\":\"abababababababababababababababababababab\","
+			 "\"offset\":0,\"file\":null}"),
 		  "%s", frames_text(o));
 	json_object_put(o);
 }
