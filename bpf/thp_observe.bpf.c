@@ -44,6 +44,14 @@ struct {
 	__type(value, struct taod_cg_counters);
 } cg_counters SEC(".maps");
 
+/* Ancestors of each cgroup charged (struct taod_cg_ancestry). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TAOD_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct taod_cg_ancestry);
+} cg_parent SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
 	__uint(max_entries, TAOD_MAX_TASKS);
@@ -125,13 +133,42 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;
 }
 
-static __always_inline struct taod_cg_counters *cg_get(__u64 cgid)
+static __always_inline __u64 css_cgid(struct cgroup_subsys_state *css)
+{
+	return css ? BPF_CORE_READ(css, cgroup, kn, id) : 0;
+}
+
+/* The ancestors of @css's cgroup @cgid, for a daemon that may never see it. */
+static __always_inline void note_ancestry(__u64 cgid, struct cgroup_subsys_state *css)
+{
+	struct taod_cg_ancestry a = {};
+
+#pragma unroll
+	for (int i = 0; i < TAOD_CG_ANCESTORS; i++) {
+		css = BPF_CORE_READ(css, parent);
+		if (!css)
+			break;
+		a.id[i] = css_cgid(css);
+	}
+	if (a.id[0])
+		bpf_map_update_elem(&cg_parent, &cgid, &a, BPF_ANY);
+}
+
+/*
+ * The counters of memcg @cgid. @css is its memory css where the caller has
+ * it (the events that can charge a cgroup first: faults, collapses, maps),
+ * NULL for events that follow one; a first charge notes the ancestry, so
+ * the cost is once per cgroup, never per event.
+ */
+static __always_inline struct taod_cg_counters *cg_get(__u64 cgid, struct cgroup_subsys_state *css)
 {
 	static const struct taod_cg_counters zero;
 	struct taod_cg_counters *c = bpf_map_lookup_elem(&cg_counters, &cgid);
 
 	if (c)
 		return c;
+	if (css)
+		note_ancestry(cgid, css);
 	bpf_map_update_elem(&cg_counters, &cgid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&cg_counters, &cgid);
 }
@@ -334,19 +371,22 @@ static __always_inline __u64 memcg_id(struct mem_cgroup *memcg)
 	return BPF_CORE_READ(memcg, css.cgroup, kn, id);
 }
 
-/* Memory cgroup of @task, on cgroup v1 and v2 alike. */
-static __always_inline __u64 task_memcg_id(struct task_struct *task)
+/* Memory css of @task, on cgroup v1 and v2 alike; NULL if none. */
+static __always_inline struct cgroup_subsys_state *task_memcg_css(struct task_struct *task)
 {
 	int idx = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	struct css_set *cset = BPF_CORE_READ(task, cgroups);
 	struct cgroup_subsys_state *css = NULL;
 
 	if (idx < 0 || idx >= CGROUP_SUBSYS_COUNT || !cset)
-		return 0;
+		return NULL;
 	bpf_core_read(&css, sizeof(css), &cset->subsys[idx]);
-	if (!css)
-		return 0;
-	return BPF_CORE_READ(css, cgroup, kn, id);
+	return css;
+}
+
+static __always_inline __u64 task_memcg_id(struct task_struct *task)
+{
+	return css_cgid(task_memcg_css(task));
 }
 
 static __always_inline __u64 current_memcg_id(void)
@@ -369,7 +409,7 @@ static __always_inline bool current_owns(__u64 cgid)
 
 static __always_inline void count_split(struct taod_anon_event *e)
 {
-	struct taod_cg_counters *c = cg_get(e->cgroup_id);
+	struct taod_cg_counters *c = cg_get(e->cgroup_id, NULL);
 	struct taod_task_counters *t = e->tgid ? task_get(e->tgid, e->cgroup_id, e->comm) : NULL;
 	__u64 n = (__u64)(-(__s64)e->pages);
 
@@ -387,7 +427,7 @@ static __always_inline void count_split(struct taod_anon_event *e)
 
 static __always_inline void count_whole_unmap(struct taod_anon_event *e)
 {
-	struct taod_cg_counters *c = cg_get(e->cgroup_id);
+	struct taod_cg_counters *c = cg_get(e->cgroup_id, NULL);
 	struct taod_task_counters *t = e->tgid ? task_get(e->tgid, e->cgroup_id, e->comm) : NULL;
 
 	if (c)
@@ -408,7 +448,7 @@ static __always_inline int handle_memcg_event(struct mem_cgroup *memcg, int item
 		return 0;
 	stat_inc(TAOD_STAT_MEMCG_EVENTS);
 	cgid = memcg_id(memcg);
-	c = cg_get(cgid);
+	c = cg_get(cgid, &memcg->css);
 	if (!c)
 		return 0;
 	if (item == bpf_core_enum_value(enum vm_event_item, THP_FAULT_ALLOC)) {
@@ -518,7 +558,7 @@ static __always_inline int handle_lruvec_state(void *ctx, struct mem_cgroup *mem
 		return 0;
 	}
 	if (val > 0) {
-		struct taod_cg_counters *c = cg_get(cgid);
+		struct taod_cg_counters *c = cg_get(cgid, &memcg->css);
 
 		if (c)
 			c->pmd_map_pages += val;
@@ -568,6 +608,7 @@ int BPF_PROG(on_page_alloc, struct page *page, unsigned int order, gfp_t gfp, in
 {
 	struct taod_cg_counters *c;
 	struct taod_task_counters *t;
+	struct cgroup_subsys_state *css;
 	__u32 o = order;
 	__u64 cgid;
 
@@ -576,8 +617,9 @@ int BPF_PROG(on_page_alloc, struct page *page, unsigned int order, gfp_t gfp, in
 	if (migratetype != bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE))
 		return 0;
 	stat_inc(TAOD_STAT_PAGE_ALLOC_EVENTS);
-	cgid = current_memcg_id();
-	c = cg_get(cgid);
+	css = task_memcg_css(bpf_get_current_task_btf());
+	cgid = css_cgid(css);
+	c = cg_get(cgid, css);
 	if (c && o < TAOD_MAX_ORDER)
 		c->folio_alloc[o]++;
 	if (o >= 2) {
@@ -625,7 +667,7 @@ static __always_inline int count_exact_split(__u64 cgid)
 	stat_inc(TAOD_STAT_SPLIT_EVENTS);
 	if (!cgid)
 		return 0;
-	c = cg_get(cgid);
+	c = cg_get(cgid, NULL);
 	t = current_owns(cgid) ? current_task_get(cgid) : NULL;
 	if (c)
 		c->split_exact++;
@@ -655,7 +697,7 @@ static __always_inline bool is_memcg(struct mem_cgroup *memcg)
  * which takes the folio. memcg_data holds the memcg, or on newer kernels an
  * obj_cgroup that points to it; which one is checked, not assumed.
  */
-static __always_inline __u64 folio_memcg_id(void *page_or_folio)
+static __always_inline struct mem_cgroup *folio_memcg(void *page_or_folio)
 {
 	struct page *page = page_or_folio;
 	struct folio *folio = page_or_folio;
@@ -670,11 +712,18 @@ static __always_inline __u64 folio_memcg_id(void *page_or_folio)
 	}
 	data = BPF_CORE_READ(folio, memcg_data);
 	if (!data || (data & 1)) /* none, or slab object extensions */
-		return 0;
+		return NULL;
 	memcg = (struct mem_cgroup *)(data & ~3UL);
 	if (!is_memcg(memcg))
 		memcg = BPF_CORE_READ((struct obj_cgroup *)(data & ~3UL), memcg);
-	return memcg && is_memcg(memcg) ? memcg_id(memcg) : 0;
+	return memcg && is_memcg(memcg) ? memcg : NULL;
+}
+
+static __always_inline __u64 folio_memcg_id(void *page_or_folio)
+{
+	struct mem_cgroup *memcg = folio_memcg(page_or_folio);
+
+	return memcg ? memcg_id(memcg) : 0;
 }
 
 /* A PMD split: the THP is charged to the memcg of the mm's owner. */
@@ -714,14 +763,17 @@ static __always_inline struct taod_task_counters *owner_task_get(struct task_str
 	return task_get(BPF_CORE_READ(owner, tgid), cgid, comm);
 }
 
-static __always_inline void count_fault_alloc(__u64 cgid, struct task_struct *owner)
+/* A THP faulted into memcg @css (NULL: none). */
+static __always_inline void count_fault_alloc(struct cgroup_subsys_state *css,
+					      struct task_struct *owner)
 {
+	__u64 cgid = css_cgid(css);
 	struct taod_cg_counters *c;
 	struct taod_task_counters *t;
 
 	if (!cgid)
 		return;
-	c = cg_get(cgid);
+	c = cg_get(cgid, css);
 	t = owner_task_get(owner, cgid);
 	if (c) {
 		c->thp_fault_alloc++;
@@ -786,6 +838,7 @@ SEC("?fexit/do_huge_pmd_anonymous_page")
 int BPF_PROG(on_huge_fault_exit, struct vm_fault *vmf, unsigned int ret)
 {
 	struct thp_path_ctx *x = path_ctx(false);
+	struct cgroup_subsys_state *css;
 	struct vm_area_struct *vma;
 	struct task_struct *owner;
 	struct taod_cg_counters *c;
@@ -798,16 +851,17 @@ int BPF_PROG(on_huge_fault_exit, struct vm_fault *vmf, unsigned int ret)
 		return 0;
 	vma = BPF_CORE_READ(vmf, vma);
 	owner = BPF_CORE_READ(vma, vm_mm, owner);
-	cgid = task_memcg_id(owner);
+	css = task_memcg_css(owner);
+	cgid = css_cgid(css);
 	if (x->deposited && !taod_cfg.fault_alloc_at_map) {
-		count_fault_alloc(cgid, owner);
+		count_fault_alloc(css, owner);
 		return 0;
 	}
 	if (x->deposited || !(ret & bpf_core_enum_value(enum vm_fault_reason, VM_FAULT_FALLBACK)))
 		return 0;
 	if (!cgid || !pmd_fits(vma, BPF_CORE_READ(vmf, address)))
 		return 0;
-	c = cg_get(cgid);
+	c = cg_get(cgid, css);
 	if (c)
 		c->thp_fault_fallback++;
 	return 0;
@@ -819,10 +873,10 @@ SEC("?fentry/map_anon_folio_pmd_pf")
 int BPF_PROG(on_map_anon_pmd, struct folio *folio, pmd_t *pmd, struct vm_area_struct *vma)
 {
 	struct task_struct *owner = BPF_CORE_READ(vma, vm_mm, owner);
-	__u64 cgid = folio_memcg_id(folio);
+	struct mem_cgroup *memcg = folio_memcg(folio);
 
 	stat_inc(TAOD_STAT_THP_PATH_EVENTS);
-	count_fault_alloc(cgid ? cgid : task_memcg_id(owner), owner);
+	count_fault_alloc(memcg ? &memcg->css : task_memcg_css(owner), owner);
 	return 0;
 }
 
@@ -834,6 +888,7 @@ int BPF_PROG(on_map_anon_pmd, struct folio *folio, pmd_t *pmd, struct vm_area_st
 SEC("?tp_btf/mm_collapse_huge_page")
 int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
 {
+	struct cgroup_subsys_state *css;
 	struct taod_cg_counters *c;
 	__u64 cgid;
 
@@ -845,8 +900,9 @@ int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
 		    status == bpf_core_enum_value(enum scan_result, SCAN_CGROUP_CHARGE_FAIL))
 			return 0;
 	}
-	cgid = task_memcg_id(BPF_CORE_READ(mm, owner));
-	c = cgid ? cg_get(cgid) : NULL;
+	css = task_memcg_css(BPF_CORE_READ(mm, owner));
+	cgid = css_cgid(css);
+	c = cgid ? cg_get(cgid, css) : NULL;
 	if (!c)
 		return 0;
 	c->thp_collapse_alloc++;

@@ -75,8 +75,14 @@ static int on_cgroup_dir(void *user, uint64_t id, const char *rel, int dirfd)
 static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counters *c)
 {
 	struct tick_ctx *t = user;
+	struct cgroup_entry *e = cgroup_table_set_counters(&t->d->cgroups, id, c, t->now);
+	struct taod_cg_ancestry a;
 
-	cgroup_table_set_counters(&t->d->cgroups, id, c, t->now);
+	/* Once per id no walk found: a cgroup made and removed between two
+	 * ticks folds into the ancestor BPF saw, not into nothing. */
+	if (e && cgroup_entry_wants_ancestry(e))
+		cgroup_entry_set_ancestry(e, bpf_observer_cgroup_ancestry(t->d->obs, id, &a) ? NULL
+											     : &a);
 }
 
 static void read_memstat(struct taod *d, struct cgroup_entry *e)

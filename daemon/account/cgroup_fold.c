@@ -67,17 +67,35 @@ static void tomb_put(struct cgroup_table *t, const struct cgroup_entry *e, uint6
 	tb->changed_ms = now_ms;
 }
 
+/* The nearest of the ancestors BPF noted for @e that folds somewhere. */
+static uint64_t nearest_known_ancestor(const struct cgroup_table *t, const struct cgroup_entry *e)
+{
+	for (unsigned k = 0; k < TAOD_CG_ANCESTORS && e->bpf_ancestors[k]; k++)
+		if (cgroup_fold_target(t, e->bpf_ancestors[k]))
+			return e->bpf_ancestors[k];
+	return 0;
+}
+
 void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gone, size_t n,
 			 uint64_t now_ms)
 {
 	for (size_t i = 0; i < n; i++)
 		if (gone[i]->parent_id)
 			tomb_put(t, gone[i], now_ms);
+	/* Never walked: BPF's ancestry names the parent, once the walked
+	 * ones' tombstones are there to lead through. */
+	for (size_t i = 0; i < n; i++) {
+		if (gone[i]->parent_id || !gone[i]->bpf_ancestors[0])
+			continue;
+		gone[i]->parent_id = nearest_known_ancestor(t, gone[i]);
+		if (gone[i]->parent_id)
+			tomb_put(t, gone[i], now_ms);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct cg_evidence ev;
 
 		if (!gone[i]->parent_id)
-			continue; /* never walked: no ancestor known */
+			continue; /* never walked, no ancestry: no ancestor known */
 		cgroup_entry_evidence(gone[i], &ev);
 		fold_into(t, gone[i]->parent_id, &ev);
 	}

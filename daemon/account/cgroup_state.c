@@ -127,24 +127,41 @@ struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, con
 	return e;
 }
 
-void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
-			       const struct taod_cg_counters *c, uint64_t now_ms)
+struct cgroup_entry *cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
+					       const struct taod_cg_counters *c, uint64_t now_ms)
 {
 	struct cgroup_entry *e = cgroup_table_find(t, id);
 
 	if (!e && cgroup_fold_late(t, id, c, now_ms))
-		return;
+		return NULL;
 	if (!e) {
 		e = insert(t, id, now_ms);
 		if (!e)
-			return;
+			return NULL;
 		e->seen_gen = t->gen; /* grace: the next walk decides */
+		t->unknown_ids = true;
+	} else if (!e->path && e->bpf_ancestors[0]) {
+		/* Past its grace and foldable: a walk now, which drops it if
+		 * it is gone, rather than at the next safety walk. */
 		t->unknown_ids = true;
 	}
 	if (memcmp(&e->counters, c, sizeof(*c))) {
 		e->counters = *c;
 		e->memstat_due = true;
 	}
+	return e;
+}
+
+bool cgroup_entry_wants_ancestry(const struct cgroup_entry *e)
+{
+	return !e->path && !e->parent_id && !e->ancestry_asked;
+}
+
+void cgroup_entry_set_ancestry(struct cgroup_entry *e, const struct taod_cg_ancestry *a)
+{
+	e->ancestry_asked = true;
+	for (unsigned k = 0; a && k < TAOD_CG_ANCESTORS; k++)
+		e->bpf_ancestors[k] = a->id[k];
 }
 
 void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok)

@@ -391,6 +391,18 @@ int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id)
 
 	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_counters), &key) && errno != ENOENT)
 		return -errno;
+	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_parent), &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
+				 struct taod_cg_ancestry *out)
+{
+	__u64 key = cgroup_id;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.cg_parent), &key, out))
+		return -errno;
 	return 0;
 }
 

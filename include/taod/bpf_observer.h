@@ -28,7 +28,11 @@ int bpf_observer_flush(struct bpf_observer *o);
 
 typedef void (*cg_counters_fn)(void *ctx, uint64_t cgroup_id, const struct taod_cg_counters *c);
 int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *ctx);
+/* Drops the cgroup's counters and ancestry. */
 int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id);
+/* The ancestors BPF noted at the cgroup's first charge; -ENOENT if none. */
+int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
+				 struct taod_cg_ancestry *out);
 
 typedef void (*task_counters_fn)(void *ctx, uint32_t tgid, const struct taod_task_counters *t);
 int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx);

@@ -54,6 +54,18 @@ struct taod_cg_counters {
 	__u64 folio_alloc[TAOD_MAX_ORDER]; /* movable compound allocs by order */
 };
 
+/*
+ * Map "cg_parent" (LRU, key: __u64 cgroup id): a cgroup's ancestors, nearest
+ * first (0 past the root), recorded when it is first charged. A cgroup made
+ * and removed between two ticks is never seen by the daemon's walk; its
+ * ancestry lets the daemon fold it into the nearest ancestor it knows.
+ */
+#define TAOD_CG_ANCESTORS 4
+
+struct taod_cg_ancestry {
+	__u64 id[TAOD_CG_ANCESTORS];
+};
+
 /* Per task (key: __u32 tgid), kept in an LRU so it stays bounded. */
 struct taod_task_counters {
 	__u64 cgroup_id;

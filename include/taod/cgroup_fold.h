@@ -22,7 +22,9 @@
 #define FOLD_TOMB_MAX	  4096
 
 /* @gone were dropped this tick: tombstones first, then each one's evidence
- * goes to the live ancestor (through tombstones of ancestors dropped too). */
+ * goes to the live ancestor (through tombstones of ancestors dropped too).
+ * One no walk found goes to the nearest of its BPF ancestors that is live
+ * or folds (cgroup_entry.bpf_ancestors); with none, its evidence is lost. */
 void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gone, size_t n,
 			 uint64_t now_ms);
 /* BPF counters of @id: true when @id is a removed cgroup (what moved since

@@ -44,6 +44,11 @@ struct cgroup_entry {
 	unsigned seen_gen;
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
 	struct cg_evidence folded;	  /* of removed descendants, cumulative */
+	/* An id BPF charged before any walk found it: its ancestors as BPF
+	 * noted them (nearest first), so that it folds into one even if no
+	 * walk ever sees it (made and removed between two ticks). */
+	uint64_t bpf_ancestors[TAOD_CG_ANCESTORS];
+	bool ancestry_asked;
 	struct memstat mem;
 	bool mem_ok;
 	double coverage_pct; /* -1: no anon memory */
@@ -92,11 +97,17 @@ struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id
 struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
 					uint64_t parent_id, uint64_t now_ms);
 /*
- * Counters from BPF. Those of a removed cgroup fold into its live ancestor;
- * an id the walk has not seen gets one tick's grace.
+ * Counters from BPF. Those of a removed cgroup fold into its live ancestor
+ * (returns NULL); an id the walk has not seen gets one walk's grace, and
+ * once its ancestry is known, a walk the next tick decides. Returns the
+ * entry (NULL also when out of memory).
  */
-void cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
-			       const struct taod_cg_counters *c, uint64_t now_ms);
+struct cgroup_entry *cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
+					       const struct taod_cg_counters *c, uint64_t now_ms);
+/* Whether @e is an id no walk has found whose ancestry BPF was not asked. */
+bool cgroup_entry_wants_ancestry(const struct cgroup_entry *e);
+/* @a: as BPF noted it; NULL: BPF has none. */
+void cgroup_entry_set_ancestry(struct cgroup_entry *e, const struct taod_cg_ancestry *a);
 void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, bool ok);
 /* Appends a sample to every entry and updates rates over @rate_window_ms. */
 void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms);

@@ -5,7 +5,7 @@ of their splits; a tenant that keeps its THPs whole stays good."""
 import os
 import time
 
-from conftest import TIME_SCALE, anon_huge_kib, rmdir_retry, wait_for
+from conftest import TIME_SCALE, anon_huge_kib, cgroup_row, finish, rmdir_retry, wait_for
 
 THP_KIB = 2048
 WINDOW_S = 2
@@ -114,3 +114,39 @@ def test_a_hopper_is_judged_in_the_cgroup_it_hops_under(daemon_factory, cgroups,
         p.kill()
         p.wait()
         rmdir_retry(hop)
+
+
+def test_a_child_made_and_removed_between_ticks_counts_to_its_parent(daemon_factory, cgroups):
+    """A hopper that makes a fresh child per burst of faults and splits and
+    removes it before the next tick: no walk ever sees the child, yet its
+    events count to the parent (BPF noted the child's ancestry when it was
+    first charged). Bursts the walk happened to see fold too; the test goes
+    on until one was never seen."""
+    tick_s = 2
+    d = daemon_factory(f"[daemon]\ntick = {tick_s}s\n")
+    tenant = cgroups.make("burst")
+    enable_memory_below(tenant, cgroups.version)
+    rel = cgroups.rel(tenant)
+    wait_for(lambda: cgroup_row(d, rel), what="the tenant walked")
+    bursts, unseen = 0, []
+    while not unseen and bursts < 4:
+        child = tenant / f"b{bursts}"
+        child.mkdir()
+        t0 = time.time()
+        p = cgroups.workload(child, "fault", 8, "partial", 8)
+        assert finish(p)["partial"] == 8
+        assert rmdir_retry(child, pause=0.01)
+        life = time.time() - t0
+        bursts += 1
+        d.wait_ticks(1)  # the burst's first reading: the grace walk
+        if child.name not in d.logtext() and life < tick_s:
+            unseen.append(child.name)
+    assert unseen, f"every one of {bursts} bursts was walked: the machine is too slow"
+    row = wait_for(lambda: (r := cgroup_row(d, rel)) and r["folded"]["pmd_split"] >= 8 * bursts
+                   and r, timeout=6 * tick_s, what="the bursts' splits folded into the parent")
+    assert row["folded"]["pmd_split"] == 8 * bursts, row
+    assert row["folded"]["thp_alloc"] == 8 * bursts, row
+    assert row["folded"]["pmd_split_pages"] == 8 * bursts * 512, row
+    # The child was gone before any walk: its removal names no path.
+    assert not [c for c in d.ctl("cgroups") if c["path"].startswith(rel + "/")]
+    assert "cgroup ? (id" in d.logtext()

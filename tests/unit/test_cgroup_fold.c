@@ -36,13 +36,19 @@ static struct taod_cg_counters counts(uint64_t allocs, uint64_t splits)
 	    .thp_fault_alloc = allocs, .pmd_split = splits, .pmd_split_pages = splits * 512};
 }
 
-/* One tick: the walk finds @n cgroups (id, path, parent), the rest go. */
-static void walk(const uint64_t (*cg)[2], const char *const *paths, size_t n, uint64_t now)
+/* The walk of this tick finds @n cgroups (id, path, parent), the rest go. */
+static void walk_now(const uint64_t (*cg)[2], const char *const *paths, size_t n, uint64_t now)
 {
-	cgroup_table_begin_tick(&t);
 	for (size_t i = 0; i < n; i++)
 		cgroup_table_touch(&t, cg[i][0], paths[i], cg[i][1], now);
 	cgroup_table_sweep(&t, NULL, on_forget, NULL, now);
+}
+
+/* One tick with nothing from BPF. */
+static void walk(const uint64_t (*cg)[2], const char *const *paths, size_t n, uint64_t now)
+{
+	cgroup_table_begin_tick(&t);
+	walk_now(cg, paths, n, now);
 }
 
 static struct cg_evidence evidence(uint64_t id)
@@ -157,5 +163,104 @@ Test(cgroup_fold, a_cgroup_never_walked_has_no_ancestor_to_fold_into)
 	cgroup_table_sweep(&t, NULL, NULL, NULL, 2000);
 	cr_assert_null(cgroup_table_find(&t, 99));
 	cr_assert_eq(cgroup_fold_tombstones(&t), 0);
+	cr_assert_eq(evidence(1).pmd_split, 0);
+}
+
+/* A tick's BPF reading names @id, which no walk found; BPF noted @a. The
+ * tick's walk is the caller's (walk_now). */
+static void charged_unwalked(uint64_t id, const struct taod_cg_counters *c,
+			     const struct taod_cg_ancestry *a, uint64_t now)
+{
+	struct cgroup_entry *e;
+
+	cgroup_table_begin_tick(&t);
+	e = cgroup_table_set_counters(&t, id, c, now);
+
+	cr_assert_not_null(e);
+	cr_assert(cgroup_entry_wants_ancestry(e));
+	cgroup_entry_set_ancestry(e, a);
+	cr_assert_not(cgroup_entry_wants_ancestry(e), "BPF is asked once");
+}
+
+/* From a walk that finds @all: @id is charged, unwalked, then every
+ * cgroup past the first @stay goes, @id too. */
+static void unwalked_and_gone(uint64_t id, const struct taod_cg_ancestry *a,
+			      const uint64_t (*all)[2], const char *const *paths, size_t n,
+			      size_t stay)
+{
+	struct taod_cg_counters c = counts(2, 2);
+
+	walk(all, paths, n, 1000);
+	charged_unwalked(id, &c, a, 1100);
+	walk_now(all, paths, n, 1100);
+	walk(all, paths, stay, 1300);
+	cr_assert_null(cgroup_table_find(&t, id));
+}
+
+Test(cgroup_fold, a_cgroup_never_walked_folds_into_the_parent_bpf_noted)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}};
+	const char *const paths[] = {"/", "/tenant"};
+	const struct taod_cg_ancestry a = {.id = {10, 1}};
+	struct taod_cg_counters c = counts(5, 4);
+
+	walk(all, paths, 2, 1000);
+	charged_unwalked(99, &c, &a, 1200); /* made, used, removed within a tick */
+	walk_now(all, paths, 2, 1200);	    /* the same tick's walk: grace */
+	cr_assert_not_null(cgroup_table_find(&t, 99));
+	/* The next tick's reading asks for a walk at once, which folds it. */
+	t.unknown_ids = false;
+	cgroup_table_begin_tick(&t);
+	cgroup_table_set_counters(&t, 99, &c, 1400);
+	cr_assert(t.unknown_ids);
+	walk_now(all, paths, 2, 1400);
+	cr_assert_null(cgroup_table_find(&t, 99));
+	cr_assert_eq(evidence(10).thp_alloc, 5);
+	cr_assert_eq(evidence(10).pmd_split, 4);
+	cr_assert_eq(evidence(10).split_pages, 4 * 512);
+	/* Its late splits follow its tombstone. */
+	c = counts(5, 6);
+	cr_assert_null(cgroup_table_set_counters(&t, 99, &c, 1600));
+	cr_assert_eq(evidence(10).pmd_split, 6);
+}
+
+Test(cgroup_fold, a_never_walked_cgroup_skips_ancestors_gone_too)
+{
+	/* The hopper made /tenant/burst/leaf, used only the leaf, removed
+	 * both: burst was never charged nor walked; the leaf reaches /tenant. */
+	const uint64_t all[][2] = {{1, 0}, {10, 1}};
+	const char *const paths[] = {"/", "/tenant"};
+	const struct taod_cg_ancestry a = {.id = {50, 10, 1}};
+
+	unwalked_and_gone(51, &a, all, paths, 2, 2);
+	cr_assert_eq(evidence(10).pmd_split, 2);
+	cr_assert_eq(evidence(1).pmd_split, 0, "the nearest live ancestor, not the root");
+}
+
+Test(cgroup_fold, a_walked_parent_removed_with_its_unwalked_child_leads_through)
+{
+	/* /t/p was walked, its child never: both go in one walk, the child's
+	 * evidence reaches /t through p's tombstone. */
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/t", "/t/p"};
+	const struct taod_cg_ancestry a = {.id = {11, 10, 1}};
+
+	unwalked_and_gone(12, &a, all, paths, 3, 2);
+	cr_assert_eq(evidence(10).pmd_split, 2);
+	cr_assert_eq(cgroup_fold_tombstones(&t), 2);
+}
+
+Test(cgroup_fold, an_id_bpf_has_no_ancestry_of_is_asked_once_and_lost_when_gone)
+{
+	struct taod_cg_counters c = counts(1, 1);
+
+	charged_unwalked(98, &c, NULL, 1000);
+	walk_now((const uint64_t[][2]){{1, 0}}, (const char *const[]){"/"}, 1, 1000);
+	t.unknown_ids = false;
+	cgroup_table_begin_tick(&t);
+	cgroup_table_set_counters(&t, 98, &c, 1200);
+	cr_assert_not(t.unknown_ids, "nothing to fold into: no walk asked for");
+	walk_now((const uint64_t[][2]){{1, 0}}, (const char *const[]){"/"}, 1, 1200);
+	cr_assert_null(cgroup_table_find(&t, 98));
 	cr_assert_eq(evidence(1).pmd_split, 0);
 }
