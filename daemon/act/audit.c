@@ -178,6 +178,7 @@ struct json_object *action_record_json(const struct action_record *r)
 	json_add_bool(o, "dry_run", r->req.dry_run);
 	json_add_str(o, "policy", r->req.policy);
 	json_add_str(o, "evidence", r->req.evidence);
+	json_add_str_or_null(o, "top_cause", r->req.top_cause[0] ? r->req.top_cause : NULL);
 	json_add_str(o, "result", action_result_name(r->result));
 	json_add(o, "errno", json_object_new_int(r->err));
 	json_add_str(o, "errno_name",

@@ -17,8 +17,9 @@ static struct json_object *ms_since(uint64_t then, uint64_t now)
 	return json_object_new_uint64(now > then ? now - then : 0);
 }
 
-static struct json_object *evidence_json(const struct verdict *v, const struct policy *p)
+static struct json_object *evidence_json(const struct cg_judge *j, const struct policy *p)
 {
+	const struct verdict *v = &j->last;
 	struct json_object *o = json_object_new_object();
 	char text[256];
 
@@ -43,6 +44,10 @@ static struct json_object *evidence_json(const struct verdict *v, const struct p
 	json_add(o, "coverage_max", protocol_pct_or_null(v->coverage_max));
 	json_add_u64(o, "anon_bytes", v->anon_bytes);
 	json_add_u64(o, "thp_bytes", v->thp_bytes);
+	json_add_str_or_null(o, "top_cause",
+			     j->top_cause < 0 ? NULL : split_cause_name(j->top_cause));
+	json_add_u64(o, "top_cause_splits", j->top_cause_splits);
+	json_add_u64(o, "task_splits", j->task_splits);
 	json_add_str(o, "text", text);
 	return o;
 }
@@ -159,7 +164,7 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 		     j->cooldown_until_ms > now ? j->cooldown_until_ms - now : 0);
 	json_add_u64(o, "next_judgement_in_ms",
 		     j->next_judge_ms > now ? j->next_judge_ms - now : 0);
-	json_add(o, "evidence", j->has_verdict ? evidence_json(&j->last, p) : NULL);
+	json_add(o, "evidence", j->has_verdict ? evidence_json(j, p) : NULL);
 	json_add(o, "history", history_json(j, now));
 	json_add(o, "offenders", offenders_json(j));
 	json_add(o, "next_action", next_action_json(d, j, p, now));

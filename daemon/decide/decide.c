@@ -15,6 +15,7 @@
 #include "taod/decide.h"
 #include "taod/log.h"
 #include "taod/policy_match.h"
+#include "taod/split_cause.h"
 
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
 void judge_table_sweep(struct decide_state *s);
@@ -60,11 +61,28 @@ static void name_offenders(struct cg_judge *j, const struct verdict *v, struct t
 
 	if (j->cls == CLASS_GOOD && v->level == CLASS_GOOD) {
 		j->noffenders = 0;
+		j->top_cause = -1;
+		j->top_cause_splits = j->task_splits = 0;
 		return;
 	}
 	tasks_load(tc);
 	j->noffenders =
 	    offenders_pick(tc->rows, tc->n, task_in_tenant, &f, j->offenders, DECIDE_OFFENDERS);
+	j->top_cause = offenders_top_cause(tc->rows, tc->n, task_in_tenant, &f,
+					   &j->top_cause_splits, &j->task_splits);
+}
+
+/* The audit record says what broke the THPs: the syscall an owner can change. */
+static void evidence_top_cause(const struct cg_judge *j, struct action_request *req)
+{
+	size_t n = strlen(req->evidence);
+
+	if (j->top_cause < 0)
+		return;
+	snprintf(req->top_cause, sizeof(req->top_cause), "%s", split_cause_name(j->top_cause));
+	snprintf(req->evidence + n, sizeof(req->evidence) - n,
+		 "; top cause %s (%llu of %llu splits of its tasks)", req->top_cause,
+		 (unsigned long long)j->top_cause_splits, (unsigned long long)j->task_splits);
 }
 
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
@@ -105,6 +123,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	verdict_evidence(&j->last, p, ev, sizeof(ev));
 	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev, cg_class_name(j->cls),
 		 j->strikes);
+	evidence_top_cause(j, &req);
 	j->acted = true;
 	j->last_action = kind;
 	j->last_action_ms = now_ms;

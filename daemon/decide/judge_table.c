@@ -61,6 +61,7 @@ struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id)
 	if (!j)
 		return NULL;
 	j->id = id;
+	j->top_cause = -1;
 	if (id_vec_insert(&s->ids, j)) {
 		free(j);
 		return NULL;

@@ -30,3 +30,24 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn b
 	}
 	return k;
 }
+
+int offenders_top_cause(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
+			uint64_t *top_splits, uint64_t *splits)
+{
+	__u64 by_cause[TAOD_CAUSE_MAX] = {0};
+	int top;
+
+	*splits = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct task_row *r = &rows[i];
+
+		if (!r->c.pmd_split || !belongs(ctx, r->c.cgroup_id))
+			continue;
+		*splits += r->c.pmd_split;
+		for (int c = 0; c < TAOD_CAUSE_MAX; c++)
+			by_cause[c] += r->c.pmd_split_by_cause[c];
+	}
+	top = split_cause_top(by_cause);
+	*top_splits = top < 0 ? 0 : by_cause[top];
+	return top;
+}

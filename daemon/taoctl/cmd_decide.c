@@ -115,6 +115,11 @@ static void print_abuser(struct json_object *a)
 		printf(", score %.2f", jget_double(ev, "score"));
 	printf("\n");
 	printf("  evidence: %s\n", ev ? jget_text(ev, "text") : "-");
+	if (ev && json_object_get_type(jget(ev, "top_cause")) == json_type_string)
+		printf("  top cause: %s (%llu of %llu splits of its tasks; taoctl explain %s)\n",
+		       jget_text(ev, "top_cause"),
+		       (unsigned long long)jget_u64(ev, "top_cause_splits"),
+		       (unsigned long long)jget_u64(ev, "task_splits"), jget_text(a, "cgroup"));
 	printf("  history (oldest first):");
 	for (size_t i = 0; i < json_object_array_length(hist); i++)
 		printf(" %s", jget_text(json_object_array_get_idx(hist, i), "class"));
@@ -122,10 +127,13 @@ static void print_abuser(struct json_object *a)
 	for (size_t i = 0; i < json_object_array_length(off); i++) {
 		struct json_object *t = json_object_array_get_idx(off, i);
 
-		printf("  offender: pid %llu %s, %llu splits of %llu THP faults\n",
+		printf("  offender: pid %llu %s, %llu splits of %llu THP faults, top cause %s\n",
 		       (unsigned long long)jget_u64(t, "pid"), jget_text(t, "comm"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
-		       (unsigned long long)jget_u64(t, "thp_fault_alloc"));
+		       (unsigned long long)jget_u64(t, "thp_fault_alloc"),
+		       json_object_get_type(jget(t, "top_cause")) == json_type_string
+			   ? jget_text(t, "top_cause")
+			   : "untold");
 	}
 	if (next)
 		printf("  next: %s in %.1fs if %s\n", jget_text(next, "action"),

@@ -53,7 +53,9 @@ struct action_request {
 	uint64_t bytes;	    /* shatter/collapse budget, or zone target size */
 	bool dry_run;	    /* the matching policy's dry_run */
 	char policy[64];    /* name of the policy that asked */
-	char evidence[256]; /* numbers over the window that led here */
+	char evidence[320]; /* numbers over the window that led here */
+	/* what broke the tenant's THPs most (split_cause_name()), "" if untold */
+	char top_cause[24];
 };
 
 /*

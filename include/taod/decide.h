@@ -106,6 +106,11 @@ struct cg_judge {
 	unsigned hist_len, hist_head;
 	struct offender offenders[DECIDE_OFFENDERS];
 	unsigned noffenders;
+	/* When offenders were last named: what broke the tenant's THPs most,
+	 * over all its tasks (enum taod_split_cause, -1: no cause told), the
+	 * splits with that cause and all its tasks' splits. */
+	int top_cause;
+	uint64_t top_cause_splits, task_splits;
 	bool acted;
 	enum action_kind last_action;
 	uint64_t last_action_ms;
@@ -213,6 +218,11 @@ uint64_t tenant_of_cgroup(const struct decide_state *s, const struct cgroup_tabl
 typedef bool (*task_belongs_fn)(void *ctx, uint64_t cgroup_id);
 unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
 			struct offender *out, unsigned max);
+/* The cause of most of the splits of the tasks @belongs says are the
+ * tenant's (enum taod_split_cause), -1 if none was told; @top_splits: its
+ * splits, @splits: all the tasks' splits. */
+int offenders_top_cause(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
+			uint64_t *top_splits, uint64_t *splits);
 
 const char *cg_class_name(enum cg_class c);
 

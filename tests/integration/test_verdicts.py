@@ -65,6 +65,15 @@ def test_split_a_window_after_faulting_is_abuse(daemon_factory, cgroups, tmp_pat
     assert ev["broken_thps"] >= 0.95 * n and ev["given_thps"] >= 0.95 * n, ev
     assert ev["waste"] > 0.9 and ev["score"] > 2, ev
     assert "waste" in done[0]["evidence"], done[0]
+    # What broke them: munmap of a page inside each (the owner's call).
+    assert done[0]["top_cause"] == "munmap", done[0]
+    assert f"top cause munmap ({n} of {n} splits of its tasks)" in done[0]["evidence"], done[0]
+    assert ev["top_cause"] == "munmap" and ev["top_cause_splits"] == n, ev
+    rc, text, err = d.ctl_rc("abusers", "--all")
+    assert rc == 0, err
+    assert f"top cause: munmap ({n} of {n} splits of its tasks" in text, text
+    assert f"offender: pid {pb.pid} thp_workload, {n} splits of {n} THP faults, top cause " \
+        "munmap" in text, text
     # The citizen: good, untouched.
     assert anon_huge_kib(pc.pid) == 16 * THP_KIB
     assert d.ctl("actions", "--cgroup", rel_c) == []
@@ -104,6 +113,8 @@ def test_a_hopper_is_judged_in_the_cgroup_it_hops_under(daemon_factory, cgroups,
         row = judged(d, rel)
         assert row["class"] == "abuser", row
         assert row["evidence"]["broken_thps"] >= 8, row
+        assert row["evidence"]["top_cause"] == "munmap", row
+        assert done[0]["top_cause"] == "munmap", done
         # The children were never judged on their own: the tenant was.
         assert not [r for r in d.ctl("abusers", "--all") if r["cgroup"].startswith(rel + "/")]
         cg = next(r for r in d.ctl("cgroups") if r["path"] == rel)

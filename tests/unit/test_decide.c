@@ -240,6 +240,43 @@ Test(decide, misuser_is_listed_but_not_acted_on_under_act_on_abuser)
 	cr_assert_eq(decide_find(&st, ID)->offenders[0].pid, 777);
 }
 
+Test(decide, the_request_and_the_judge_carry_the_tenants_top_cause)
+{
+	/* Two tasks of the tenant: the top offender munmaps, the other's
+	 * MADV_DONTNEED splits are more over the tenant. */
+	fx.rows[0].c.pmd_split_by_cause[TAOD_CAUSE_MUNMAP] = 50;
+	fx.rows[0].c.pmd_split_by_cause[TAOD_CAUSE_MADV_DONTNEED] = 40;
+	fx.rows[1].c.cgroup_id = ID;
+	fx.rows[1].c.pmd_split_by_cause[TAOD_CAUSE_MADV_DONTNEED] = 5;
+	fx.nrows = 3;
+	fx.rows[2].tgid = 999; /* another tenant's: not counted */
+	fx.rows[2].c.cgroup_id = OTHER;
+	fx.rows[2].c.pmd_split = 60;
+	fx.rows[2].c.pmd_split_by_cause[TAOD_CAUSE_MADV_DONTNEED] = 60;
+	tick(0, 0);
+	cr_assert_eq(decide_find(&st, ID)->top_cause, -1, "not named while good");
+	ABUSE;
+	ABUSE;
+	assert_req(0, ACTION_WARN);
+	cr_assert_str_eq(fx.reqs[0].top_cause, "munmap");
+	cr_assert(strstr(fx.reqs[0].evidence, "; top cause munmap (50 of 95 splits of its tasks)"),
+		  "%s", fx.reqs[0].evidence);
+	cr_assert(strstr(fx.reqs[0].evidence, "abuser, strike 1"), "%s", fx.reqs[0].evidence);
+	cr_assert_eq(decide_find(&st, ID)->top_cause, TAOD_CAUSE_MUNMAP);
+	cr_assert_eq(decide_find(&st, ID)->top_cause_splits, 50);
+	cr_assert_eq(decide_find(&st, ID)->task_splits, 95);
+}
+
+Test(decide, no_top_cause_when_no_split_cause_was_told)
+{
+	tick(0, 0);
+	ABUSE;
+	ABUSE;
+	assert_req(0, ACTION_WARN);
+	cr_assert_str_eq(fx.reqs[0].top_cause, "");
+	cr_assert_null(strstr(fx.reqs[0].evidence, "top cause"), "%s", fx.reqs[0].evidence);
+}
+
 Test(decide, a_streak_moves_to_the_class_every_window_agrees_on)
 {
 	tick(0, 0);
