@@ -199,6 +199,7 @@ static __always_inline struct taod_task_counters *current_task_get(__u64 cgid)
 }
 
 /* task->flags bits (include/linux/sched.h). */
+#define TAOD_PF_EXITING	 0x00000004 /* in do_exit: its mm goes */
 #define TAOD_PF_MEMALLOC 0x00000800 /* reclaiming: kswapd, or direct reclaim */
 #define TAOD_PF_KTHREAD	 0x00200000
 
@@ -310,6 +311,8 @@ static __always_inline __u32 split_cause(void)
 
 	if (flags & TAOD_PF_KTHREAD)
 		return kthread_cause(task);
+	if (flags & TAOD_PF_EXITING)
+		return TAOD_CAUSE_EXIT; /* exit, or killed by a signal in any syscall */
 	if (flags & TAOD_PF_MEMALLOC)
 		return TAOD_CAUSE_RECLAIM; /* direct reclaim */
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -396,15 +399,19 @@ static __always_inline __u64 current_memcg_id(void)
 
 /*
  * Whether the running task is the one to charge for a page of memcg @cgid:
- * a user task in that memcg. Remote work (taod splitting a task's THPs,
- * kswapd, khugepaged) runs in another memcg or without an mm and is
+ * a user task in that memcg (an exiting one has dropped its mm already
+ * when its memory goes). Remote work (taod splitting a task's THPs,
+ * kswapd, khugepaged) runs in another memcg or is a kernel thread and is
  * charged to the cgroup only.
  */
 static __always_inline bool current_owns(__u64 cgid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	unsigned int flags = task->flags;
 
-	return task->mm && current_memcg_id() == cgid;
+	if (!task->mm && (!(flags & TAOD_PF_EXITING) || (flags & TAOD_PF_KTHREAD)))
+		return false;
+	return current_memcg_id() == cgid;
 }
 
 static __always_inline void count_split(struct taod_anon_event *e)
@@ -496,6 +503,17 @@ static __always_inline void remember(struct taod_anon_event *e, int val, __u64 c
 	}
 }
 
+/*
+ * MADV_FREE or MADV_PAGEOUT of part of a THP splits the whole folio: its
+ * PMD turns into migration entries and NR_ANON_THPS and NR_ANON_MAPPED drop
+ * together, as for a whole unmap. Those advices never zap a PMD, so under
+ * them a drop of both is the split the kernel counts in thp_split_pmd.
+ */
+static __always_inline bool splits_whole_folio(__u32 cause)
+{
+	return cause == TAOD_CAUSE_MADV_FREE || cause == TAOD_CAUSE_MADV_PAGEOUT;
+}
+
 static __always_inline void set_pending(void *ctx, struct taod_unmap_state *st, int val, __u64 cgid,
 					__u64 now)
 {
@@ -540,14 +558,14 @@ static __always_inline int handle_lruvec_state(void *ctx, struct mem_cgroup *mem
 	now = bpf_ktime_get_ns();
 	if (st->pending.pages) {
 		/* THPS came first: this MAPPED update decides. */
-		bool whole = item == anon_mapped && pairs_with(&st->pending, val, cgid, now);
+		bool pair = item == anon_mapped && pairs_with(&st->pending, val, cgid, now);
 
-		if (whole)
+		if (pair && !splits_whole_folio(st->pending.cause))
 			count_whole_unmap(&st->pending);
 		else
 			count_split(&st->pending);
 		clear_pending(st);
-		if (whole) {
+		if (pair) { /* this MAPPED update was the pair's: used up */
 			st->last_mapped.pages = 0;
 			return 0;
 		}
@@ -563,7 +581,12 @@ static __always_inline int handle_lruvec_state(void *ctx, struct mem_cgroup *mem
 		if (c)
 			c->pmd_map_pages += val;
 	} else if (st->last_mapped.pages && pairs_with(&st->last_mapped, val, cgid, now)) {
-		count_whole_unmap(&st->last_mapped); /* MAPPED came first */
+		/* MAPPED came first; the cause is told only now, a PMD later */
+		st->last_mapped.cause = st->last_mapped.tgid ? split_cause() : TAOD_CAUSE_OTHER;
+		if (splits_whole_folio(st->last_mapped.cause))
+			count_split(&st->last_mapped);
+		else
+			count_whole_unmap(&st->last_mapped);
 	} else {
 		set_pending(ctx, st, val, cgid, now);
 	}

@@ -1,4 +1,5 @@
 """Why THPs split: per-task causes of PMD splits, and `taoctl explain`."""
+import os
 import re
 from pathlib import Path
 
@@ -79,6 +80,30 @@ def test_madvise_advice_is_told(daemon, cgroups):
     p.wait()
 
 
+# Each step splits 2 THPs under another call; what each kernel path counts.
+ADVICE_STEPS = [("free1", "madvise_free"), ("pageout1", "madvise_pageout"),
+                ("shrink", "mremap")]
+
+
+@pytest.mark.parametrize("step,cause", ADVICE_STEPS)
+def test_each_call_is_told(daemon, cgroups, step, cause):
+    """MADV_FREE or MADV_PAGEOUT of part of a THP, or an mremap that
+    shrinks it, splits it (the kernel's thp_split_pmd counts each); the
+    split is charged to the task with that call as its cause. MADV_FREE and
+    MADV_PAGEOUT split the whole folio, whose PMD goes as in a whole unmap
+    (both NR_ANON_* drop): the memcg modes tell it by the advice."""
+    d = cgroups.make("XC")
+    before = vmstat("thp_split_pmd")
+    p = cgroups.workload(d, "fault", 3, step, 2, "hold", 60)
+    wait_for(lambda: vmstat("thp_split_pmd") - before >= 2, what="the kernel's splits")
+    wait_splits(daemon, cgroups, d, 2, f"{step} splits")
+    [t] = daemon.ctl("explain", str(p.pid))["tasks"]
+    assert t["pmd_split"] == 2 and t["pmd_unmap_whole"] == 0, t
+    assert t["split_causes"] == {cause: 2} and t["top_cause"] == cause, t
+    p.kill()
+    p.wait()
+
+
 def test_explain_refuses_bad_targets(daemon, cgroups):
     rc, _, err = daemon.ctl_rc("explain", "/no/such/cgroup/taodtest")
     assert rc == 1 and "not a memory cgroup taod tracks" in err
@@ -90,34 +115,40 @@ def test_explain_refuses_bad_targets(daemon, cgroups):
 
 def test_cow_after_fork_split_is_counted(daemon, cgroups):
     """A parent's write to THPs it shares with its child after fork splits
-    the parent's PMDs (the child's stay): vmstat thp_split_pmd counts each.
-    In THP paths mode taod counts them too, with cause cow; the memcg
-    modes see no trace of a split that leaves another PMD mapping."""
+    the parent's PMDs (the child's stay): vmstat thp_split_pmd counts each
+    then. In THP paths mode taod counts them then too, with cause cow, and
+    the child's PMD mappings, the last ones, are whole unmaps when it exits.
+    The memcg modes see no trace of a split that leaves another PMD mapping:
+    they count it when the child's last PMD mapping goes while the parent
+    still maps the other pages (cause exit). Once the child is gone, the
+    cgroup's pmd_split is the kernel's count either way (README, "Why THPs
+    split")."""
     n = 6
     c = cgroups.make("COW")
     mode = daemon.ctl("status")["observation_mode"]
     before = vmstat("thp_split_pmd")
-    p = cgroups.workload(c, "fault", n, "fork-cow", n, "hold", 60)
-    row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["thp_alloc"] >= n
-                   and r, what="THP faults")
+    p = cgroups.workload(c, "fault", n, "fork-cow", n, "wait-signal", "end-child", "hold", 60)
+    wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["thp_alloc"] >= n,
+             what="THP faults")
     wait_for(lambda: vmstat("thp_split_pmd") - before >= n, what="the kernel's COW splits")
     kernel = vmstat("thp_split_pmd") - before
-    if mode != THP_PATHS:
-        daemon.wait_ticks(3)
-        row = cgroup_row(daemon, cgroups.rel(c))
-        assert row["pmd_split"] == 0
-        p.kill()
-        p.wait()
-        pytest.skip(f"{mode}: the kernel split {kernel} PMDs (thp_split_pmd), taod counted "
-                    f"{row['pmd_split']}: a COW split leaves the child's PMD mapping, so "
-                    "NR_ANON_THPS does not drop (README, Attach modes)")
-    row = wait_splits(daemon, cgroups, c, n, f"taod's COW splits (the kernel's: {kernel})")
+    daemon.wait_ticks(3)
+    row = cgroup_row(daemon, cgroups.rel(c))
     # thp_split_pmd is machine-wide: other splits may add to it.
-    assert row["pmd_split"] == n <= kernel, f"taod {row['pmd_split']}, kernel {kernel}"
-    r = daemon.ctl("explain", str(p.pid))
-    [t] = r["tasks"]
-    assert t["split_causes"] == {"cow": n} and t["top_cause"] == "cow"
-    assert t["pmd_unmap_whole"] == 0
+    if mode == THP_PATHS:
+        assert row["pmd_split"] == n <= kernel, f"taod {row['pmd_split']}, kernel {kernel}"
+        [t] = daemon.ctl("explain", str(p.pid))["tasks"]
+        assert t["split_causes"] == {"cow": n} and t["top_cause"] == "cow"
+        assert t["pmd_unmap_whole"] == 0
+    else:
+        assert row["pmd_split"] == 0, f"{mode}: taod {row['pmd_split']}, kernel {kernel}"
+    os.kill(p.pid, 10)  # SIGUSR1: the child exits, the parent holds its PTEs
+    row = wait_splits(daemon, cgroups, c, n, f"taod's splits (the kernel's: {kernel})")
+    assert row["pmd_split"] == n <= kernel, f"{mode}: taod {row['pmd_split']}, kernel {kernel}"
+    r = daemon.ctl("explain", cgroups.rel(c))
+    assert r["split_causes"] == ({"cow": n} if mode == THP_PATHS else {"exit": n}), (mode, r)
+    if mode == THP_PATHS:
+        assert row["pmd_unmap_whole"] == n, row  # the child's last PMD mappings
     p.kill()
     p.wait()
 

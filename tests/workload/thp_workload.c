@@ -27,6 +27,9 @@
  *   keep1 M        MADV_DONTNEED all but the first 4 KiB page of M intact
  *                  regions: each THP stays whole in memory, PTE-mapped
  *                  by one page (the waste a split gives back)
+ *   free1 M        as keep1 with MADV_FREE (the kernel splits the THP)
+ *   pageout1 M     MADV_PAGEOUT one 4 KiB page of M intact regions (split)
+ *   shrink M       mremap M intact regions one 4 KiB page shorter (split)
  *   thp-off        prctl(PR_SET_THP_DISABLE): no new THP for this process,
  *                  and khugepaged leaves it alone (it would otherwise
  *                  collapse keep1's regions, 511 of 512 pages empty, back
@@ -39,6 +42,8 @@
  *                  exits, then write one byte to each of M intact regions:
  *                  a copy-on-write fault each, which splits this process's
  *                  PMD while the child's stays
+ *   end-child      end fork-cow's child and wait for it: its PMD mappings,
+ *                  the last ones of the THPs this process split, go
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  *   hop N          a cgroup hopper, N rounds of 5 s: move into a new sibling
@@ -46,6 +51,7 @@
  *                  must be a child of its tenant cgroup), fault 32 THPs, split
  *                  each, unmap them, remove the cgroup it left
  */
+#define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -57,6 +63,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -247,6 +254,32 @@ static int keep_first_page(char *r)
 	return madvise(r + PAGE, REGION - PAGE, MADV_DONTNEED);
 }
 
+static int free_but_first_page(char *r)
+{
+	return madvise(r + PAGE, REGION - PAGE, MADV_FREE);
+}
+
+static int pageout_page(char *r)
+{
+	return madvise(r + REGION / 2, PAGE, MADV_PAGEOUT);
+}
+
+static int shrink_by_page(char *r)
+{
+	return mremap(r, REGION, REGION - PAGE, 0) == MAP_FAILED ? -1 : 0;
+}
+
+/* Steps that split M intact regions, each by one call. */
+static const struct {
+	const char *name;
+	int (*fn)(char *r);
+	int count; /* counts[] slot */
+} split_steps[] = {
+    {"partial", punch_page, C_PARTIAL},	   {"mprotect", protect_page, C_MPROTECT},
+    {"keep1", keep_first_page, C_PARTIAL}, {"free1", free_but_first_page, C_PARTIAL},
+    {"pageout1", pageout_page, C_PARTIAL}, {"shrink", shrink_by_page, C_PARTIAL},
+};
+
 static void unmap_all(void)
 {
 	for (size_t i = 0; i < nregions; i++) {
@@ -391,6 +424,19 @@ static int cow_write(char *r)
 
 /* The child holds the mappings, sharing each THP's PMD, until the read end
  * of a pipe only this process writes to sees it close. */
+/* fork-cow's child, and the pipe whose closing ends it. */
+static pid_t cow_child;
+static int cow_pipe = -1;
+
+static int end_child(void)
+{
+	if (cow_pipe < 0)
+		return -1;
+	close(cow_pipe);
+	cow_pipe = -1;
+	return waitpid(cow_child, NULL, 0) == cow_child ? 0 : -1;
+}
+
 static int fork_cow(long m)
 {
 	int fds[2];
@@ -412,6 +458,8 @@ static int fork_cow(long m)
 		_exit(0);
 	}
 	close(fds[0]);
+	cow_child = child;
+	cow_pipe = fds[1];
 	counts[C_COW] += for_intact(m, cow_write, R_SPLIT);
 	return 0;
 }
@@ -430,12 +478,11 @@ static int run_step(const char *step, long arg)
 		return step_smallfault(arg);
 	if (!strcmp(step, "growfault"))
 		return step_growfault(arg);
-	if (!strcmp(step, "partial"))
-		return (counts[C_PARTIAL] += for_intact(arg, punch_page, R_SPLIT)), 0;
-	if (!strcmp(step, "mprotect"))
-		return (counts[C_MPROTECT] += for_intact(arg, protect_page, R_SPLIT)), 0;
-	if (!strcmp(step, "keep1"))
-		return (counts[C_PARTIAL] += for_intact(arg, keep_first_page, R_SPLIT)), 0;
+	for (size_t i = 0; i < sizeof(split_steps) / sizeof(split_steps[0]); i++)
+		if (!strcmp(step, split_steps[i].name))
+			return (counts[split_steps[i].count] +=
+				for_intact(arg, split_steps[i].fn, R_SPLIT)),
+			       0;
 	if (!strcmp(step, "dontneed-whole"))
 		return (counts[C_DONTNEED] += for_intact(MAX_REGIONS, dontneed, R_NONE)), 0;
 	if (!strcmp(step, "unmap-whole"))
@@ -456,6 +503,8 @@ static int run_step(const char *step, long arg)
 		return (counts[C_COLLAPSED] += collapse_all()), 0;
 	if (!strcmp(step, "fork-cow"))
 		return fork_cow(arg);
+	if (!strcmp(step, "end-child"))
+		return end_child();
 	if (!strcmp(step, "churn"))
 		return churn(arg), 0;
 	if (!strcmp(step, "hop"))
@@ -467,7 +516,8 @@ static int run_step(const char *step, long arg)
 static bool takes_arg(const char *step)
 {
 	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
-	       strcmp(step, "wait-signal") && strcmp(step, "collapse") && strcmp(step, "thp-off");
+	       strcmp(step, "wait-signal") && strcmp(step, "collapse") && strcmp(step, "thp-off") &&
+	       strcmp(step, "end-child");
 }
 
 int main(int argc, char **argv)
