@@ -25,6 +25,7 @@ OWNER = {
     "act_parts": "act",    # the act stage's building blocks
     "action": "decide",    # decide's requests to act (action_names.c), answered in the same records
     "bpf_shared": "observe",
+    "split_cause_rules": "observe",  # the BPF programs' cause rules, beside bpf_shared
     "daemon": "pipeline",  # struct taod, the composition of the stages
     "history": "report",
     "json_fields": "common",
