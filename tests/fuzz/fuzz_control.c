@@ -6,6 +6,7 @@
  * BPF observer is replaced by the stand-in below (libtaod.a's is not
  * linked in).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -47,6 +48,23 @@ int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *c
 	(void)o;
 	snprintf(t.comm, sizeof(t.comm), "abuser\xff");
 	fn(ctx, 4242, &t);
+	return 0;
+}
+
+/* No split stack was sampled: explain's stack is null. */
+int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out)
+{
+	(void)o;
+	(void)tgid;
+	(void)out;
+	return -ENOENT;
+}
+
+int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, size_t n)
+{
+	(void)o;
+	(void)tgids;
+	(void)n;
 	return 0;
 }
 
