@@ -47,6 +47,8 @@ size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t m
 	size_t n;
 
 	bpf_observer_read_tasks(o, on_task, &tc);
+	if (!tc.n) /* no row yet: tc.rows is NULL, which qsort may not take */
+		return 0;
 	qsort(tc.rows, tc.n, sizeof(*tc.rows), compare_tasks);
 	n = tc.n < max ? tc.n : max;
 	if (n)
