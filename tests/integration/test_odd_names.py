@@ -123,6 +123,19 @@ def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_
         assert "\x1b" not in out and "here-esc" in out, (cmd, out)
 
 
+def enable_memory_below(dirfd):
+    """On v2 a child has the memory controller only if its parent's
+    subtree_control enables it; v1 has no such file (every cgroup has it)."""
+    try:
+        fd = os.open("cgroup.subtree_control", os.O_WRONLY, dir_fd=dirfd)
+    except FileNotFoundError:
+        return
+    try:
+        os.write(fd, b"+memory")
+    finally:
+        os.close(fd)
+
+
 def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, cgroups, tmp_path):
     """25 levels of 200-byte names: no path of it fits PATH_MAX, so only
     openat relative to its parent reaches it. It used to be left out of the
@@ -135,6 +148,7 @@ def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, c
     fds, p = [base], None
     try:
         for n in names:
+            enable_memory_below(fds[-1])
             os.mkdir(n, dir_fd=fds[-1])
             fds.append(os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
         leaf = fds[-1]
