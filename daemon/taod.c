@@ -18,6 +18,7 @@
 #include "taod/commands.h"
 #include "taod/control_server.h"
 #include "taod/daemon.h"
+#include "taod/instance_lock.h"
 #include "taod/log.h"
 #include "taod/rootfs.h"
 #include "taod/version.h"
@@ -220,9 +221,15 @@ static void raise_fd_limit(void)
 
 static int start(struct taod *d)
 {
-	char why[256] = "";
+	char why[PATH_MAX + 64] = "";
 	int r;
 
+	/* Before anything is bound, opened or written, socket activated or not. */
+	r = instance_lock(d->cfg->socket_path, why, sizeof(why));
+	if (r) {
+		log_err("%s; exiting", why);
+		return r;
+	}
 	raise_fd_limit();
 	rootfs_set(d->cfg->root);
 	r = cgroup_tree_detect(&d->tree, d->cfg, why, sizeof(why));

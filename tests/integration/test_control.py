@@ -5,7 +5,7 @@ import subprocess
 import threading
 import time
 
-from conftest import TAOCTL, wait_for
+from conftest import TAOCTL, TAOD, wait_for
 
 
 def ok_status(d):
@@ -308,3 +308,17 @@ def test_unread_replies_of_other_users_have_a_memory_budget(daemon_factory, publ
         release(proc)
         return kinds == ["ok"] or print("still held:", kinds)
     wait_for(one_fits, what="the budget freed after the client went")
+
+
+def test_a_second_daemon_with_the_same_config_exits_and_the_first_serves_on(daemon):
+    """A second taod would take over the socket and write the same history
+    database: it stops at the lock and names who holds it."""
+    second = subprocess.run([str(TAOD), "-c", str(daemon.conf)], capture_output=True, text=True,
+                            timeout=30)
+    assert second.returncode != 0, second.stderr
+    assert f"another taod (pid {daemon.proc.pid}) holds {daemon.socket}.lock" in second.stderr, \
+        second.stderr
+    assert daemon.proc.poll() is None
+    ok_status(daemon)
+    rc, out, err = daemon.ctl_rc("status")
+    assert rc == 0, err

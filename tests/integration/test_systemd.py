@@ -99,3 +99,23 @@ def test_unit_exposure_stays_low(tmp_path):
     line = [x for x in out.stdout.splitlines() if "Overall exposure level" in x][0]
     exposure = float(line.split(":")[1].split()[0])
     assert exposure <= 2.0, line
+
+
+def test_socket_activated_second_daemon_stops_at_the_lock(daemon, tmp_path):
+    """Handed a socket by systemd, a second taod with a running one's config
+    still exits at the lock, and the first keeps its socket."""
+    sock = tmp_path / "second.sock"
+    p = subprocess.Popen(["systemd-socket-activate", "-l", str(sock), str(TAOD), "-c",
+                          str(daemon.conf)], stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: sock.exists(), what="activation socket")
+        subprocess.run([str(TAOCTL), "--socket", str(sock), "status"], capture_output=True,
+                       timeout=30)
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(timeout=15)
+    assert p.returncode != 0
+    assert f"another taod (pid {daemon.proc.pid}) holds {daemon.socket}.lock" in p.stderr.read()
+    assert daemon.ctl("status")["ok"] is True
