@@ -2,6 +2,7 @@
 /* taoctl actions, act: the audit log and operator-requested actions. */
 #include <getopt.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +114,25 @@ static int act_options(int argc, char **argv, struct json_object *args)
 	return 0;
 }
 
+/*
+ * Scripts must not read a refusal as success: 0 only when the action was
+ * carried out, or when a dry run was asked for and is what the gate did.
+ * Every other result (allowlisted, vanished, dry-run by mode, rate-limited,
+ * backing-off, unsupported, failed, not-possible, no-gain) is EXIT_FAILED.
+ */
+static int act_status(struct json_object *rec, bool dry_run_asked)
+{
+	const char *result = jget_text(rec, "result");
+
+	if (!strcmp(result, "done") || (dry_run_asked && !strcmp(result, "dry-run")))
+		return EXIT_OK;
+	return EXIT_FAILED;
+}
+
 int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *args, *r, *rec;
+	bool dry_run_asked;
 	int rc;
 
 	if (argc < 2 || argv[1][0] == '-')
@@ -126,16 +143,18 @@ int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 		json_object_put(args);
 		return act_usage();
 	}
+	dry_run_asked = json_object_get_boolean(jget(args, "dry_run"));
 	rc = taoctl_request(ctl, "act", args, &r);
 	json_object_put(args);
 	if (rc)
 		return rc;
 	rec = jget(r, "record");
+	rc = act_status(rec, dry_run_asked);
 	if (ctl->json)
 		print_json(rec);
 	else
 		printf("%s %s: %s (%s)\n", jget_text(rec, "action"), jget_text(rec, "cgroup"),
 		       jget_text(rec, "result"), jget_text(rec, "detail"));
 	json_object_put(r);
-	return 0;
+	return rc;
 }

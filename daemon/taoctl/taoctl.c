@@ -40,8 +40,9 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %-30s %s\n", commands[i].name, commands[i].args,
 			commands[i].help);
-	fprintf(f, "\nExit codes: 0 ok, 1 taod refused, 2 usage, 3 taod not running,\n"
-		   "4 no access to the socket, 5 unreadable reply.\n");
+	fprintf(f, "\nExit codes: 0 ok, 1 taod refused (act: the action was not done),\n"
+		   "2 usage, 3 taod not running, 4 no access to the socket,\n"
+		   "5 unreadable reply.\n");
 }
 
 int taoctl_request(const struct taoctl *ctl, const char *command, struct json_object *args,

@@ -194,6 +194,17 @@ class Daemon:
         assert rc == 0, err
         return json.loads(out)
 
+    def act(self, *args):
+        """`taoctl act` as a script sees it: the record, checked against the
+        exit status, which is 0 only for an action done or a dry run asked
+        for, and 1 for anything the gate refused or the kernel failed."""
+        rc, out, err = self.ctl_rc("--json", "act", *args)
+        assert rc in (0, 1) and out, (rc, err)
+        rec = json.loads(out)
+        asked = "--dry-run" in args and rec["result"] == "dry-run"
+        assert rc == (0 if rec["result"] == "done" or asked else 1), (rc, rec, err)
+        return rec
+
     def request(self, raw: bytes, timeout=10):
         """Sends raw bytes on the control socket and returns the raw reply."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

@@ -26,7 +26,7 @@ def enforcing(daemon_factory, tmp_path):
 
 
 def act(d, *args):
-    return d.ctl("act", *args)
+    return d.act(*args)
 
 
 def holding_thps(cgroups, name):
@@ -186,12 +186,30 @@ def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     assert anon_huge_kib(pa.pid) == N * THP_KIB
 
 
+def test_act_exit_status_says_whether_it_was_done(enforcing, cgroups):
+    """A script reads `taoctl act`'s status: 0 only when the action was done
+    (or the dry run it asked for), 1 when the gate refused, whatever the
+    reason, with the record still printed."""
+    cg = cgroups.make("status")
+    rel = cgroups.rel(cg)
+    cases = [(["warn", "--cgroup", rel], 0, "done"),
+             (["warn", "--cgroup", rel, "--dry-run"], 0, "dry-run"),
+             (["warn", "--cgroup", "/"], 1, "allowlisted"),
+             (["warn", "--cgroup", rel + "-gone"], 1, "vanished")]
+    for args, want, result in cases:
+        rc, out, err = enforcing.ctl_rc("act", *args)
+        assert rc == want, (args, rc, out, err)
+        assert f": {result} (" in out, (args, out)
+
+
 def test_observe_mode_touches_nothing(daemon_factory, cgroups, tmp_path):
     d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {tmp_path}/a.jsonl\n")
     cg, p = holding_thps(cgroups, "observe")
-    rec = d.ctl("act", "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
+    rec = d.act("shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
     assert rec["result"] == "dry-run"
     assert "observe mode" in rec["detail"]
+    # Not asked for: a refusal, which the exit status says.
+    assert d.ctl_rc("act", "shatter", "--cgroup", cgroups.rel(cg))[0] == 1
     assert anon_huge_kib(p.pid) == N * THP_KIB
 
 

@@ -58,6 +58,6 @@ def test_long_allowlist_line_is_applied_by_check_and_daemon(daemon_factory, cgro
     p = run_taod("--check-config", "-c", str(conf))
     assert p.returncode == 0, p.stderr
     d = daemon_factory(extra)
-    rec = d.ctl("act", "warn", "--cgroup", cgroups.rel(keep))
+    rec = d.act("warn", "--cgroup", cgroups.rel(keep))
     assert rec["result"] == "allowlisted", rec
     assert cgroups.rel(keep) in rec["detail"]

@@ -215,7 +215,7 @@ def test_tables_stay_aligned_with_long_paths(daemon, cgroups):
     # The last column is right-aligned: it ends where its header ends.
     assert header.index("SCORE") + len("SCORE") == len(row.rstrip())
     # The audit table sizes its cgroup column the same way.
-    assert daemon.ctl("act", "warn", "--cgroup", rel, "--dry-run")
+    assert daemon.act("warn", "--cgroup", rel, "--dry-run")
     rc, out, err = daemon.ctl_rc("actions", "--cgroup", rel)
     assert rc == 0, err
     header, row = out.splitlines()[:2]

@@ -175,7 +175,7 @@ def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root)
     for kind in ("restrict", "grant"):
-        rec = d.ctl("act", kind, "--cgroup", "/x")
+        rec = d.act(kind, "--cgroup", "/x")
         assert rec["result"] == "unsupported", rec
         assert f"{kind} unsupported" in rec["detail"] and "memory.thp_zones" in rec["detail"]
     audit = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text().splitlines()]
@@ -191,7 +191,7 @@ def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path
 def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root, mix, compacted):
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root, mix=mix, compact_after_shatter="yes")
-    rec = d.ctl("act", "shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
+    rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
     assert rec["result"] == "done", rec
     assert (boot_root / SPLIT).read_text() == "4242,0x7f0000000000,0x7f0000800000"
     want = {"s": (4, 0, 0, 0), "sp": (2, 0, 0, 2)}[mix]
@@ -223,7 +223,7 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     the cgroup's shatter did to its THPs."""
     d = start(daemon_factory, tmp_path, boot_root, mix="sfdp")
     d.wait_ticks(2)  # a batch before the shatter: the window's base
-    rec = d.ctl("act", "shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
+    rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
     assert rec["shatter"] == {"shattered": 1, "failed": 1, "discarded": 1, "split": 1}, rec
     d.wait_ticks(2)
 

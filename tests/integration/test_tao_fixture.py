@@ -197,23 +197,23 @@ def test_memcg_levers_write_exactly(daemon_factory, tmp_path, fixture_root):
     d = start(daemon_factory, tmp_path, root, "mode = enforce")
     assert d.ctl("status")["backend"] == "tao"  # auto picks tao on a TAO kernel
 
-    rec = d.ctl("act", "restrict", "--cgroup", "/x")
+    rec = d.act("restrict", "--cgroup", "/x")
     assert rec["result"] == "done", rec
     assert zones_file(root, "/x") == "\n"  # the empty list, as `echo >` writes it
-    rec = d.ctl("act", "grant", "--cgroup", "/x")
+    rec = d.act("grant", "--cgroup", "/x")
     assert rec["result"] == "done", rec
     assert zones_file(root, "/x") == "nosplit nomerge"
-    rec = d.ctl("act", "shatter", "--cgroup", "/x", "--bytes", str(4 * MIB))
+    rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(4 * MIB))
     assert rec["result"] == "done", rec
     assert (root / f"{CG}/x/memory.thp_shatter").read_text() == str(4 * MIB)
 
     before = snapshot(root)
     for cg, why in [("/system.slice/keep", "/system.slice/*"), ("/taod.service", "taod"),
                     ("/", "root")]:
-        rec = d.ctl("act", "shatter", "--cgroup", cg, "--bytes", str(4 * MIB))
+        rec = d.act("shatter", "--cgroup", cg, "--bytes", str(4 * MIB))
         assert rec["result"] == "allowlisted", rec
         assert why in rec["detail"], rec
-        rec = d.ctl("act", "restrict", "--cgroup", cg)
+        rec = d.act("restrict", "--cgroup", cg)
         assert rec["result"] == "allowlisted", rec
     assert snapshot(root) == before
 
@@ -228,7 +228,7 @@ def test_observe_and_dry_run_write_nothing(daemon_factory, tmp_path, fixture_roo
     assert rec[0]["result"] == "dry-run", rec
     for args in (["restrict", "--cgroup", "/x"], ["shatter", "--cgroup", "/x", "--bytes", "4096"],
                  ["resize-zones", "--bytes", str(4096 * MIB)]):
-        assert d.ctl("act", *args)["result"] == "dry-run"
+        assert d.act(*args)["result"] == "dry-run"
     d.wait_ticks(3)
     assert snapshot(root) == before
 
