@@ -101,18 +101,15 @@ static struct taod_config *load_config(const struct taod *d)
 }
 
 /* SIGHUP and `taoctl reload` both come here; errors leave all as it was. */
-static int reload_config(struct taod *d, struct config_errors *errs)
+static int reload_config(struct taod *d, struct config_errors *errs, struct config_restart *restart)
 {
-	int backend = d->cfg->enforce.backend;
-	int n = config_reload(&d->cfg, d->config_path, d->dropin_dir, errs);
+	int n = config_reload(&d->cfg, d->config_path, d->dropin_dir, errs, restart);
 
 	if (n) {
 		log_err("reload rejected: %s has %d errors; the running configuration stays",
 			d->config_path, n);
 		return n;
 	}
-	if ((int)d->cfg->enforce.backend != backend)
-		log_warn("[enforce] backend changes take effect at the next restart");
 	actor_set_settings(d->actor, &d->cfg->enforce, &d->cfg->k);
 	if (d->ctl)
 		control_server_set_reply_memory(d->ctl, d->cfg->reply_memory);
@@ -123,7 +120,7 @@ static void apply_reload(struct taod *d)
 {
 	struct config_errors *errs = calloc(1, sizeof(*errs));
 
-	if (errs && reload_config(d, errs))
+	if (errs && reload_config(d, errs, NULL)) /* the log names restart-only changes */
 		config_errors_print(errs);
 	free(errs);
 }

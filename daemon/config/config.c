@@ -338,6 +338,35 @@ static bool section_known(const char *section)
 	return false;
 }
 
+static const struct setting *find_setting(const char *section, const char *key)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(settings[i].section, section) && !strcmp(settings[i].key, key))
+			return &settings[i];
+	return NULL;
+}
+
+bool config_keep_setting(struct taod_config *to, const struct taod_config *from,
+			 const char *section, const char *key)
+{
+	const struct setting *s = find_setting(section, key);
+	char *dst;
+	const char *src;
+	bool differ;
+
+	if (!s)
+		return false;
+	dst = (char *)to + s->offset;
+	src = (const char *)from + s->offset;
+	/* Text: bytes past the NUL may be left by an overridden longer value. */
+	if (s->type == T_PATH || s->type == T_OPT_PATH || s->type == T_NAME)
+		differ = strncmp(dst, src, s->size) != 0;
+	else
+		differ = memcmp(dst, src, s->size) != 0;
+	memcpy(dst, src, s->size);
+	return differ;
+}
+
 static int apply_setting(struct config_parse *p, const char *section, const char *key,
 			 const char *value)
 {

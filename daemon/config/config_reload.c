@@ -11,8 +11,46 @@
 #include "taod/config.h"
 #include "taod/log.h"
 
+/*
+ * Read once at start: the socket is bound, the root, cgroup hierarchy and
+ * BTF found, the BPF programs loaded and the backend and database opened.
+ * A reload keeps their running values and says which changed.
+ */
+static const struct {
+	const char *section, *key, *label;
+} restart_only[] = {
+    {"daemon", "root", "[daemon] root"},
+    {"control", "socket", "[control] socket"},
+    {"control", "socket_mode", "[control] socket_mode"},
+    {"kernel", "tao", "[kernel] tao"},
+    {"kernel", "attach", "[kernel] attach"},
+    {"kernel", "unmap_pair_window", "[kernel] unmap_pair_window"},
+    {"kernel", "cgroup_version", "[kernel] cgroup_version"},
+    {"kernel", "btf", "[kernel] btf"},
+    {"kernel", "cgroup_root", "[kernel] cgroup_root"},
+    {"kernel", "mounts", "[kernel] mounts"},
+    {"enforce", "backend", "[enforce] backend"},
+    {"history", "path", "[history] path"},
+};
+
+_Static_assert(sizeof(restart_only) / sizeof(restart_only[0]) <=
+		   sizeof(((struct config_restart *)0)->keys) / sizeof(const char *),
+	       "config_restart holds every restart-only setting");
+
+static void keep_running_values(struct taod_config *cfg, const struct taod_config *old,
+				struct config_restart *restart)
+{
+	for (size_t i = 0; i < sizeof(restart_only) / sizeof(restart_only[0]); i++) {
+		if (!config_keep_setting(cfg, old, restart_only[i].section, restart_only[i].key))
+			continue;
+		log_warn("%s changed: takes effect at the next restart", restart_only[i].label);
+		if (restart)
+			restart->keys[restart->n++] = restart_only[i].label;
+	}
+}
+
 int config_reload(struct taod_config **cur, const char *path, const char *dropin_dir,
-		  struct config_errors *errs)
+		  struct config_errors *errs, struct config_restart *restart)
 {
 	struct taod_config *cfg = calloc(1, sizeof(*cfg)), *old = *cur;
 	int n;
@@ -29,13 +67,7 @@ int config_reload(struct taod_config **cur, const char *path, const char *dropin
 		free(cfg);
 		return n;
 	}
-	if (strcmp(cfg->root, old->root) || strcmp(cfg->socket_path, old->socket_path))
-		log_warn("root and socket changes take effect at the next restart");
-	snprintf(cfg->root, sizeof(cfg->root), "%s", old->root);
-	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", old->socket_path);
-	if (strcmp(cfg->history_path, old->history_path))
-		log_warn("[history] path changes take effect at the next restart");
-	snprintf(cfg->history_path, sizeof(cfg->history_path), "%s", old->history_path);
+	keep_running_values(cfg, old, restart);
 	*cur = cfg;
 	free(old);
 	log_set_max_level(cfg->log_level);

@@ -191,6 +191,7 @@ struct json_object *cmd_policy(struct taod *d, struct json_object *req)
 struct json_object *cmd_reload(struct taod *d, struct json_object *req)
 {
 	struct config_errors *errs = calloc(1, sizeof(*errs));
+	struct config_restart restart = {0};
 	struct json_object *o, *list;
 	int n;
 
@@ -199,12 +200,16 @@ struct json_object *cmd_reload(struct taod *d, struct json_object *req)
 		free(errs);
 		return protocol_error("reload is not available");
 	}
-	n = d->reload(d, errs);
+	n = d->reload(d, errs, &restart);
 	if (!n) {
 		free(errs);
 		o = protocol_ok();
 		json_add_str(o, "config", d->config_path);
 		json_add_u64(o, "policies", d->cfg->policies.n);
+		list = json_object_new_array();
+		for (int i = 0; i < restart.n; i++)
+			json_object_array_add(list, json_object_new_string(restart.keys[i]));
+		json_add(o, "restart_needed", list);
 		return o;
 	}
 	list = json_object_new_array();

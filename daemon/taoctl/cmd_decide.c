@@ -171,6 +171,20 @@ int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* Changes read but not applied: the operator must know a restart is due. */
+static void print_restart_needed(struct json_object *keys)
+{
+	size_t n = keys ? json_object_array_length(keys) : 0;
+
+	if (!n)
+		return;
+	printf("not applied until taod restarts:");
+	for (size_t i = 0; i < n; i++)
+		printf("%s %s", i ? "," : "",
+		       json_object_get_string(json_object_array_get_idx(keys, i)));
+	printf("\n");
+}
+
 int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *errs;
@@ -190,6 +204,7 @@ int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
 	} else if (rc == EXIT_OK) {
 		printf("reloaded %s: %llu policies\n", jget_text(r, "config"),
 		       (unsigned long long)jget_u64(r, "policies"));
+		print_restart_needed(jget(r, "restart_needed"));
 	} else {
 		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_text(r, "error"));
 		errs = jget(r, "errors");

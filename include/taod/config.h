@@ -115,12 +115,26 @@ const char *attach_mode_name(enum attach_mode a);
 /* "file:line: message" (or "file: message" without a line). */
 void config_error_format(const struct config_error *e, char *buf, size_t len);
 /*
+ * Copies setting [@section] @key from @from into @to; true when the two
+ * held different values (false too for a key that does not exist).
+ */
+bool config_keep_setting(struct taod_config *to, const struct taod_config *from,
+			 const char *section, const char *key);
+
+/* Settings a reload read but only a restart applies: "[section] key" each. */
+struct config_restart {
+	const char *keys[16];
+	int n;
+};
+
+/*
  * Loads @path and its drop-ins into a new configuration. On success frees
- * *@cur, stores the new one (keeping the settings that only a restart
- * changes: root and socket) and returns 0; on errors leaves *@cur as it
- * was and returns the number of errors in @errs.
+ * *@cur, stores the new one (keeping the running values of the settings
+ * only a restart changes, which it lists in @restart when not NULL) and
+ * returns 0; on errors leaves *@cur as it was and returns the number of
+ * errors in @errs.
  */
 int config_reload(struct taod_config **cur, const char *path, const char *dropin_dir,
-		  struct config_errors *errs);
+		  struct config_errors *errs, struct config_restart *restart);
 
 #endif

@@ -48,8 +48,9 @@ struct taod {
 	struct decide_state decide;
 	action_sink_fn action_sink;
 	void *action_sink_ctx;
-	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors. */
-	int (*reload)(struct taod *d, struct config_errors *errs);
+	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors.
+	 * @restart (may be NULL): changed settings only a restart applies. */
+	int (*reload)(struct taod *d, struct config_errors *errs, struct config_restart *restart);
 	struct report_stage report; /* history and the metrics textfile */
 };
 

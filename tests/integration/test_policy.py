@@ -141,3 +141,23 @@ def test_sighup_picks_up_a_changed_policy(daemon_factory):
     wait_for(lambda: "reload rejected" in d.logtext(), what="rejected reload in the log")
     assert f"{d.conf}:" in d.logtext() and 'window = "never"' in d.logtext()
     assert d.ctl("policy", "/db/1")["policy"]["window_ms"] == 7000
+
+
+def test_reload_names_the_changes_only_a_restart_applies(daemon_factory, tmp_path):
+    """`taoctl reload` says which changed settings wait for a restart, and
+    says it again at the next reload while they still wait; rc stays 0."""
+    d = daemon_factory()
+    assert d.ctl("reload")["restart_needed"] == []
+    dropins = d.conf.parent / "taod.conf.d"
+    dropins.mkdir()
+    (dropins / "50-restart.conf").write_text(
+        f"[daemon]\ntick = 300ms\n[control]\nsocket = {tmp_path}/other.sock\n"
+        "[kernel]\nunmap_pair_window = 7ms\n[enforce]\nbackend = dry-run\n")
+    pending = ["[control] socket", "[kernel] unmap_pair_window", "[enforce] backend"]
+
+    rc, out, err = d.ctl_rc("reload")
+    assert rc == 0, err
+    assert "not applied until taod restarts: " + ", ".join(pending) in out, out
+    assert d.ctl("reload")["restart_needed"] == pending
+    assert not (tmp_path / "other.sock").exists()
+    assert "[enforce] backend changed: takes effect at the next restart" in d.logtext()

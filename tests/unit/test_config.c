@@ -260,3 +260,22 @@ Test(config, every_attach_setting_parses_and_names_itself)
 		      0);
 	cr_assert_eq(errs.items[0].line, 2);
 }
+
+Test(config, keep_setting_copies_and_says_whether_it_differed)
+{
+	static struct taod_config run, next;
+
+	config_defaults(&run);
+	config_defaults(&next);
+	/* A longer value overridden by a shorter one leaves bytes past the NUL. */
+	snprintf(next.socket_path, sizeof(next.socket_path), "/run/taod/taod.sock.longer");
+	snprintf(next.socket_path, sizeof(next.socket_path), "/run/taod/taod.sock");
+	cr_assert_not(config_keep_setting(&next, &run, "control", "socket"));
+	next.enforce.backend = BACKEND_DRY_RUN;
+	cr_assert(config_keep_setting(&next, &run, "enforce", "backend"));
+	cr_assert_eq(next.enforce.backend, run.enforce.backend, "the running value is kept");
+	snprintf(next.root, sizeof(next.root), "/elsewhere");
+	cr_assert(config_keep_setting(&next, &run, "daemon", "root"));
+	cr_assert_str_eq(next.root, "/");
+	cr_assert_not(config_keep_setting(&next, &run, "daemon", "no_such_key"));
+}
