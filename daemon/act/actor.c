@@ -110,7 +110,7 @@ int actor_read_stats(struct actor *a, struct act_stats *out)
 	return a->be->read_stats(&a->ctx, out);
 }
 
-struct audit_log *actor_audit(struct actor *a)
+struct audit_log *actor_audit(const struct actor *a)
 {
 	return a->audit;
 }

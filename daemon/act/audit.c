@@ -19,6 +19,7 @@
 
 #include "taod/clock.h"
 #include "taod/log.h"
+#include "taod/sink_health.h"
 #include "taod/state_files.h"
 #include "taod/utf8.h"
 
@@ -28,7 +29,8 @@ struct audit_log {
 	uint64_t next_id;
 	char path[PATH_MAX];
 	int fd;
-	unsigned long file_errors;
+	struct sink_health health;
+	uint64_t counts[ACTION_KIND_MAX][RESULT_MAX]; /* records by kind and result */
 };
 
 struct audit_log *audit_open(const char *path, size_t ring_cap)
@@ -60,55 +62,100 @@ void audit_close(struct audit_log *a)
 	free(a);
 }
 
+/* Closing is reopening: the next record opens the path anew (rotation). */
 void audit_set_path(struct audit_log *a, const char *path)
 {
-	if (!strcmp(a->path, path ? path : ""))
-		return;
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;
 	snprintf(a->path, sizeof(a->path), "%s", path ? path : "");
+	sink_set_on(&a->health, a->path[0]);
 }
 
-/* One write per line: O_APPEND keeps concurrent lines whole. */
+/*
+ * One write per line: O_APPEND keeps concurrent lines whole. A short write
+ * (the filesystem filled up mid-line) is cut off again, so the file stays
+ * whole JSON lines. 0 or -errno.
+ */
 static int write_line(int fd, const char *text, size_t n)
 {
 	char *line = malloc(n + 1);
+	off_t end = lseek(fd, 0, SEEK_END);
 	ssize_t w;
+	int e;
 
 	if (!line)
 		return -ENOMEM;
 	memcpy(line, text, n);
 	line[n] = '\n';
 	w = write(fd, line, n + 1);
+	e = w < 0 ? errno : ENOSPC; /* a short write: no room for the rest */
 	free(line);
-	return w == (ssize_t)(n + 1) ? 0 : -EIO;
+	if (w == (ssize_t)(n + 1))
+		return 0;
+	if (w > 0 && end >= 0 && ftruncate(fd, end))
+		log_debug("audit log: cutting a partial line: %s", strerror(errno));
+	return -e;
+}
+
+/* The open file, reopened when it was unlinked (rotated away and deleted). */
+static int audit_fd(struct audit_log *a)
+{
+	struct stat st;
+	int r;
+
+	if (a->fd >= 0 && !fstat(a->fd, &st) && st.st_nlink > 0)
+		return a->fd;
+	if (a->fd >= 0)
+		close(a->fd);
+	r = make_parent_dirs(a->path, 0700);
+	a->fd = r ? r : open_private_file(a->path, O_WRONLY | O_APPEND, 0600);
+	if (a->fd < 0) {
+		r = a->fd;
+		a->fd = -1;
+	}
+	return r < 0 ? r : a->fd;
+}
+
+/* Once per new error: a full disk must not flood the journal either. */
+static void file_failed(struct audit_log *a, const char *what, int err)
+{
+	char why[SINK_ERROR_MAX];
+
+	snprintf(why, sizeof(why), "%s: %s", what, strerror(err));
+	if (sink_failed(&a->health, why, 1))
+		log_warn("audit log %s: %s; records are lost until it is writable "
+			 "(said again only if the error changes)",
+			 a->path, why);
+	/* Reopened at the next record: the path may be fixed by then. */
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
 }
 
 static void append_line(struct audit_log *a, const struct action_record *r)
 {
 	struct json_object *o;
 	char *text;
+	int fd, w;
 
 	if (!a->path[0])
 		return;
-	if (a->fd < 0) {
-		int r = make_parent_dirs(a->path, 0700);
-
-		a->fd = r ? r : open_private_file(a->path, O_WRONLY | O_APPEND, 0600);
-		if (a->fd < 0) {
-			if (!a->file_errors++)
-				log_warn("audit log %s: %s", a->path, strerror(-a->fd));
-			a->fd = -1;
-			return;
-		}
+	fd = audit_fd(a);
+	if (fd < 0) {
+		file_failed(a, "open", -fd);
+		return;
 	}
 	o = action_record_json(r);
 	text = json_to_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
-	if (!text || write_line(a->fd, text, strlen(text)))
-		a->file_errors++;
+	w = text ? write_line(fd, text, strlen(text)) : -ENOMEM;
 	free(text);
+	if (w)
+		file_failed(a, "write", -w);
+	else if (sink_succeeded(&a->health))
+		log_info("audit log %s: written again; %llu records lost so far", a->path,
+			 (unsigned long long)a->health.records_lost);
 }
 
 /* Values quoted and escaped: a cgroup name cannot forge fields or lines. */
@@ -144,6 +191,8 @@ void audit_record(struct audit_log *a, struct action_record *r)
 	a->head = (a->head + 1) % a->cap;
 	if (a->count < a->cap)
 		a->count++;
+	if ((unsigned)r->req.kind < ACTION_KIND_MAX && (unsigned)r->result < RESULT_MAX)
+		a->counts[r->req.kind][r->result]++;
 	append_line(a, r);
 }
 
@@ -159,9 +208,17 @@ const struct action_record *audit_get(const struct audit_log *a, size_t i)
 	return &a->ring[(a->head + a->cap - 1 - i) % a->cap];
 }
 
-unsigned long audit_file_errors(const struct audit_log *a)
+const struct sink_health *audit_health(const struct audit_log *a)
 {
-	return a->file_errors;
+	return &a->health;
+}
+
+uint64_t audit_action_count(const struct audit_log *a, enum action_kind kind,
+			    enum action_result result)
+{
+	if ((unsigned)kind >= ACTION_KIND_MAX || (unsigned)result >= RESULT_MAX)
+		return 0;
+	return a->counts[kind][result];
 }
 
 struct json_object *action_record_json(const struct action_record *r)

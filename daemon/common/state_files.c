@@ -67,7 +67,8 @@ int replace_file_atomically(const char *path, mode_t mode, file_writer_fn fn, co
 		return r;
 	}
 	r = fn(f, ctx);
-	if (fclose(f) && !r)
+	/* A writer's -EIO is a stream error: the flush's errno (ENOSPC) says more. */
+	if (fclose(f) && (!r || r == -EIO))
 		r = -errno;
 	if (!r && rename(tmp, path))
 		r = -errno;

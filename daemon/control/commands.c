@@ -126,6 +126,32 @@ static struct json_object *programs_json(const struct taod *d)
 	return list;
 }
 
+static struct json_object *sink_json(const struct sink_health *h, const char *path)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_str(o, "state", sink_state_name(h ? h->state : SINK_OFF));
+	json_add_str(o, "path", path ? path : "");
+	json_add_u64(o, "failing_since_ms", h ? h->failing_since_ms : 0);
+	json_add_str(o, "last_error", h ? h->last_error : "");
+	json_add_u64(o, "errors", h ? h->errors : 0);
+	json_add_u64(o, "records_lost", h ? h->records_lost : 0);
+	return o;
+}
+
+/* The output sinks' health: a failing one is visible without the journal. */
+static struct json_object *sinks_json(const struct taod *d)
+{
+	struct json_object *o = json_object_new_object();
+	struct metrics_input in;
+
+	taod_metrics_input(d, &in);
+	json_add(o, "history", sink_json(in.sinks[SINK_HISTORY], d->report.history.path));
+	json_add(o, "audit", sink_json(in.sinks[SINK_AUDIT], d->cfg->enforce.audit_log));
+	json_add(o, "textfile", sink_json(in.sinks[SINK_TEXTFILE], d->cfg->metrics_textfile));
+	return o;
+}
+
 static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 {
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
@@ -156,6 +182,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "backend", actor_backend_name(d->actor));
 	json_add(o, "act", act_status_json(d));
 	json_add(o, "decide", decide_status_json(d));
+	json_add(o, "sinks", sinks_json(d));
 	return o;
 }
 

@@ -242,13 +242,15 @@ struct json_object *decide_status_json(const struct taod *d)
 
 	for (size_t i = 0; i < d->decide.n; i++) {
 		const struct cg_judge *j = d->decide.v[i];
+		/* By name, not j->pol: a reload frees the policies that points
+		 * into, and decide renews it only at the next tick. */
+		const struct policy *p = policy_find(&d->cfg->policies, j->policy);
 
 		if (j->tenant_id != j->id)
 			continue;
 		count[j->cls]++;
 		tenants++;
-		reachable +=
-		    j->pol && d->actor && actor_can_reach(d->actor, j->path, j->pol->dry_run);
+		reachable += p && d->actor && actor_can_reach(d->actor, j->path, p->dry_run);
 	}
 	json_add_u64(o, "policies", d->cfg->policies.n);
 	json_add_u64(o, "cgroups", d->decide.n);

@@ -52,10 +52,17 @@ struct history {
 	unsigned tao_last_present;
 	uint64_t tao_last[TVM_MAX];
 	uint64_t machine_batches;
+	char last_error[256]; /* SQLite's message of the last failed write */
 };
 
 sqlite3_stmt *hst(struct history *h, enum history_stmt s);
 int hst_done(struct history *h, sqlite3_stmt *st);
+/*
+ * Keeps SQLite's message of a failed write as "@what: message" for the
+ * sink's health, logged at debug level: the sink warns once per new error,
+ * not every batch. Returns -EIO.
+ */
+int history_failed(struct history *h, const char *what);
 void bind_text_or_null(sqlite3_stmt *st, int i, const char *s);
 /* A batch's machine figures: zones, mTHP and TAO counters (history_machine.c). */
 int history_record_machine(struct history *h, const struct machine_stats *m, uint64_t wall_ms);

@@ -203,17 +203,14 @@ int history_record(struct history *h, const struct cgroup_table *t, uint64_t wal
 	if (!next)
 		return -ENOMEM;
 	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		log_warn("history: cannot start a batch: %s", sqlite3_errmsg(h->db));
 		free(next);
-		return -EIO;
+		return history_failed(h, "starting a batch");
 	}
 	r = record_cgroups(h, t, wall_ms, class_of, ctx, next, &n);
 	if (!r && m)
 		r = history_record_machine(h, m, wall_ms);
-	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		log_warn("history: commit failed: %s", sqlite3_errmsg(h->db));
-		r = -EIO;
-	}
+	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = history_failed(h, "commit");
 	if (r) {
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		free_cgs(next, n);

@@ -48,6 +48,53 @@ static const char *const stmt_sql[HS_MAX] = {
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
 };
 
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Whether an existing file at @path may be taken as taod's database, read
+ * from its bytes alone (nothing of a refused file is changed, not even its
+ * mode): a regular file of taod's user, empty, or a SQLite database whose
+ * user_version is a schema taod knows (0 only for a database of one page,
+ * i.e. no tables yet). 0 (also when there is no file) or -errno, @err says why.
+ */
+static int check_existing(const char *path, char *err, size_t err_len)
+{
+	static const char magic[16] = "SQLite format 3";
+	unsigned char head[100];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	const char *why = NULL;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, err_len, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_uid != geteuid())
+		why = "a file of another user";
+	n = why ? 0 : read(fd, head, sizeof(head));
+	close(fd);
+	if (!why && st.st_size && (n != (ssize_t)sizeof(head) || memcmp(head, magic, 16)))
+		why = "not a SQLite database";
+	else if (!why && st.st_size &&
+		 (be32(head + 60) > HISTORY_SCHEMA_VERSION ||
+		  (!be32(head + 60) && be32(head + 28) > 1)))
+		why = "a SQLite database taod did not make";
+	if (!why)
+		return 0;
+	snprintf(err, err_len, "%s: %s; refused, left as it is", path, why);
+	return -EPERM;
+}
+
 /*
  * The database holds every cgroup's history: 0600 in a 0700 directory.
  * SQLite gives the -wal and -shm files the database file's mode.
@@ -101,9 +148,13 @@ int history_open(struct history **out, const char *path, char *err, size_t err_l
 	*out = NULL;
 	if (!h)
 		return -ENOMEM;
-	r = create_private(path);
+	r = check_existing(path, err, err_len);
+	if (!r) {
+		r = create_private(path);
+		if (r)
+			snprintf(err, err_len, "creating %s: %s", path, strerror(-r));
+	}
 	if (r) {
-		snprintf(err, err_len, "creating %s: %s", path, strerror(-r));
 		free(h);
 		return r;
 	}
@@ -159,11 +210,21 @@ int hst_done(struct history *h, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		log_warn("history: %s", sqlite3_errmsg(h->db));
-		return -EIO;
-	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return history_failed(h, "writing");
 	return 0;
+}
+
+int history_failed(struct history *h, const char *what)
+{
+	snprintf(h->last_error, sizeof(h->last_error), "%s: %s", what, sqlite3_errmsg(h->db));
+	log_debug("history: %s", h->last_error);
+	return -EIO;
+}
+
+const char *history_last_error(const struct history *h)
+{
+	return h->last_error[0] ? h->last_error : "unknown error";
 }
 
 void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)

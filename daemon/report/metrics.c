@@ -5,6 +5,7 @@
  * and its samples follow it together, as the format requires.
  */
 #include "taod/metrics.h"
+#include "metrics_internal.h"
 #include "taod/utf8.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ void prom_escape_label(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
+void metrics_family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -106,7 +107,7 @@ static void write_cgroups(FILE *f, const struct cgroup_table *t)
 	if (!label)
 		return;
 	for (size_t m = 0; m < sizeof(cg_families) / sizeof(cg_families[0]); m++) {
-		family(f, cg_families[m].name, cg_families[m].type, cg_families[m].help);
+		metrics_family(f, cg_families[m].name, cg_families[m].type, cg_families[m].help);
 		for (size_t i = 0; i < t->n; i++) {
 			const struct cgroup_entry *e = t->v[i];
 			double v;
@@ -128,14 +129,14 @@ static void write_bpf(FILE *f, const uint64_t *stats)
 	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",
 	};
 
-	family(f, "taod_bpf_events_total", "counter",
-	       "Events seen by taod's BPF programs, by program.");
+	metrics_family(f, "taod_bpf_events_total", "counter",
+		       "Events seen by taod's BPF programs, by program.");
 	for (int i = 0; i < TAOD_STAT_MAX; i++)
 		if (programs[i])
 			fprintf(f, "taod_bpf_events_total{program=\"%s\"} %llu\n", programs[i],
 				(unsigned long long)stats[i]);
-	family(f, "taod_bpf_pending_flushed_total", "counter",
-	       "PMD removals settled as splits by the tick's flush.");
+	metrics_family(f, "taod_bpf_pending_flushed_total", "counter",
+		       "PMD removals settled as splits by the tick's flush.");
 	fprintf(f, "taod_bpf_pending_flushed_total %llu\n",
 		(unsigned long long)stats[TAOD_STAT_PENDING_FLUSHED]);
 }
@@ -144,17 +145,17 @@ static void write_zones(FILE *f, const struct machine_stats *m)
 {
 	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
 
-	family(f, "taod_zone_managed_bytes", "gauge", "Memory managed by the zone.");
+	metrics_family(f, "taod_zone_managed_bytes", "gauge", "Memory managed by the zone.");
 	for (size_t i = 0; i < m->nzones; i++)
 		fprintf(f, "taod_zone_managed_bytes{node=\"%d\",zone=\"%s\"} %llu\n",
 			m->zones[i].node, m->zones[i].name,
 			(unsigned long long)m->zones[i].managed_pages * page);
-	family(f, "taod_zone_free_bytes", "gauge", "Free memory in the zone.");
+	metrics_family(f, "taod_zone_free_bytes", "gauge", "Free memory in the zone.");
 	for (size_t i = 0; i < m->nzones; i++)
 		fprintf(f, "taod_zone_free_bytes{node=\"%d\",zone=\"%s\"} %llu\n", m->zones[i].node,
 			m->zones[i].name, (unsigned long long)m->zones[i].free_pages * page);
-	family(f, "taod_zone_free_blocks", "gauge",
-	       "Free blocks in the zone by order (buddyinfo).");
+	metrics_family(f, "taod_zone_free_blocks", "gauge",
+		       "Free blocks in the zone by order (buddyinfo).");
 	for (size_t i = 0; i < m->nzones; i++)
 		for (int o = 0; o < m->zones[i].norders; o++)
 			fprintf(
@@ -188,7 +189,8 @@ static void write_tao(FILE *f, const struct machine_stats *m)
 	static const char *const results[] = {"shattered", "failed", "discarded"};
 	const char *last = NULL;
 
-	family(f, "taod_zone_order", "gauge", "The TAO policy zone's THP order (zoneinfo).");
+	metrics_family(f, "taod_zone_order", "gauge",
+		       "The TAO policy zone's THP order (zoneinfo).");
 	for (size_t i = 0; i < m->nzones; i++)
 		if (m->zones[i].order >= 0)
 			fprintf(f, "taod_zone_order{node=\"%d\",zone=\"%s\"} %d\n",
@@ -197,23 +199,27 @@ static void write_tao(FILE *f, const struct machine_stats *m)
 		if (!tao_vmstat_has(m, zone_counters[i].item))
 			continue;
 		if (!last || strcmp(last, zone_counters[i].metric))
-			family(f, zone_counters[i].metric, "counter", zone_counter_help[i / 2]);
+			metrics_family(f, zone_counters[i].metric, "counter",
+				       zone_counter_help[i / 2]);
 		last = zone_counters[i].metric;
 		fprintf(f, "%s{zone=\"%s\"} %llu\n", zone_counters[i].metric, zone_counters[i].zone,
 			(unsigned long long)m->tao[zone_counters[i].item]);
 	}
 	if (tao_vmstat_has(m, TVM_SHATTER))
-		family(f, "taod_shatter_pages_total", "counter",
-		       "THPs the kernel shattered, failed to shatter, or shattered and discarded.");
+		metrics_family(
+		    f, "taod_shatter_pages_total", "counter",
+		    "THPs the kernel shattered, failed to shatter, or shattered and discarded.");
 	for (int r = 0; r < 3; r++)
 		if (tao_vmstat_has(m, TVM_SHATTER + r))
 			fprintf(f, "taod_shatter_pages_total{result=\"%s\"} %llu\n", results[r],
 				(unsigned long long)m->tao[TVM_SHATTER + r]);
 	if (!tao_vmstat_has(m, TVM_HVO))
 		return;
-	family(f, "taod_hvo_pages_total", "counter", "THPs whose vmemmap was optimized (HVO).");
+	metrics_family(f, "taod_hvo_pages_total", "counter",
+		       "THPs whose vmemmap was optimized (HVO).");
 	fprintf(f, "taod_hvo_pages_total %llu\n", (unsigned long long)m->tao[TVM_HVO]);
-	family(f, "taod_hvo_saved_bytes", "gauge", "vmemmap HVO saved: 28 KiB per 2 MiB THP.");
+	metrics_family(f, "taod_hvo_saved_bytes", "gauge",
+		       "vmemmap HVO saved: 28 KiB per 2 MiB THP.");
 	fprintf(f, "taod_hvo_saved_bytes %llu\n",
 		(unsigned long long)m->tao[TVM_HVO] * HVO_SAVED_PER_THP);
 }
@@ -225,19 +231,23 @@ static void write_daemon(FILE *f, const struct metrics_input *in)
 	prom_escape_label(in->version ? in->version : "", v, sizeof(v));
 	prom_escape_label(in->kernel_kind ? in->kernel_kind : "", k, sizeof(k));
 	prom_escape_label(in->observation_mode ? in->observation_mode : "", o, sizeof(o));
-	family(f, "taod_up", "gauge", "1 while taod runs and writes these metrics.");
-	fprintf(f, "taod_up 1\n");
-	family(f, "taod_build_info", "gauge", "taod version, kernel kind and observation mode.");
+	metrics_family(
+	    f, "taod_up", "gauge",
+	    "1 while taod runs and writes these metrics; 0 in the textfile it left at exit.");
+	fprintf(f, "taod_up %d\n", in->down ? 0 : 1);
+	metrics_family(f, "taod_build_info", "gauge",
+		       "taod version, kernel kind and observation mode.");
 	fprintf(f, "taod_build_info{version=\"%s\",kernel=\"%s\",observation=\"%s\"} 1\n", v, k, o);
-	family(f, "taod_start_time_seconds", "gauge", "When taod started, Unix time.");
+	metrics_family(f, "taod_start_time_seconds", "gauge", "When taod started, Unix time.");
 	fprintf(f, "taod_start_time_seconds %.3f\n", (double)in->start_wall_ms / 1000.0);
-	family(f, "taod_ticks_total", "counter", "Pipeline ticks run.");
+	metrics_family(f, "taod_ticks_total", "counter", "Pipeline ticks run.");
 	fprintf(f, "taod_ticks_total %llu\n", (unsigned long long)in->ticks);
-	family(f, "taod_tick_duration_seconds", "gauge", "How long the last tick took.");
+	metrics_family(f, "taod_tick_duration_seconds", "gauge", "How long the last tick took.");
 	fprintf(f, "taod_tick_duration_seconds %.6f\n", (double)in->last_tick_cost_us / 1e6);
-	family(f, "taod_cgroups", "gauge", "Memory cgroups tracked.");
+	metrics_family(f, "taod_cgroups", "gauge", "Memory cgroups tracked.");
 	fprintf(f, "taod_cgroups %zu\n", in->cgroups->n);
-	family(f, "taod_history_enabled", "gauge", "1 when the history database is being written.");
+	metrics_family(f, "taod_history_enabled", "gauge",
+		       "1 while the history database is open and its writes succeed.");
 	fprintf(f, "taod_history_enabled %d\n", in->history_enabled ? 1 : 0);
 }
 
@@ -246,6 +256,7 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_daemon(f, in);
 	write_bpf(f, in->bpf_stats);
 	write_cgroups(f, in->cgroups);
+	metrics_write_health(f, in);
 	if (in->machine)
 		write_zones(f, in->machine);
 	if (in->machine && in->machine->tao_present)

@@ -16,26 +16,16 @@
 void report_stage_open(struct report_stage *rs, const struct taod_config *cfg,
 		       uint64_t start_wall_ms)
 {
-	char err[512] = "";
-	int r;
+	struct history *h;
 
+	rs->opened = true;
 	rs->machine = calloc(1, sizeof(*rs->machine));
-	if (!cfg->history_path[0]) {
-		log_info("history: off ([history] path is empty)");
+	sink_set_on(&rs->textfile, cfg->metrics_textfile[0]);
+	history_sink_open(&rs->history, cfg->history_path, start_wall_ms);
+	h = rs->history.h;
+	if (!h)
 		return;
-	}
-	r = history_open(&rs->history, cfg->history_path, err, sizeof(err));
-	if (!r)
-		r = history_begin_run(rs->history, start_wall_ms, taod_version());
-	if (r) {
-		log_warn("history: cannot use %s (%s); running without history", cfg->history_path,
-			 err[0] ? err : strerror(-r));
-		history_close(rs->history);
-		rs->history = NULL;
-		return;
-	}
-	history_retain(rs->history, realtime_ms(), cfg->history_retention_ms,
-		       cfg->history_max_bytes);
+	history_retain(h, realtime_ms(), cfg->history_retention_ms, cfg->history_max_bytes);
 	log_info("history: %s, a batch every %llu ticks", cfg->history_path,
 		 (unsigned long long)cfg->history_every);
 }
@@ -44,59 +34,93 @@ void report_stage_open(struct report_stage *rs, const struct taod_config *cfg,
 void report_stage_record_action(void *ctx, const struct action_record *rec)
 {
 	struct report_stage *rs = ctx;
+	struct history *h = history_sink_get(&rs->history, 1);
 
-	if (rs->history && history_record_action(rs->history, rec))
-		log_warn("history: action %llu not recorded", (unsigned long long)rec->id);
+	if (h)
+		history_sink_wrote(&rs->history, history_record_action(h, rec), 1, "action");
 }
 
 static void write_batch(struct report_stage *rs, const struct report_tick *t)
 {
+	struct history *h = history_sink_get(&rs->history, 1);
 	uint64_t now = realtime_ms();
+	int r;
 
-	if (history_record(rs->history, t->cgroups, now, rs->machine, t->class_of, t->class_ctx)) {
-		log_warn("history: batch at tick %llu not written", (unsigned long long)t->ticks);
-		return;
-	}
+	/* Due and done, written or not: a lost batch is counted, not retried every tick. */
 	rs->last_tick = t->ticks;
-	if (++rs->batches % RETAIN_EVERY_BATCHES == 0)
-		history_retain(rs->history, now, t->cfg->history_retention_ms,
-			       t->cfg->history_max_bytes);
+	if (!h)
+		return;
+	r = history_record(h, t->cgroups, now, rs->machine, t->class_of, t->class_ctx);
+	history_sink_wrote(&rs->history, r, 1, "batch");
+	if (!r && ++rs->batches % RETAIN_EVERY_BATCHES == 0)
+		history_retain(h, now, t->cfg->history_retention_ms, t->cfg->history_max_bytes);
+}
+
+const struct sink_health *report_stage_sink(const struct report_stage *rs, enum sink_id id)
+{
+	if (id == SINK_HISTORY)
+		return &rs->history.health;
+	return id == SINK_TEXTFILE ? &rs->textfile : NULL;
+}
+
+bool report_stage_history_up(const struct report_stage *rs)
+{
+	return rs->history.h && rs->history.health.state == SINK_OK;
+}
+
+/* Once per new error, not every tick: anyone who can write the directory
+ * could otherwise flood the journal. */
+static void write_textfile(struct report_stage *rs, const char *textfile,
+			   const struct metrics_input *in)
+{
+	int r = metrics_textfile_write(textfile, in);
+
+	if (r && sink_failed(&rs->textfile, strerror(-r), 1))
+		log_warn("metrics textfile %s: %s (said again only if it changes)", textfile,
+			 strerror(-r));
+	else if (!r && sink_succeeded(&rs->textfile))
+		log_info("metrics textfile %s: written again", textfile);
 }
 
 void report_stage_tick(struct report_stage *rs, struct report_tick *t)
 {
-	bool batch = rs->history && t->ticks - rs->last_tick >= t->cfg->history_every;
+	bool batch = rs->history.path[0] && t->ticks - rs->last_tick >= t->cfg->history_every;
 	const char *textfile = t->cfg->metrics_textfile;
-	int r;
 
 	if ((batch || textfile[0]) && rs->machine)
 		machine_stats_read(&t->cfg->k, rs->machine);
 	if (batch)
 		write_batch(rs, t);
+	sink_set_on(&rs->textfile, textfile[0]); /* a reload may set or clear it */
 	if (!textfile[0])
 		return;
 	t->metrics.machine = rs->machine;
-	t->metrics.history_enabled = rs->history != NULL;
-	r = metrics_textfile_write(textfile, &t->metrics);
-	/* Once per new error, not every tick: anyone who can write the
-	 * directory could otherwise flood the journal. */
-	if (r && r != rs->textfile_err)
-		log_warn("metrics textfile %s: %s (said again only if it changes)", textfile,
-			 strerror(-r));
-	else if (!r && rs->textfile_err)
-		log_info("metrics textfile %s: written again", textfile);
-	rs->textfile_err = r;
+	t->metrics.history_enabled = report_stage_history_up(rs);
+	write_textfile(rs, textfile, &t->metrics);
+}
+
+/* At a clean exit: a textfile left saying taod_up 1 would say so for ever. */
+static void write_last_textfile(struct report_stage *rs, struct report_tick *t)
+{
+	const char *textfile = t->cfg->metrics_textfile;
+
+	if (!rs->opened || !textfile[0])
+		return;
+	t->metrics.machine = rs->machine;
+	t->metrics.history_enabled = false;
+	t->metrics.down = true;
+	write_textfile(rs, textfile, &t->metrics);
 }
 
 void report_stage_close(struct report_stage *rs, struct report_tick *t)
 {
-	if (rs->history && t->ticks > rs->last_tick) {
+	if (rs->history.h && t->ticks > rs->last_tick) {
 		if (rs->machine)
 			machine_stats_read(&t->cfg->k, rs->machine);
 		write_batch(rs, t);
 	}
-	history_close(rs->history);
-	rs->history = NULL;
+	history_sink_close(&rs->history);
+	write_last_textfile(rs, t);
 	free(rs->machine);
 	rs->machine = NULL;
 }

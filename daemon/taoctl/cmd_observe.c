@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client.h"
 #include "commands.h"
@@ -69,6 +70,34 @@ static void print_features(struct json_object *features, struct json_object *lev
 	}
 }
 
+/* One line per output sink: ok, off, or failing since when, why, and what was lost. */
+static void print_sinks(struct json_object *sinks)
+{
+	static const char *const names[][2] = {
+	    {"history", "history:"}, {"audit", "audit log:"}, {"textfile", "textfile:"}};
+
+	for (size_t i = 0; sinks && i < sizeof(names) / sizeof(names[0]); i++) {
+		struct json_object *s = jget(sinks, names[i][0]);
+		const char *state = jget_text(s, "state");
+		time_t since = (time_t)(jget_u64(s, "failing_since_ms") / 1000);
+		char when[32] = "";
+
+		printf("%-12s %s", names[i][1], state);
+		if (!strcmp(state, "off")) {
+			printf("\n");
+			continue;
+		}
+		if (!strcmp(state, "failing"))
+			strftime(when, sizeof(when), " since %F %T UTC", gmtime(&since));
+		printf("%s, %s; %llu errors, %llu records lost", when, jget_text(s, "path"),
+		       (unsigned long long)jget_u64(s, "errors"),
+		       (unsigned long long)jget_u64(s, "records_lost"));
+		if (*jget_text(s, "last_error"))
+			printf("; last error: %s", jget_text(s, "last_error"));
+		printf("\n");
+	}
+}
+
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
@@ -120,6 +149,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	printf("ticks:       %llu every %llu ms, last took %llu us\n",
 	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
+	print_sinks(jget(r, "sinks"));
 	json_object_put(r);
 	return 0;
 }

@@ -38,7 +38,7 @@ int actor_read_stats(struct actor *a, struct act_stats *out);
  */
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec);
-struct audit_log *actor_audit(struct actor *a);
+struct audit_log *actor_audit(const struct actor *a);
 /* Called with every audited record, after the audit log has it. */
 typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx);

@@ -25,7 +25,11 @@
 struct history;
 struct sqlite3;
 
-/* Opens (creating the directory and schema) for writing. 0 or -errno, @err says why. */
+/*
+ * Opens (creating the directory and schema) for writing. 0 or -errno, @err
+ * says why. An existing file that is not a taod database of taod's user is
+ * refused before anything of it is changed (-EPERM).
+ */
 int history_open(struct history **out, const char *path, char *err, size_t err_len);
 void history_close(struct history *h);
 /* Marks a new daemon run (restart boundary in reports). */
@@ -40,6 +44,8 @@ typedef const char *(*history_class_fn)(void *ctx, const struct cgroup_entry *e)
  */
 int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
 		   const struct machine_stats *m, history_class_fn class_of, void *ctx);
+/* What the last failed write said ("commit: database or disk is full"). */
+const char *history_last_error(const struct history *h);
 /* Audit record of decide/act, written at once. */
 int history_record_action(struct history *h, const struct action_record *a);
 

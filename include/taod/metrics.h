@@ -12,6 +12,21 @@
 
 #include "taod/cgroup_state.h"
 #include "taod/machine_stats.h"
+#include "taod/sink_health.h"
+
+struct audit_log;
+
+/* A judged cgroup (a tenant root) as the metrics show it. */
+struct metrics_judged {
+	const char *cgroup;
+	const char *class_name; /* as `taoctl abusers` prints it */
+	bool scored;		/* judged at least once: @score is its last */
+	double score;
+	double guarantee_ratio; /* its policy's coverage guarantee, 0 to 1; < 0: none */
+};
+
+/* The @i-th judged cgroup into @out; false to skip @i (not a judged tenant). */
+typedef bool (*metrics_judged_fn)(const void *ctx, size_t i, struct metrics_judged *out);
 
 struct metrics_input {
 	const struct cgroup_table *cgroups;
@@ -23,7 +38,14 @@ struct metrics_input {
 	const char *kernel_kind;
 	const char *observation_mode;
 	const struct machine_stats *machine; /* NULL: no machine figures */
-	bool history_enabled;
+	bool history_enabled; /* the history database is open and its writes succeed */
+	bool down;	      /* the last textfile, at a clean exit: taod_up 0 */
+	/* The output sinks (NULL: none); an off sink has no taod_sink_* series. */
+	const struct sink_health *sinks[SINK_MAX];
+	const struct audit_log *audit; /* actions by kind and result; NULL: none */
+	size_t njudged;
+	metrics_judged_fn judged;
+	const void *judged_ctx;
 };
 
 /* Label value escaping: backslash, double quote and newline. */

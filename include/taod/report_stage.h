@@ -12,14 +12,16 @@
 
 #include "taod/config.h"
 #include "taod/history.h"
+#include "taod/history_sink.h"
 #include "taod/metrics.h"
 
 struct report_stage {
-	struct history *history;       /* NULL: no history (off or unusable) */
+	struct history_sink history;   /* its .h is NULL: no history (off or unusable) */
 	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
 	uint64_t batches;
-	uint64_t last_tick; /* tick of the last batch written */
-	int textfile_err;   /* last metrics textfile error, logged once */
+	uint64_t last_tick;	     /* tick of the last batch due (written or lost) */
+	struct sink_health textfile; /* the metrics textfile's writes, errors logged once */
+	bool opened;		     /* only an opened stage leaves a last textfile at close */
 };
 
 /* What one tick hands the report stage. */
@@ -33,14 +35,21 @@ struct report_tick {
 	struct metrics_input metrics;
 };
 
-/* Warns and goes on without history when the database is unusable. */
+/* Warns and goes on without history when the database is unusable (retried every batch). */
 void report_stage_open(struct report_stage *rs, const struct taod_config *cfg,
 		       uint64_t start_wall_ms);
 void report_stage_tick(struct report_stage *rs, struct report_tick *t);
-/* Writes a last batch when ticks ran since the last one. */
+/*
+ * Writes a last batch when ticks ran since the last one, and a last
+ * metrics textfile saying taod_up 0.
+ */
 void report_stage_close(struct report_stage *rs, struct report_tick *t);
 /* actor_record_fn: records an audited action in the history (@ctx: report_stage). */
 struct action_record;
 void report_stage_record_action(void *ctx, const struct action_record *rec);
+/* The health of the history database and of the metrics textfile. */
+const struct sink_health *report_stage_sink(const struct report_stage *rs, enum sink_id id);
+/* Whether the history database is open and its last write succeeded. */
+bool report_stage_history_up(const struct report_stage *rs);
 
 #endif
