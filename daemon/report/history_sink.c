@@ -51,8 +51,7 @@ void history_sink_open(struct history_sink *s, const char *path, uint64_t start_
 		return;
 	}
 	if (try_open(s))
-		log_warn("history: cannot use %s; running without history until it can",
-			 s->path);
+		log_warn("history: cannot use %s; running without history until it can", s->path);
 }
 
 /* Whether the path still names the file taod writes (rm -r of its directory, mv). */

@@ -56,8 +56,8 @@ static void write_actions(FILE *f, const struct audit_log *a)
 		       "Actions audited since taod started, by kind and result.");
 	for (int k = 0; a && k < ACTION_KIND_MAX; k++)
 		for (int r = 0; r < RESULT_MAX; r++) {
-			uint64_t n = audit_action_count(a, (enum action_kind)k,
-							(enum action_result)r);
+			uint64_t n =
+			    audit_action_count(a, (enum action_kind)k, (enum action_result)r);
 
 			if (n)
 				fprintf(f, "taod_actions_total{kind=\"%s\",result=\"%s\"} %llu\n",

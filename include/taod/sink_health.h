@@ -19,9 +19,9 @@ enum sink_state { SINK_OFF, SINK_OK, SINK_FAILING };
 
 struct sink_health {
 	enum sink_state state;
-	uint64_t failing_since_ms; /* wall clock; 0 unless failing */
-	uint64_t errors;	   /* failed writes (or opens) since taod started */
-	uint64_t records_lost;	   /* records that were not written */
+	uint64_t failing_since_ms;	 /* wall clock; 0 unless failing */
+	uint64_t errors;		 /* failed writes (or opens) since taod started */
+	uint64_t records_lost;		 /* records that were not written */
 	char last_error[SINK_ERROR_MAX]; /* kept after recovery, for status */
 };
 
