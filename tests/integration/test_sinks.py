@@ -192,10 +192,10 @@ def test_a_foreign_history_file_is_refused_untouched(daemon_factory, tmp_path, k
     before = db.read_bytes()
     d = daemon_factory(FAST)
     d.wait_ticks(3)
-    h = sink(d, "history")
-    assert h["state"] == "failing" and "refused" in h["last_error"], h
     assert db.stat().st_mode & 0o777 == 0o644
     assert db.read_bytes() == before
+    h = sink(d, "history")
+    assert h["state"] == "failing" and "refused" in h["last_error"], h
     assert not Path(str(db) + "-wal").exists()
     assert d.logtext().count("refused, left as it is") == 1
 
