@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* History database: schema, batches, restarts, identity, retention, queries. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "taod/history.h"
@@ -546,4 +548,31 @@ Test(history, version_1_database_is_read_then_migrated)
 	cr_assert_eq(r.zones[0].order, -1);
 	report_free(&r);
 	cgroup_table_free(&t);
+}
+
+/* A SQLite file taod did not make (tables, no user_version; or a schema
+ * from the future) is refused before anything of it changes, its mode too. */
+Test(history, foreign_database_refused_untouched)
+{
+	static const char *const sql[] = {"CREATE TABLE mine(x)", "PRAGMA user_version = 99"};
+	struct history *h = NULL;
+	struct stat st;
+	char err[256] = "", sub[96];
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	for (size_t i = 0; i < 2; i++) {
+		sqlite3 *db;
+
+		unlink(db_path);
+		cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		cr_assert_eq(sqlite3_exec(db, sql[i], NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		cr_assert_eq(chmod(db_path, 0644), 0);
+		cr_assert_eq(history_open(&h, db_path, err, sizeof(err)), -EPERM, "%s", err);
+		cr_assert_null(h);
+		cr_assert(strstr(err, "a SQLite database taod did not make"), "%s", err);
+		cr_assert_eq(stat(db_path, &st), 0);
+		cr_assert_eq(st.st_mode & 0777, 0644);
+	}
 }
