@@ -25,7 +25,7 @@ Test(sink_health, logged_once_per_new_error_and_recovers)
 	cr_assert_eq(h.state, SINK_OK);
 	cr_assert_eq(h.failing_since_ms, 0);
 	cr_assert_str_eq(h.last_error, "open: Permission denied"); /* kept for status */
-	cr_assert(sink_failed(&h, "open: Permission denied", 0)); /* failing again: said again */
+	cr_assert(sink_failed(&h, "open: Permission denied", 0));  /* failing again: said again */
 	sink_set_on(&h, false);
 	cr_assert_eq(h.state, SINK_OFF);
 	cr_assert_str_eq(sink_state_name(h.state), "off");
@@ -75,8 +75,9 @@ Test(sink_health, metrics_series)
 	cr_assert(strstr(out, "taod_cgroup_class{cgroup=\"/b\",class=\"good\"} 1\n"));
 	cr_assert(strstr(out, "taod_cgroup_score{cgroup=\"/a\\\"q\"} 2.5\n"));
 	cr_assert_null(strstr(out, "taod_cgroup_score{cgroup=\"/b\"}"));
-	cr_assert(strstr(out, "taod_cgroup_guarantee_ratio{cgroup=\"/a\\\"q\"} 0.80000000000000004\n"),
-		  "%s", out);
+	cr_assert(
+	    strstr(out, "taod_cgroup_guarantee_ratio{cgroup=\"/a\\\"q\"} 0.80000000000000004\n"),
+	    "%s", out);
 	cr_assert_null(strstr(out, "taod_cgroup_guarantee_ratio{cgroup=\"/b\"}"));
 	free(out);
 	cgroup_table_free(&t);
