@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -56,10 +57,14 @@ def audit_ids(path):
 
 @pytest.mark.parametrize("how", ["sighup", "reload"])
 def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
-    audit = tmp_path / "audit.jsonl"
-    d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {audit}\n")
+    audit, prom = tmp_path / "audit.jsonl", tmp_path / "taod.prom"
+    d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {audit}\n"
+                       f"[metrics]\ntextfile = {prom}\n")
     first = warn_allowlisted(d)
+    wait_for(prom.exists, what="textfile")
     audit.rename(tmp_path / "audit.jsonl.1")
+    prom.rename(tmp_path / "taod.prom.1")
+    rotated = (tmp_path / "taod.prom.1").read_text()
     if how == "sighup":
         d.proc.send_signal(signal.SIGHUP)
         wait_for(lambda: "configuration reloaded" in d.logtext(), what="the reload")
@@ -70,6 +75,9 @@ def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
     assert audit_ids(tmp_path / "audit.jsonl.1") == [first]
     assert audit_ids(audit) == [second]
     assert sink(d, "audit")["state"] == "ok"
+    # The textfile is a new file at its path every tick; the rotated one stays as it was.
+    wait_for(prom.exists, what="a new textfile")
+    assert (tmp_path / "taod.prom.1").read_text() == rotated
 
 
 @pytest.fixture
@@ -85,18 +93,22 @@ def small_fs():
 
 
 def fill(fs):
-    """Fills @fs to the last byte (unbuffered writes); returns the filler file."""
+    """Fills @fs to the last byte (unbuffered writes), twice: a textfile taod
+    was writing meanwhile frees its pages when its write fails or its rename
+    replaces the old one. Returns the filler file."""
     filler = fs / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (1 << 20, 4096, 1):
-            try:
-                while True:
-                    os.write(fd, b"\0" * size)
-            except OSError:
-                pass
-    finally:
-        os.close(fd)
+    for _ in range(2):
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            for size in (1 << 20, 4096, 1):
+                try:
+                    while True:
+                        os.write(fd, b"\0" * size)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+        time.sleep(0.5)
     return filler
 
 
@@ -111,17 +123,19 @@ def test_a_full_filesystem_loses_no_record_silently(daemon_factory, small_fs):
 
     # The file's last page still has room for a few lines: taod writes
     # until a line does not fit (a short write, cut off again), then loses.
-    written = len(audit_ids(audit))
+    # Every record is in the file or counted lost (a textfile's temporary
+    # file freed may let a line through now and then).
+    issued = []
     for _ in range(64):
-        warn_allowlisted(d)
+        issued.append(warn_allowlisted(d))
         if sink(d, "audit")["state"] == "failing":
             break
-    for _ in range(2):
-        warn_allowlisted(d)
+    issued += [warn_allowlisted(d) for _ in range(2)]
     a = sink(d, "audit")
-    assert a["state"] == "failing" and a["records_lost"] == 3 and a["errors"] == 3, a
+    missing = set(issued) - set(audit_ids(audit))
+    assert a["state"] == "failing" and len(missing) >= 3, (a, missing)
+    assert a["records_lost"] == a["errors"] == len(missing), (a, missing)
     assert "No space left on device" in a["last_error"], a
-    assert len(audit_ids(audit)) > written
     assert a["failing_since_ms"] > 0
     wait_for(lambda: sink(d, "textfile")["state"] == "failing", what="textfile failing")
     wait_for(lambda: sink(d, "history")["state"] == "failing", what="history failing")
@@ -133,7 +147,8 @@ def test_a_full_filesystem_loses_no_record_silently(daemon_factory, small_fs):
         assert sink_metric(d, "taod_sink_failing_since_seconds", s) > 0, s
     assert "taod_history_enabled 0" in d.ctl_rc("metrics")[1]
     rc, out, _ = d.ctl_rc("status")
-    assert rc == 0 and "audit log:   failing since " in out and "3 records lost" in out, out
+    assert rc == 0 and "audit log:   failing since " in out, out
+    assert f"{a['records_lost']} records lost" in out, out
     # Once per new error, not once per record or tick.
     log = d.logtext()
     assert log.count(f"audit log {audit}: write: No space left on device") == 1, log
@@ -146,11 +161,12 @@ def test_a_full_filesystem_loses_no_record_silently(daemon_factory, small_fs):
     assert audit_ids(audit)[-1] == last
     wait_for(lambda: all(sink(d, s)["state"] == "ok" for s in ("history", "audit", "textfile")),
              what="every sink writes again")
+    lost = a["records_lost"]
     a = sink(d, "audit")
-    assert a["failing_since_ms"] == 0 and a["records_lost"] == 3, a
+    assert a["failing_since_ms"] == 0 and a["records_lost"] == lost, a
     assert sink_metric(d, "taod_sink_up", "audit") == 1
     assert sink_metric(d, "taod_sink_failing_since_seconds", "audit") == 0
-    assert sink_metric(d, "taod_sink_records_lost_total", "audit") == 3
+    assert sink_metric(d, "taod_sink_records_lost_total", "audit") == lost
     assert "written again" in d.logtext()
     d.stop()
 
