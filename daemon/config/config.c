@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/un.h>
 #include <syslog.h>
 
 #include "config_internal.h"
@@ -24,6 +25,7 @@ enum setting_type {
 	T_DURATION,
 	T_PATH,
 	T_OPT_PATH,
+	T_SOCKET, /* an absolute path that fits a Unix socket address */
 	T_NAME,
 	T_LIST,	 /* words, may be empty */
 	T_GLOBS, /* cgroup globs, each maybe "=GLOB"; may be empty */
@@ -85,7 +87,7 @@ static const struct setting settings[] = {
     {"daemon", "tick", T_DURATION, FIELD(tick_ms), NULL},
     {"daemon", "root", T_PATH, FIELD(root), NULL},
     {"daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values},
-    {"control", "socket", T_PATH, FIELD(socket_path), NULL},
+    {"control", "socket", T_SOCKET, FIELD(socket_path), NULL},
     {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
     {"control", "reply_memory", T_SIZE, FIELD(reply_memory), NULL},
@@ -142,6 +144,7 @@ static const struct setting settings[] = {
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+#define SUN_PATH_MAX   (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 
 void config_defaults(struct taod_config *c)
 {
@@ -244,6 +247,14 @@ static bool globs_ok(const char *v)
 	return true;
 }
 
+static int copy_value(const struct setting *s, void *dst, const char *v)
+{
+	if (strlen(v) >= s->size)
+		return -ENAMETOOLONG;
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
 static int set_value(const struct setting *s, void *dst, const char *v)
 {
 	unsigned mode;
@@ -268,6 +279,10 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		*(unsigned *)dst = mode;
 		return 0;
+	case T_SOCKET:
+		if (v[0] != '/')
+			return -EINVAL;
+		return strlen(v) > SUN_PATH_MAX ? -ENAMETOOLONG : copy_value(s, dst, v);
 	case T_OPT_PATH:
 		if (!*v) {
 			*(char *)dst = '\0'; /* empty: the feature is off */
@@ -289,10 +304,7 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		/* fallthrough */
 	case T_LIST:
-		if (strlen(v) >= s->size)
-			return -ENAMETOOLONG;
-		memcpy(dst, v, strlen(v) + 1);
-		return 0;
+		return copy_value(s, dst, v);
 	case T_ENUM:
 		return set_enum(s, dst, v);
 	}
@@ -316,6 +328,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "an octal mode such as 0660";
 	case T_PATH:
 		return "an absolute path";
+	case T_SOCKET:
+		return "an absolute path of at most 107 bytes (a Unix socket address holds no more)";
 	case T_NAME:
 		return "a non-empty name";
 	case T_LIST:
@@ -359,7 +373,7 @@ bool config_keep_setting(struct taod_config *to, const struct taod_config *from,
 	dst = (char *)to + s->offset;
 	src = (const char *)from + s->offset;
 	/* Text: bytes past the NUL may be left by an overridden longer value. */
-	if (s->type == T_PATH || s->type == T_OPT_PATH || s->type == T_NAME)
+	if (s->type == T_PATH || s->type == T_OPT_PATH || s->type == T_NAME || s->type == T_SOCKET)
 		differ = strncmp(dst, src, s->size) != 0;
 	else
 		differ = memcmp(dst, src, s->size) != 0;
