@@ -329,7 +329,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 	case T_PATH:
 		return "an absolute path";
 	case T_SOCKET:
-		return "an absolute path of at most 107 bytes (a Unix socket address holds no more)";
+		return "an absolute path of at most 107 bytes (a Unix socket address holds no "
+		       "more)";
 	case T_NAME:
 		return "a non-empty name";
 	case T_LIST:
