@@ -482,6 +482,12 @@ static char *read_counted_line(char *str, int num, void *stream)
 
 	if (n < 0)
 		return NULL;
+	p->bytes += (size_t)n;
+	if (p->bytes > CONFIG_MAX_BYTES) { /* grew after it was opened */
+		config_error_add(p, "more than %d bytes: a configuration file may hold no more",
+				 CONFIG_MAX_BYTES);
+		return NULL;
+	}
 	p->line++;
 	p->entries_on_line = 0;
 	if (n >= num) {
@@ -498,14 +504,13 @@ int config_parse_file(struct config_parse *p, const char *path)
 {
 	int first_bad;
 
-	p->fp = fopen(path, "re");
 	COPY(p->file, path);
 	p->line = 0;
 	p->section[0] = '\0';
-	if (!p->fp) {
-		config_error_add(p, "cannot open: %s", strerror(errno));
+	p->bytes = 0;
+	p->fp = config_open(p, path);
+	if (!p->fp)
 		return -1;
-	}
 	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
 	fclose(p->fp);
 	p->fp = NULL;

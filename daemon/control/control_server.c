@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "taod/file_kind.h"
 #include "taod/json_fields.h"
 #include "taod/log.h"
 #include "taod/protocol.h"
@@ -315,17 +316,6 @@ static int inherited_socket(void)
 	return SD_LISTEN_FDS_START;
 }
 
-static const char *file_kind(mode_t m)
-{
-	return S_ISREG(m)    ? "a regular file"
-	       : S_ISDIR(m)  ? "a directory"
-	       : S_ISLNK(m)  ? "a symbolic link"
-	       : S_ISFIFO(m) ? "a FIFO"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISBLK(m)  ? "a block device"
-			     : "something other than a socket";
-}
-
 /* Whether some program accepts connections on the socket at @sa now. */
 static bool socket_in_use(const struct sockaddr_un *sa)
 {
@@ -356,7 +346,7 @@ static int clear_stale_socket(const struct sockaddr_un *sa)
 	if (!S_ISSOCK(st.st_mode)) {
 		log_err("control socket %s: %s is there, not a socket; taod replaces only a "
 			"socket: remove it or set another [control] socket",
-			path, file_kind(st.st_mode));
+			path, file_kind_name(st.st_mode));
 		return -EEXIST;
 	}
 	if (socket_in_use(sa)) {

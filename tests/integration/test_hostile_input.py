@@ -2,10 +2,12 @@
 memory or acts on the wrong thing: what is at the socket path, drop-ins
 that are not files, odd bytes in a config file or a request, a moved taod,
 crafted history databases."""
+import os
+import signal
 import socket
 import subprocess
 
-from conftest import TAOD, attach_conf
+from conftest import TAOD, attach_conf, wait_for
 
 
 def base_conf(tmp_path, sock, extra=""):
@@ -72,3 +74,66 @@ def test_check_config_refuses_a_socket_path_longer_than_sun_path(tmp_path):
     ok = base_conf(tmp_path, "/run/" + "s" * (107 - 5))
     p = run_taod("--check-config", "-c", str(ok))
     assert p.returncode == 0, p.stderr
+
+
+# Drop-ins that are not files ----------------------------------------------
+
+def limited_cgroup(cgroups, name, limit=1 << 30):
+    """A test cgroup whose memory is capped: without the fixes some of these
+    inputs ate memory until killed; here they end in an OOM kill instead."""
+    cg = cgroups.make(name)
+    (cg / ("memory.max" if cgroups.version == 2 else "memory.limit_in_bytes")).write_text(
+        str(limit))
+    return cg
+
+
+def in_cgroup(cg):
+    """A wrap= command for the Daemon fixture: taod joins @cg, then runs."""
+    return ("sh", "-c", f'echo $$ > {cg / "cgroup.procs"} && exec "$@"', "sh")
+
+
+def odd_dropins(dropins):
+    """A FIFO, /dev/zero (a symlink to it) and a file over the size limit,
+    each as a *.conf drop-in; the paths and what taod must say of each."""
+    fifo, zero, big = dropins / "10-fifo.conf", dropins / "20-zero.conf", dropins / "30-big.conf"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    with open(big, "wb") as f:
+        f.truncate(2 << 20)  # sparse: 2 MiB of NULs
+    return [(fifo, "a FIFO, not a regular file"),
+            (zero, "a character device, not a regular file"),
+            (big, f"{2 << 20} bytes: a configuration file may hold at most {1 << 20}")]
+
+
+def test_fifo_and_devices_as_dropins_are_refused_at_start(tmp_path, cgroups):
+    conf = base_conf(tmp_path, tmp_path / "taod.sock")
+    dropins = tmp_path / "taod.conf.d"
+    dropins.mkdir()
+    want = odd_dropins(dropins)
+    cg = limited_cgroup(cgroups, "dropins")
+    for args in (["--check-config", "-c", str(conf)], ["-c", str(conf)]):
+        p = subprocess.run([*in_cgroup(cg), str(TAOD), *args], capture_output=True, text=True,
+                           timeout=20)
+        assert p.returncode == 1, (args, p.returncode, p.stderr)
+        for path, what in want:
+            assert f"{path}: {what}" in p.stderr, p.stderr
+        assert not (tmp_path / "taod.sock").exists()
+
+
+def test_reload_refuses_fifo_and_device_dropins_and_keeps_running(daemon_factory, tmp_path,
+                                                                  cgroups):
+    d = daemon_factory("[policy web]\nmatch = /web/*\nwindow = 7s\n",
+                       wrap=in_cgroup(limited_cgroup(cgroups, "reload")))
+    dropins = tmp_path / "taod.conf.d"
+    dropins.mkdir()
+    (dropins / "05-ok.conf").write_text("[policy web]\nwindow = 9s\n")
+    want = odd_dropins(dropins)
+    rc, out, err = d.ctl_rc("reload")
+    assert rc == 1, (out, err)
+    for path, what in want:
+        assert f"{path}: {what}" in err, err
+    assert d.ctl("policy", "/web/x")["policy"]["window_ms"] == 7000  # the old config stays
+    d.proc.send_signal(signal.SIGHUP)  # the same at SIGHUP, and SIGTERM still ends it
+    wait_for(lambda: "reload rejected" in d.logtext(), what="rejected reload in the log")
+    assert d.ctl("status")["ok"] is True
+    d.stop()
