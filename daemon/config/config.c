@@ -409,6 +409,8 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 	struct config_parse *p = user;
 
 	p->entries_on_line++;
+	if (*section)
+		config_seen_add(p, section, key);
 	if (!*section) {
 		config_error_add(p, "\"%s\" outside of any section", key);
 		return 1;
@@ -470,8 +472,10 @@ static void track_section(struct config_parse *p, const char *line)
 	const char *s = line + strspn(line, " \t");
 	const char *end = *s == '[' ? strchr(s, ']') : NULL;
 
-	if (end)
-		snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+	if (!end)
+		return;
+	snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+	config_seen_add(p, p->section, NULL);
 }
 
 /* Counts lines for the handler: inih calls it right after each read. */
@@ -490,6 +494,12 @@ static char *read_counted_line(char *str, int num, void *stream)
 	}
 	p->line++;
 	p->entries_on_line = 0;
+	if (memchr(p->raw, '\0', (size_t)n)) {
+		config_error_add(p, "a NUL byte at column %zu: a configuration file is text",
+				 strlen(p->raw) + 1);
+		snprintf(str, (size_t)num, "\n"); /* the rest of the line is not read */
+		return str;
+	}
 	if (n >= num) {
 		long_line(p, p->raw);
 		snprintf(str, (size_t)num, "\n"); /* inih sees an empty line */
@@ -500,9 +510,24 @@ static char *read_counted_line(char *str, int num, void *stream)
 	return str;
 }
 
+/* This file's errors, from @from on, in line order (stable: few of them). */
+static void sort_by_line(struct config_errors *errs, int from)
+{
+	struct config_error e;
+
+	for (int i = from + 1; i < errs->count; i++) {
+		int j = i;
+
+		e = errs->items[i];
+		for (; j > from && errs->items[j - 1].line > e.line; j--)
+			errs->items[j] = errs->items[j - 1];
+		errs->items[j] = e;
+	}
+}
+
 int config_parse_file(struct config_parse *p, const char *path)
 {
-	int first_bad;
+	int first_bad, from = p->errs->count;
 
 	COPY(p->file, path);
 	p->line = 0;
@@ -512,6 +537,7 @@ int config_parse_file(struct config_parse *p, const char *path)
 	if (!p->fp)
 		return -1;
 	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
+	config_seen_check(p);
 	fclose(p->fp);
 	p->fp = NULL;
 	free(p->raw);
@@ -529,6 +555,7 @@ int config_parse_file(struct config_parse *p, const char *path)
 			config_error_add(p, "syntax error: expected [section] or key = value");
 		}
 	}
+	sort_by_line(p->errs, from);
 	return 0;
 }
 

@@ -22,7 +22,9 @@ struct config_parse {
 	char *raw;	   /* the physical line being read (getline) */
 	char section[128]; /* the section that line is in, for long lines */
 	size_t raw_cap;
-	size_t bytes; /* read so far of this file: it may grow while read */
+	size_t bytes;		  /* read so far of this file: it may grow while read */
+	struct config_seen *seen; /* this file's sections and keys so far */
+	size_t nseen, seen_cap;
 };
 
 void config_error_add(struct config_parse *p, const char *fmt, ...)
@@ -34,6 +36,13 @@ int config_parse_file(struct config_parse *p, const char *path);
  * p->file (which the caller has set to @path).
  */
 FILE *config_open(struct config_parse *p, const char *path);
+/*
+ * config_repeats.c: records [@section] @key (@key NULL: the section line)
+ * at p->line; config_seen_check(), at the end of each file, records an
+ * error for each section or key the file gave more than once.
+ */
+void config_seen_add(struct config_parse *p, const char *section, const char *key);
+void config_seen_check(struct config_parse *p);
 
 /* policy_config.c: [policy NAME] sections. */
 bool config_is_policy_section(const char *section);
