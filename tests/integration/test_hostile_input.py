@@ -2,6 +2,7 @@
 memory or acts on the wrong thing: what is at the socket path, drop-ins
 that are not files, odd bytes in a config file or a request, a moved taod,
 crafted history databases."""
+import json
 import os
 import signal
 import socket
@@ -137,3 +138,28 @@ def test_reload_refuses_fifo_and_device_dropins_and_keeps_running(daemon_factory
     wait_for(lambda: "reload rejected" in d.logtext(), what="rejected reload in the log")
     assert d.ctl("status")["ok"] is True
     d.stop()
+
+
+# Requests ------------------------------------------------------------------
+
+def test_a_nul_inside_any_request_string_is_refused_naming_the_field(daemon_factory, cgroups):
+    """C reads a string up to its NUL: "/victim\\u0000/../elsewhere" would be
+    acted on as /victim. No string of a request may hold one."""
+    victim = cgroups.make("nulvictim")
+    d = daemon_factory("[enforce]\nmode = enforce\nbackend = dry-run\n")
+    cases = [
+        ({"command": "act", "args": {"action": "warn",
+                                     "cgroup": cgroups.rel(victim) + "\0/../elsewhere"}},
+         "args.cgroup"),
+        ({"command": "act", "args": {"action": "warn\0shatter", "cgroup": cgroups.rel(victim)}},
+         "args.action"),
+        ({"command": "status\0x"}, "command"),
+        ({"command": "cgroups", "args": {"glob": "/*\0"}}, "args.glob"),
+        ({"command": "status", "args": {"list": ["a", "b\0"]}}, "args.list[1]"),
+        ("\0", "the request"),
+    ]
+    for req, field in cases:
+        r = json.loads(d.request(json.dumps(req).encode() + b"\n").decode())
+        assert r["ok"] is False, (req, r)
+        assert r["error"] == f"{field}: a string holding a NUL byte (\\u0000) is refused", r
+    assert d.ctl("status")["act"]["audited"] == 0  # nothing reached the gate

@@ -63,15 +63,15 @@ Test(config_input, a_nul_byte_is_an_error_with_its_line)
 
 Test(config_input, a_key_set_twice_in_one_file_names_both_lines)
 {
-	const char *p = tmp_conf_write("twice.conf", "[daemon]\n"	 /* 1 */
-						     "tick = 1s\n"	 /* 2 */
-						     "[enforce]\n"	 /* 3 */
+	const char *p = tmp_conf_write("twice.conf", "[daemon]\n"	/* 1 */
+						     "tick = 1s\n"	/* 2 */
+						     "[enforce]\n"	/* 3 */
 						     "mode = observe\n" /* 4 */
-						     "[daemon]\n"	 /* 5 */
-						     "tick = 2s\n"	 /* 6 */
-						     "[policy  web]\n"	 /* 7 */
-						     "match = /a/*\n"	 /* 8 */
-						     "[policy web]\n"	 /* 9 */
+						     "[daemon]\n"	/* 5 */
+						     "tick = 2s\n"	/* 6 */
+						     "[policy  web]\n"	/* 7 */
+						     "match = /a/*\n"	/* 8 */
+						     "[policy web]\n"	/* 9 */
 						     "match = /b/*\n"); /* 10 */
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 4);
