@@ -163,3 +163,20 @@ def test_a_nul_inside_any_request_string_is_refused_naming_the_field(daemon_fact
         assert r["ok"] is False, (req, r)
         assert r["error"] == f"{field}: a string holding a NUL byte (\\u0000) is refused", r
     assert d.ctl("status")["act"]["audited"] == 0  # nothing reached the gate
+
+
+# A moved taod --------------------------------------------------------------
+
+def test_taod_moved_to_another_cgroup_protects_that_one(cgroups, daemon_factory):
+    """taod read its own cgroup once at start: moved (by an operator, a
+    unit's Slice=), its new cgroup could be acted on. (cgroups before
+    daemon_factory: taod stops before its cgroup is removed.)"""
+    home = cgroups.make("newhome")
+    d = daemon_factory("[enforce]\nmode = enforce\nbackend = dry-run\n")
+    assert d.act("warn", "--cgroup", cgroups.rel(home))["result"] == "done"
+    (home / "cgroup.procs").write_text(str(d.proc.pid))
+    rec = d.act("warn", "--cgroup", cgroups.rel(home))
+    assert rec["result"] == "allowlisted", rec
+    assert f"{cgroups.rel(home)} holds taod itself" in rec["detail"], rec
+    wait_for(lambda: f"taod moved from cgroup" in d.logtext(), what="the move in the log")
+    assert f"to {cgroups.rel(home)}: that one and its ancestors are protected" in d.logtext()
