@@ -4,11 +4,17 @@ that are not files, odd bytes in a config file or a request, a moved taod,
 crafted history databases."""
 import json
 import os
+import resource
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
+import time
 
-from conftest import TAOD, attach_conf, wait_for
+import pytest
+
+from conftest import TAOCTL, TAOD, Daemon, attach_conf, wait_for
 
 
 def base_conf(tmp_path, sock, extra=""):
@@ -180,3 +186,123 @@ def test_taod_moved_to_another_cgroup_protects_that_one(cgroups, daemon_factory)
     assert f"{cgroups.rel(home)} holds taod itself" in rec["detail"], rec
     wait_for(lambda: f"taod moved from cgroup" in d.logtext(), what="the move in the log")
     assert f"to {cgroups.rel(home)}: that one and its ancestors are protected" in d.logtext()
+
+
+# Crafted history databases -------------------------------------------------
+
+REPORT_MEMORY = 512 << 20  # what taoctl report may use here, address space or cgroup
+
+
+@pytest.fixture(scope="module")
+def real_history(tmp_path_factory):
+    """A history database as taod writes it: a few batches of every cgroup."""
+    tmp = tmp_path_factory.mktemp("history")
+    d = Daemon(tmp, "[daemon]\ntick = 100ms\n[history]\nevery = 1\n")
+    d.wait_ticks(5)
+    d.stop()
+    return tmp / "history.db"
+
+
+def crafted(real_history, tmp_path, *sql):
+    """A copy of the real database changed by @sql."""
+    db = tmp_path / "crafted.db"
+    shutil.copy(real_history, db)
+    con = sqlite3.connect(db)
+    for s in sql:
+        con.execute(s)
+    con.commit()
+    con.close()
+    return db
+
+
+def report_within_limits(db, cgroups, *args):
+    """`taoctl report --db DB` with 30 s and REPORT_MEMORY to live: RLIMIT_AS,
+    or, for a sanitized build (ASan reserves terabytes of address space),
+    a memory cgroup of that size."""
+    asan = b"__asan_init" in TAOCTL.read_bytes()
+    cg = limited_cgroup(cgroups, "report", REPORT_MEMORY) if asan else None
+
+    def limit():
+        if cg:
+            (cg / "cgroup.procs").write_text(str(os.getpid()))
+        else:
+            resource.setrlimit(resource.RLIMIT_AS, (REPORT_MEMORY, REPORT_MEMORY))
+
+    start = time.monotonic()
+    p = subprocess.run([str(TAOCTL), "report", "--db", str(db), *args], capture_output=True,
+                       timeout=30, preexec_fn=limit)
+    return p, time.monotonic() - start
+
+
+def assert_refused(p, took, *needles):
+    err = p.stderr.decode(errors="replace")
+    assert p.returncode == 1, (p.returncode, err[:2000])
+    for n in needles:
+        assert n in err, err[:2000]
+    assert len(p.stdout) < 4096, p.stdout[:200]
+    assert took < 20, took
+
+
+def test_report_of_the_real_database_still_works(real_history, cgroups):
+    p, _ = report_within_limits(real_history, cgroups, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["cgroups"]
+
+
+# Each: the SQL that crafts the database, what taoctl must say, and what it
+# did before it was held to limits.
+CRAFTED = {
+    # It hung report forever.
+    "recursive-view": (
+        ["DROP TABLE samples",
+         "CREATE VIEW samples AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL"
+         " SELECT n + 1 FROM r) SELECT 1 AS cg, n AS t_ms, 0 AS run,"
+         " 1000 AS interval_ms, 0 AS anon_bytes, 0 AS thp_bytes,"
+         " 0.0 AS coverage_pct, 0 AS thp_alloc, 0 AS pmd_split,"
+         " 0 AS pmd_unmap_whole, 0 AS d_thp_alloc, 0 AS d_pmd_split,"
+         " 0 AS d_pmd_unmap_whole, NULL AS class FROM r"],
+        "{db}: samples is a view, not a table"),
+    "trigger": (["CREATE TRIGGER t AFTER INSERT ON runs BEGIN SELECT 1; END"],
+                "{db}: trigger t is not part of taod's history"),
+    # Tables only, but rows that make a query quadratic: hours of work.
+    "slow-query": (
+        ["DROP INDEX mthp_key",
+         "INSERT INTO mthp_samples WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL"
+         " SELECT n + 1 FROM r WHERE n < 300000) SELECT n, 2048, 's' || n, n FROM r"],
+        "{db}: reading: took longer than 10 s"),
+    # It printed "cgroups 0" and exited 0.
+    "sum-overflow": (["UPDATE samples SET d_thp_alloc = 9000000000000000000"],
+                     "{db}: reading: integer overflow"),
+    "negative-counts": (["UPDATE samples SET d_pmd_split = -5"],
+                        "the sum of its samples' d_pmd_split is below zero"),
+    # A 200 MB path cost 1.9 GB and wrote 800 MB.
+    "huge-path": (["UPDATE cgroups SET path = '/' || printf('%.*c', 200000000, 'x')"
+                   " WHERE cg = (SELECT min(cg) FROM cgroups)"],
+                  "{db}: reading: a text or blob longer than the 1048576 bytes taoctl reads"),
+}
+
+
+@pytest.mark.parametrize("case", CRAFTED)
+def test_report_of_a_crafted_database_is_a_clear_error_within_limits(case, real_history,
+                                                                     tmp_path, cgroups):
+    sql, want = CRAFTED[case]
+    db = crafted(real_history, tmp_path, *sql)
+    p, took = report_within_limits(db, cgroups)
+    assert_refused(p, took, want.format(db=db))
+
+
+def test_report_shows_deep_paths_whole_and_cuts_absurd_ones(real_history, tmp_path, cgroups):
+    """taod follows cgroups deeper than PATH_MAX: such paths are reported
+    whole; one over 64 KiB keeps its head and leaf, with a note."""
+    deep = "/" + "/".join(["d" * 200] * 25)
+    absurd = "/" + "a" * 100000 + "/leaf.service"
+    db = crafted(real_history, tmp_path,
+                 f"UPDATE cgroups SET path = '{deep}' WHERE cg = (SELECT min(cg) FROM cgroups)",
+                 f"UPDATE cgroups SET path = '{absurd}' WHERE cg = (SELECT max(cg) FROM cgroups)")
+    p, _ = report_within_limits(db, cgroups, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    paths = [c["path"] for c in json.loads(p.stdout)["cgroups"]]
+    assert deep in paths
+    (cut,) = [x for x in paths if x.endswith("/leaf.service")]
+    assert len(cut) < 65600 and "bytes cut...]" in cut
+    assert b"1 cgroup paths longer than 65536 bytes are shown cut in the middle" in p.stderr
