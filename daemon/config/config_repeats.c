@@ -101,7 +101,8 @@ void config_seen_check(struct config_parse *p)
 {
 	int line = p->line;
 
-	qsort(p->seen, p->nseen, sizeof(*p->seen), seen_cmp);
+	if (p->nseen) /* qsort's base must not be NULL, even for none */
+		qsort(p->seen, p->nseen, sizeof(*p->seen), seen_cmp);
 	for (size_t i = 1, first = 0; i < p->nseen; i++) {
 		if (!same(&p->seen[first], &p->seen[i]))
 			first = i;

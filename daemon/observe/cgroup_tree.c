@@ -103,8 +103,11 @@ int cgroup_of_proc_text(const char *text, int version, char *out, size_t len)
 	return -ENOENT;
 }
 
-/* taod's own memory cgroup into @self; true when it is known whole. */
-static bool read_self(int version, char *self, size_t len)
+/*
+ * taod's own memory cgroup into @self: 1 when known whole, 0 when too deep
+ * to name, -1 when /proc/self/cgroup could not be read at all (@self "/").
+ */
+static int read_self(int version, char *self, size_t len)
 {
 	char text[8192];
 	ssize_t n;
@@ -116,15 +119,21 @@ static bool read_self(int version, char *self, size_t len)
 	if (n > 0)
 		r = cgroup_of_proc_text(text, version, self, len);
 	/* The kernel cuts a path of PATH_MAX or more, or fails the read. */
-	return !(n == -ENAMETOOLONG || n == -E2BIG || (n > 0 && r == -ENAMETOOLONG) ||
-		 strlen(self) >= len - 1);
+	if (n == -ENAMETOOLONG || n == -E2BIG || (n > 0 && r == -ENAMETOOLONG) ||
+	    strlen(self) >= len - 1)
+		return 0;
+	return n > 0 ? 1 : -1;
 }
 
 bool cgroup_tree_read_self(struct cgroup_tree *t)
 {
 	char self[PATH_MAX];
-	bool known = read_self(t->version, self, sizeof(self));
+	int r = read_self(t->version, self, sizeof(self));
+	bool known = r != 0;
 
+	/* A failed read (out of fds, say) keeps what was known: never "/" instead. */
+	if (r < 0 && t->self[0])
+		return false;
 	if (known == !t->self_unknown && !strcmp(self, t->self))
 		return false;
 	if (!known)
