@@ -232,6 +232,8 @@ int pipeline_tick(struct taod *d)
 	struct tick_ctx t = {.d = d, .now = start_us / 1000};
 	int r, w = 0;
 
+	/* Moved since (by an operator or a unit's Slice=): protect where it is now. */
+	cgroup_tree_read_self(&d->tree);
 	cgroup_table_begin_tick(&d->cgroups);
 	/* Before anything inserts: rings made at the size the policies need,
 	 * not at sample_keep first (a first walk of a busy host would size

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/un.h>
 #include <syslog.h>
 
 #include "config_internal.h"
@@ -24,6 +25,7 @@ enum setting_type {
 	T_DURATION,
 	T_PATH,
 	T_OPT_PATH,
+	T_SOCKET, /* an absolute path that fits a Unix socket address */
 	T_NAME,
 	T_LIST,	 /* words, may be empty */
 	T_GLOBS, /* cgroup globs, each maybe "=GLOB"; may be empty */
@@ -85,7 +87,7 @@ static const struct setting settings[] = {
     {"daemon", "tick", T_DURATION, FIELD(tick_ms), NULL},
     {"daemon", "root", T_PATH, FIELD(root), NULL},
     {"daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values},
-    {"control", "socket", T_PATH, FIELD(socket_path), NULL},
+    {"control", "socket", T_SOCKET, FIELD(socket_path), NULL},
     {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
     {"control", "reply_memory", T_SIZE, FIELD(reply_memory), NULL},
@@ -142,6 +144,7 @@ static const struct setting settings[] = {
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+#define SUN_PATH_MAX   (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 
 void config_defaults(struct taod_config *c)
 {
@@ -244,6 +247,14 @@ static bool globs_ok(const char *v)
 	return true;
 }
 
+static int copy_value(const struct setting *s, void *dst, const char *v)
+{
+	if (strlen(v) >= s->size)
+		return -ENAMETOOLONG;
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
 static int set_value(const struct setting *s, void *dst, const char *v)
 {
 	unsigned mode;
@@ -268,6 +279,10 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		*(unsigned *)dst = mode;
 		return 0;
+	case T_SOCKET:
+		if (v[0] != '/')
+			return -EINVAL;
+		return strlen(v) > SUN_PATH_MAX ? -ENAMETOOLONG : copy_value(s, dst, v);
 	case T_OPT_PATH:
 		if (!*v) {
 			*(char *)dst = '\0'; /* empty: the feature is off */
@@ -289,10 +304,7 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 			return -EINVAL;
 		/* fallthrough */
 	case T_LIST:
-		if (strlen(v) >= s->size)
-			return -ENAMETOOLONG;
-		memcpy(dst, v, strlen(v) + 1);
-		return 0;
+		return copy_value(s, dst, v);
 	case T_ENUM:
 		return set_enum(s, dst, v);
 	}
@@ -316,6 +328,9 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "an octal mode such as 0660";
 	case T_PATH:
 		return "an absolute path";
+	case T_SOCKET:
+		return "an absolute path of at most 107 bytes (a Unix socket address holds no "
+		       "more)";
 	case T_NAME:
 		return "a non-empty name";
 	case T_LIST:
@@ -359,7 +374,7 @@ bool config_keep_setting(struct taod_config *to, const struct taod_config *from,
 	dst = (char *)to + s->offset;
 	src = (const char *)from + s->offset;
 	/* Text: bytes past the NUL may be left by an overridden longer value. */
-	if (s->type == T_PATH || s->type == T_OPT_PATH || s->type == T_NAME)
+	if (s->type == T_PATH || s->type == T_OPT_PATH || s->type == T_NAME || s->type == T_SOCKET)
 		differ = strncmp(dst, src, s->size) != 0;
 	else
 		differ = memcmp(dst, src, s->size) != 0;
@@ -394,6 +409,8 @@ static int on_ini_entry(void *user, const char *section, const char *key, const 
 	struct config_parse *p = user;
 
 	p->entries_on_line++;
+	if (*section)
+		config_seen_add(p, section, key);
 	if (!*section) {
 		config_error_add(p, "\"%s\" outside of any section", key);
 		return 1;
@@ -455,8 +472,10 @@ static void track_section(struct config_parse *p, const char *line)
 	const char *s = line + strspn(line, " \t");
 	const char *end = *s == '[' ? strchr(s, ']') : NULL;
 
-	if (end)
-		snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+	if (!end)
+		return;
+	snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
+	config_seen_add(p, p->section, NULL);
 }
 
 /* Counts lines for the handler: inih calls it right after each read. */
@@ -467,8 +486,20 @@ static char *read_counted_line(char *str, int num, void *stream)
 
 	if (n < 0)
 		return NULL;
+	p->bytes += (size_t)n;
+	if (p->bytes > CONFIG_MAX_BYTES) { /* grew after it was opened */
+		config_error_add(p, "more than %d bytes: a configuration file may hold no more",
+				 CONFIG_MAX_BYTES);
+		return NULL;
+	}
 	p->line++;
 	p->entries_on_line = 0;
+	if (memchr(p->raw, '\0', (size_t)n)) {
+		config_error_add(p, "a NUL byte at column %zu: a configuration file is text",
+				 strlen(p->raw) + 1);
+		snprintf(str, (size_t)num, "\n"); /* the rest of the line is not read */
+		return str;
+	}
 	if (n >= num) {
 		long_line(p, p->raw);
 		snprintf(str, (size_t)num, "\n"); /* inih sees an empty line */
@@ -479,19 +510,34 @@ static char *read_counted_line(char *str, int num, void *stream)
 	return str;
 }
 
+/* This file's errors, from @from on, in line order (stable: few of them). */
+static void sort_by_line(struct config_errors *errs, int from)
+{
+	struct config_error e;
+
+	for (int i = from + 1; i < errs->count; i++) {
+		int j = i;
+
+		e = errs->items[i];
+		for (; j > from && errs->items[j - 1].line > e.line; j--)
+			errs->items[j] = errs->items[j - 1];
+		errs->items[j] = e;
+	}
+}
+
 int config_parse_file(struct config_parse *p, const char *path)
 {
-	int first_bad;
+	int first_bad, from = p->errs->count;
 
-	p->fp = fopen(path, "re");
 	COPY(p->file, path);
 	p->line = 0;
 	p->section[0] = '\0';
-	if (!p->fp) {
-		config_error_add(p, "cannot open: %s", strerror(errno));
+	p->bytes = 0;
+	p->fp = config_open(p, path);
+	if (!p->fp)
 		return -1;
-	}
 	first_bad = ini_parse_stream(read_counted_line, p, on_ini_entry, p);
+	config_seen_check(p);
 	fclose(p->fp);
 	p->fp = NULL;
 	free(p->raw);
@@ -509,6 +555,7 @@ int config_parse_file(struct config_parse *p, const char *path)
 			config_error_add(p, "syntax error: expected [section] or key = value");
 		}
 	}
+	sort_by_line(p->errs, from);
 	return 0;
 }
 

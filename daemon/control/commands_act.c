@@ -103,6 +103,7 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	if (err)
 		return err;
 	ar.cgroup = cgroup;
+	cgroup_tree_read_self(&d->tree); /* it may have moved since the last tick */
 	snprintf(ar.policy, sizeof(ar.policy), "operator");
 	snprintf(ar.evidence, sizeof(ar.evidence), "requested through the control socket");
 	dir = cgroup[0] ? cgroup_dir_open(&d->tree, cgroup) : -ENOENT;

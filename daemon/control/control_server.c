@@ -15,6 +15,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "taod/file_kind.h"
 #include "taod/json_fields.h"
 #include "taod/log.h"
 #include "taod/protocol.h"
@@ -315,6 +316,50 @@ static int inherited_socket(void)
 	return SD_LISTEN_FDS_START;
 }
 
+/* Whether some program accepts connections on the socket at @sa now. */
+static bool socket_in_use(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	bool used;
+
+	if (fd < 0)
+		return false;
+	/* EAGAIN: a listener whose backlog is full is still a listener. */
+	used = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) || errno == EAGAIN;
+	close(fd);
+	return used;
+}
+
+/*
+ * Clears the way for bind(): only a socket nobody listens on is removed
+ * (the one a previous taod left; the instance lock says none runs now).
+ * Anything else at @path is the operator's or another program's: refused,
+ * said with what is there. 0 or -errno.
+ */
+static int clear_stale_socket(const struct sockaddr_un *sa)
+{
+	const char *path = sa->sun_path;
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : log_errno(LOG_ERR, -errno, path);
+	if (!S_ISSOCK(st.st_mode)) {
+		log_err("control socket %s: %s is there, not a socket; taod replaces only a "
+			"socket: remove it or set another [control] socket",
+			path, file_kind_name(st.st_mode));
+		return -EEXIST;
+	}
+	if (socket_in_use(sa)) {
+		log_err("control socket %s: another program listens on it; taod replaces only "
+			"a socket nobody listens on",
+			path);
+		return -EADDRINUSE;
+	}
+	if (unlink(path) && errno != ENOENT)
+		return log_errno(LOG_ERR, -errno, path);
+	return 0;
+}
+
 static int bind_socket(struct control_server *srv, const char *path, unsigned mode)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -327,10 +372,12 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 	r = make_parent_dirs(path, 0755);
 	if (r)
 		return r;
+	r = clear_stale_socket(&sa);
+	if (r)
+		return r;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(path); /* a stale socket from a previous run */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) || listen(fd, 64)) {
 		int e = errno;
 

@@ -11,8 +11,38 @@
 
 #include "taod/cgroup_state.h"
 
+/*
+ * The first string in @o holding a NUL byte (JSON's \u0000): its field
+ * named in @field ("args.cgroup", "args.x[2]"), true. C code reads such a
+ * string up to the NUL and would act on that prefix, so none is accepted.
+ */
+static bool find_nul_string(struct json_object *o, char *field, size_t len)
+{
+	size_t at = strlen(field);
+
+	if (json_object_is_type(o, json_type_string))
+		return (size_t)json_object_get_string_len(o) != strlen(json_object_get_string(o));
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			snprintf(field + at, len - at, "[%zu]", i);
+			if (find_nul_string(json_object_array_get_idx(o, i), field, len))
+				return true;
+		}
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, v)
+		{
+			snprintf(field + at, len - at, "%s%s", at ? "." : "", key);
+			if (find_nul_string(v, field, len))
+				return true;
+		}
+	}
+	field[at] = '\0';
+	return false;
+}
+
 int protocol_parse_request(const char *text, struct json_object **out, char *err, size_t err_len)
 {
+	char field[128] = "";
 	struct json_tokener *tok = json_tokener_new_ex(PROTOCOL_MAX_DEPTH);
 	const char *eol = strchr(text, '\n');
 	size_t len = eol ? (size_t)(eol - text) : strlen(text);
@@ -33,6 +63,12 @@ int protocol_parse_request(const char *text, struct json_object **out, char *err
 		return -EINVAL;
 	}
 	json_tokener_free(tok);
+	if (find_nul_string(req, field, sizeof(field))) {
+		snprintf(err, err_len, "%s: a string holding a NUL byte (\\u0000) is refused",
+			 field[0] ? field : "the request");
+		json_object_put(req);
+		return -EINVAL;
+	}
 	if (!json_object_is_type(req, json_type_object) ||
 	    !json_object_object_get_ex(req, "command", &cmd) ||
 	    !json_object_is_type(cmd, json_type_string)) {

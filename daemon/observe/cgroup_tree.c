@@ -103,12 +103,55 @@ int cgroup_of_proc_text(const char *text, int version, char *out, size_t len)
 	return -ENOENT;
 }
 
+/*
+ * taod's own memory cgroup into @self: 1 when known whole, 0 when too deep
+ * to name, -1 when /proc/self/cgroup could not be read at all (@self "/").
+ */
+static int read_self(int version, char *self, size_t len)
+{
+	char text[8192];
+	ssize_t n;
+	int r = 0;
+
+	/* Under a fixture root, taod's own cgroup is the fixture's, if it says. */
+	snprintf(self, len, "/");
+	n = rootfs_read("/proc/self/cgroup", text, sizeof(text));
+	if (n > 0)
+		r = cgroup_of_proc_text(text, version, self, len);
+	/* The kernel cuts a path of PATH_MAX or more, or fails the read. */
+	if (n == -ENAMETOOLONG || n == -E2BIG || (n > 0 && r == -ENAMETOOLONG) ||
+	    strlen(self) >= len - 1)
+		return 0;
+	return n > 0 ? 1 : -1;
+}
+
+bool cgroup_tree_read_self(struct cgroup_tree *t)
+{
+	char self[PATH_MAX];
+	int r = read_self(t->version, self, sizeof(self));
+	bool known = r != 0;
+
+	/* A failed read (out of fds, say) keeps what was known: never "/" instead. */
+	if (r < 0 && t->self[0])
+		return false;
+	if (known == !t->self_unknown && !strcmp(self, t->self))
+		return false;
+	if (!known)
+		log_warn("taod's own memory cgroup is too deep for /proc/self/cgroup to name: "
+			 "no cgroup is acted on");
+	else if (t->self[0])
+		log_notice("taod moved from cgroup %s to %s: that one and its ancestors are "
+			   "protected now",
+			   t->self_unknown ? "(unknown)" : t->self, self);
+	COPY(t->self, self);
+	t->self_unknown = !known;
+	return true;
+}
+
 int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, char *why,
 		       size_t why_len)
 {
-	char text[8192];
 	struct stat st;
-	ssize_t n;
 	int r;
 
 	memset(t, 0, sizeof(*t));
@@ -124,17 +167,7 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 		snprintf(why, why_len, "cgroup root %s is not a directory", t->mount);
 		return -ENOTDIR;
 	}
-	/* Under a fixture root, taod's own cgroup is the fixture's, if it says. */
-	COPY(t->self, "/");
-	n = rootfs_read("/proc/self/cgroup", text, sizeof(text));
-	if (n > 0)
-		r = cgroup_of_proc_text(text, t->version, t->self, sizeof(t->self));
-	/* The kernel cuts a path of PATH_MAX or more, or fails the read. */
-	t->self_unknown = n == -ENAMETOOLONG || n == -E2BIG || (n > 0 && r == -ENAMETOOLONG) ||
-			  strlen(t->self) >= PATH_MAX - 1;
-	if (t->self_unknown)
-		log_warn("taod's own memory cgroup is too deep for /proc/self/cgroup to name: "
-			 "no cgroup is acted on");
+	cgroup_tree_read_self(t);
 	return 0;
 }
 

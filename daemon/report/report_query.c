@@ -4,6 +4,7 @@
  * taod stopped or crashed (SQLite replays a committed WAL on open and
  * ignores a torn tail).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
 #include <sqlite3.h>
@@ -54,6 +55,19 @@ void *push(void *vp, size_t *n, size_t size)
 	return bigger + (*n)++ * size;
 }
 
+int report_no_memory(struct loader *l, sqlite3_stmt *st)
+{
+	sqlite3_finalize(st);
+	snprintf(l->why, sizeof(l->why), "out of memory");
+	return -ENOMEM;
+}
+
+int report_step_end(sqlite3_stmt *st)
+{
+	/* The step that ended the loop failed (interrupted, overflow, too big): say so. */
+	return sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
+}
+
 static int load_series(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
 	sqlite3_stmt *st =
@@ -69,15 +83,14 @@ static int load_series(struct loader *l, int64_t cg, struct report_cgroup *c)
 		int64_t interval = sqlite3_column_int64(st, 3);
 
 		if (!p)
-			break;
+			return report_no_memory(l, st);
 		p->t_ms = sqlite3_column_int64(st, 0);
 		p->coverage_pct = real_or_unknown(st, 1);
 		p->split_rate =
 		    interval > 0 ? (double)sqlite3_column_int64(st, 2) * 1000.0 / (double)interval
 				 : 0;
 	}
-	sqlite3_finalize(st);
-	return 0;
+	return report_step_end(st);
 }
 
 static int load_changes(struct loader *l, int64_t cg, struct report_cgroup *c)
@@ -93,13 +106,12 @@ static int load_changes(struct loader *l, int64_t cg, struct report_cgroup *c)
 		struct report_class_change *x = push(&c->changes, &c->nchanges, sizeof(*x));
 
 		if (!x)
-			break;
+			return report_no_memory(l, st);
 		x->t_ms = sqlite3_column_int64(st, 0);
 		copy_text(x->from, sizeof(x->from), st, 1);
 		copy_text(x->to, sizeof(x->to), st, 2);
 	}
-	sqlite3_finalize(st);
-	return 0;
+	return report_step_end(st);
 }
 
 /* The shatter counts of a record (columns 8..11): NULL where not counted. */
@@ -135,7 +147,7 @@ static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 		struct report_action *a = push(&c->actions, &c->nactions, sizeof(*a));
 
 		if (!a)
-			break;
+			return report_no_memory(l, st);
 		a->t_ms = sqlite3_column_int64(st, 0);
 		copy_text(a->kind, sizeof(a->kind), st, 1);
 		copy_text(a->result, sizeof(a->result), st, 2);
@@ -146,11 +158,10 @@ static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 		a->err = sqlite3_column_int(st, 7);
 		shatter_counts(st, a);
 	}
-	sqlite3_finalize(st);
-	return 0;
+	return report_step_end(st);
 }
 
-static void load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
+static int load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
 	sqlite3_stmt *st = prepare_window(l, "SELECT anon_bytes, thp_bytes, coverage_pct,"
 					     " thp_alloc, pmd_split FROM samples"
@@ -158,7 +169,7 @@ static void load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
 					     " ORDER BY t_ms DESC LIMIT 1");
 
 	if (!st)
-		return;
+		return -EIO;
 	sqlite3_bind_int64(st, 3, cg);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		c->anon_bytes = int_or_unknown(st, 0);
@@ -167,7 +178,7 @@ static void load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
 		c->thp_alloc_total = (uint64_t)sqlite3_column_int64(st, 3);
 		c->pmd_split_total = (uint64_t)sqlite3_column_int64(st, 4);
 	}
-	sqlite3_finalize(st);
+	return report_step_end(st);
 }
 
 /* One aggregated row of the cgroup query into @c. */
@@ -188,25 +199,69 @@ static void fill_cgroup(sqlite3_stmt *st, struct report_cgroup *c)
 	c->anon_bytes = c->thp_bytes = -1;
 }
 
+/*
+ * taod follows cgroups deeper than PATH_MAX, so a long path is real; one
+ * over REPORT_MAX_PATH (a crafted database) keeps its head and its tail,
+ * where the leaf's name is, cut at character boundaries.
+ */
+static char *cut_path(const char *path, size_t bytes)
+{
+	size_t head = REPORT_MAX_PATH / 4, tail = REPORT_MAX_PATH / 2;
+	char *s;
+
+	while (head && ((unsigned char)path[head] & 0xc0) == 0x80)
+		head--;
+	while (((unsigned char)path[bytes - tail] & 0xc0) == 0x80)
+		tail--;
+	if (asprintf(&s, "%.*s[...%zu bytes cut...]%s", (int)head, path, bytes - head - tail,
+		     path + bytes - tail) < 0)
+		return NULL;
+	return s;
+}
+
+/* Counts taod never writes: below zero, or totals over cgroups past 64 bits. */
+static int check_counts(struct loader *l, sqlite3_stmt *st, int64_t cg)
+{
+	struct report *r = l->r;
+
+	for (int i = 0; i < 3; i++) {
+		static const char *const names[] = {"d_thp_alloc", "d_pmd_split",
+						    "d_pmd_unmap_whole"};
+		uint64_t *totals[] = {&r->thp_alloc, &r->pmd_split, &r->pmd_unmap_whole};
+		int64_t v = sqlite3_column_int64(st, 10 + i);
+
+		if (v < 0 || __builtin_add_overflow(*totals[i], (uint64_t)v, totals[i])) {
+			snprintf(l->why, sizeof(l->why),
+				 "cgroups row %lld: the sum of its samples' %s %s (a crafted or "
+				 "damaged database?)",
+				 (long long)cg, names[i],
+				 v < 0 ? "is below zero" : "overflows 64 bits over all cgroups");
+			return -EOVERFLOW;
+		}
+	}
+	return 0;
+}
+
 static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 {
 	const char *path = (const char *)sqlite3_column_text(st, 1);
 	int64_t cg = sqlite3_column_int64(st, 0);
 	struct report_cgroup *c;
 	struct report *r = l->r;
+	size_t bytes;
 
 	if (!path || (l->q->glob && fnmatch(l->q->glob, path, 0)))
 		return 0;
+	if (check_counts(l, st, cg))
+		return -EOVERFLOW;
 	c = push(&r->cgroups, &r->ncgroups, sizeof(*c));
-	if (!c || !(c->path = strdup(path)))
-		return -ENOMEM;
+	bytes = (size_t)sqlite3_column_bytes(st, 1);
+	r->paths_cut += bytes > REPORT_MAX_PATH;
+	if (!c || !(c->path = bytes > REPORT_MAX_PATH ? cut_path(path, bytes) : strdup(path)))
+		return report_no_memory(l, NULL);
 	c->guarantee_pct = -1; /* the caller knows the policies, if anyone does */
 	fill_cgroup(st, c);
-	load_latest(l, cg, c);
-	r->thp_alloc += c->thp_alloc;
-	r->pmd_split += c->pmd_split;
-	r->pmd_unmap_whole += c->pmd_unmap_whole;
-	if (load_changes(l, cg, c) || load_actions(l, cg, c))
+	if (load_latest(l, cg, c) || load_changes(l, cg, c) || load_actions(l, cg, c))
 		return -EIO;
 	return l->q->with_series ? load_series(l, cg, c) : 0;
 }
@@ -225,8 +280,7 @@ static int load_cgroups(struct loader *l)
 		return -EIO;
 	while (!r && sqlite3_step(st) == SQLITE_ROW)
 		r = load_one_cgroup(l, st);
-	sqlite3_finalize(st);
-	return r;
+	return r ? (sqlite3_finalize(st), r) : report_step_end(st);
 }
 
 static int load_span(struct loader *l)
@@ -241,14 +295,16 @@ static int load_span(struct loader *l)
 		l->r->last_sample_ms = sqlite3_column_int64(st, 1);
 		l->r->batches = (size_t)sqlite3_column_int64(st, 2);
 	}
-	sqlite3_finalize(st);
+	if (report_step_end(st))
+		return -EIO;
 	st = prepare_window(l, "SELECT started_ms FROM runs WHERE started_ms > ?1"
 			       " AND started_ms <= ?2 ORDER BY started_ms");
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t *t = push(&l->r->run_starts, &l->r->nruns, sizeof(*t));
 
-		if (t)
-			*t = sqlite3_column_int64(st, 0);
+		if (!t)
+			return report_no_memory(l, st);
+		*t = sqlite3_column_int64(st, 0);
 	}
 	return sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
@@ -269,7 +325,7 @@ static int load_zones(struct loader *l)
 		struct report_zone *z = push(&l->r->zones, &l->r->nzones, sizeof(*z));
 
 		if (!z)
-			break;
+			return report_no_memory(l, st);
 		z->node = sqlite3_column_int(st, 0);
 		copy_text(z->name, sizeof(z->name), st, 1);
 		z->present_pages = (uint64_t)sqlite3_column_int64(st, 2);
@@ -308,7 +364,7 @@ static int load_fragmentation(struct loader *l)
 		if (!p || p->t_ms != t) {
 			p = push(&l->r->frag, &l->r->nfrag, sizeof(*p));
 			if (!p)
-				break;
+				return report_no_memory(l, st);
 			p->t_ms = t;
 		}
 		add_blocks(l->r, p, (const char *)sqlite3_column_text(st, 1));
@@ -338,7 +394,7 @@ static int load_mthp(struct loader *l)
 		struct report_mthp *m = push(&l->r->mthp, &l->r->nmthp, sizeof(*m));
 
 		if (!m)
-			break;
+			return report_no_memory(l, st);
 		m->size_kb = (unsigned)sqlite3_column_int(st, 0);
 		copy_text(m->stat, sizeof(m->stat), st, 1);
 		m->value = (uint64_t)sqlite3_column_int64(st, 2);
@@ -347,8 +403,9 @@ static int load_mthp(struct loader *l)
 	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
 
-static int open_read_only(const char *path, sqlite3 **db, char *err, size_t err_len)
+static int open_read_only(const char *path, struct loader *l, char *err, size_t err_len)
 {
+	sqlite3 **db = &l->db;
 	int r;
 
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -356,7 +413,10 @@ static int open_read_only(const char *path, sqlite3 **db, char *err, size_t err_
 		return -EIO;
 	}
 	sqlite3_busy_timeout(*db, 5000);
+	report_guard_apply(*db, &l->guard);
 	r = history_schema_check(*db, err, err_len);
+	if (!r)
+		r = report_guard_schema(*db, history_schema_version(*db), err, err_len);
 	if (r) {
 		char why[256];
 
@@ -375,7 +435,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 	snprintf(r->db, sizeof(r->db), "%s", q->db_path);
 	r->since_ms = q->since_ms;
 	r->until_ms = q->until_ms;
-	rc = open_read_only(q->db_path, &l.db, err, err_len);
+	rc = open_read_only(q->db_path, &l, err, err_len);
 	l.version = rc ? 0 : history_schema_version(l.db);
 	/* One read transaction: every query sees the same batches. */
 	if (!rc && sqlite3_exec(l.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -387,8 +447,10 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 		rc = rc ? rc : report_load_tao(&l);
 		rc = rc ? rc : load_cgroups(&l);
 		rc = rc || !q->with_series ? rc : load_fragmentation(&l);
+		if (rc && !l.why[0])
+			report_guard_error(l.db, &l.guard, l.why, sizeof(l.why));
 		if (rc)
-			snprintf(err, err_len, "%s: reading: %s", q->db_path, sqlite3_errmsg(l.db));
+			snprintf(err, err_len, "%s: reading: %s", q->db_path, l.why);
 	}
 	sqlite3_close(l.db);
 	return rc;

@@ -53,7 +53,7 @@ static int load_counters(struct loader *l)
 		struct report_counter *c = push(&t->counters, &t->ncounters, sizeof(*c));
 
 		if (!c)
-			break;
+			return report_no_memory(l, st);
 		copy_text(c->stat, sizeof(c->stat), st, 0);
 		c->value = (uint64_t)sqlite3_column_int64(st, 1);
 		c->delta = sqlite3_column_int64(st, 2);

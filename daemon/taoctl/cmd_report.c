@@ -208,6 +208,11 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 		free(cfg);
 		return EXIT_FAILED;
 	}
+	if (r.paths_cut)
+		fprintf(stderr,
+			"taoctl: report: %zu cgroup paths longer than %d bytes are shown "
+			"cut in the middle\n",
+			r.paths_cut, REPORT_MAX_PATH);
 	r.generated_ms = q.until_ms;
 	set_guarantees(&r, cfg);
 	rc = write_report(&a, &r, write);

@@ -29,6 +29,13 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 		       size_t why_len);
 
 /*
+ * Reads taod's own memory cgroup again (/proc/self/cgroup): it may have
+ * been moved since, and the gate protects the one it is in now. Cheap (one
+ * small read); true when it changed, which is logged.
+ */
+bool cgroup_tree_read_self(struct cgroup_tree *t);
+
+/*
  * Called for each cgroup directory, however deep; @rel is "/" for the root
  * and @dirfd the open directory, both valid during the call only. Non-zero
  * stops.

@@ -122,7 +122,11 @@ struct report {
 	size_t nfrag;
 	int frag_orders; /* orders seen */
 	struct report_tao tao;
+	size_t paths_cut; /* paths over REPORT_MAX_PATH, shown cut in the middle */
 };
+
+/* A cgroup path longer than this (bytes) is cut in the middle to this. */
+#define REPORT_MAX_PATH 65536
 
 struct report_query {
 	const char *db_path;

@@ -151,17 +151,35 @@ def debugfs_split_writable():
         return False
 
 
+def merged_conf(*texts):
+    """The INI @texts as one file, a later key replacing an earlier one in
+    place: taod refuses a section or a key given twice in one file."""
+    sections = {}
+    cur = sections.setdefault("", {})
+    for text in texts:
+        for line in text.splitlines():
+            s = line.strip()
+            if not s or s[0] in "#;":
+                continue
+            if s.startswith("["):
+                cur = sections.setdefault(s, {})
+            else:
+                cur[s.split("=", 1)[0].strip()] = line
+    return "".join(head + "\n" * bool(head) + "".join(f"{v}\n" for v in keys.values())
+                   for head, keys in sections.items())
+
+
 class Daemon:
     def __init__(self, tmp_path, extra_conf="", env=None, socket_dir=None, wrap=()):
         """@wrap: a command taod runs under, e.g. prlimit with its options."""
         self.dir = tmp_path
         self.socket = str(Path(socket_dir or tmp_path) / "taod.sock")
         self.conf = tmp_path / "taod.conf"
-        self.conf.write_text(
+        self.conf.write_text(merged_conf(
             attach_conf() + "[daemon]\ntick = 200ms\nlog_level = debug\n"
             f"[control]\nsocket = {self.socket}\n"
             # Each test's own history: never the machine's /var/lib/taod.
-            f"[history]\npath = {tmp_path / 'history.db'}\n" + extra_conf)
+            f"[history]\npath = {tmp_path / 'history.db'}\n", extra_conf))
         self.log = open(tmp_path / "taod.log", "w+")
         self.proc = subprocess.Popen([*wrap, str(TAOD), "-c", str(self.conf)], stdout=self.log,
                                      stderr=subprocess.STDOUT, env=env)

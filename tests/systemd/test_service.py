@@ -114,10 +114,10 @@ def done_record(action, cgroup, what):
         raise AssertionError(f"{e}; records: {seen}") from None
 
 
-def write_dropin(extra=""):
+def write_dropin(text=LAB_CONF):
     os.makedirs(os.path.dirname(DROPIN), exist_ok=True)
     with open(DROPIN, "w") as f:
-        f.write(LAB_CONF + extra)
+        f.write(text)
 
 
 def main_pid():
@@ -189,7 +189,8 @@ def test_history_audit_log_and_metrics_are_written():
 
 def test_reload_rereads_a_changed_policy_in_the_same_process():
     pid = main_pid()
-    write_dropin("[policy tenants]\nmax_split_ratio = 0.3\n")
+    # A key once per file: taod refuses a file that sets one twice.
+    write_dropin(LAB_CONF.replace("max_split_ratio = 0.25", "max_split_ratio = 0.3"))
     run("systemctl", "reload", "taod.service")
     wait_for(lambda: any(p["name"] == "tenants" and abs(p["max_split_ratio"] - 0.3) < 1e-9
                          for p in ctl("policy")["policies"]), what="the reloaded policy")

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "taod/cgroup_dir.h"
 #include "taod/cgroup_tree.h"
@@ -131,6 +132,19 @@ static void put_text(const char *root, const char *rel, const char *text)
 	fclose(f);
 }
 
+/* A fixture root with /proc/self and a cgroup v2 root named in @cfg. */
+static void self_fixture(char *root, struct taod_config *cfg)
+{
+	char cmd[256];
+
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self %s/sys/fs/cgroup", root, root);
+	cr_assert_eq(system(cmd), 0);
+	config_defaults(cfg);
+	snprintf(cfg->k.cgroup_root, sizeof(cfg->k.cgroup_root), "/sys/fs/cgroup");
+	rootfs_set(root);
+}
+
 /* /proc/self/cgroup cuts a path of PATH_MAX or more: taod's own cgroup is
  * somewhere below the cut one, which one is unknown. */
 Test(cgroup_tree, self_too_deep_for_proc_is_unknown)
@@ -140,12 +154,7 @@ Test(cgroup_tree, self_too_deep_for_proc_is_unknown)
 	struct taod_config cfg;
 	struct cgroup_tree t;
 
-	cr_assert_not_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self %s/sys/fs/cgroup", root, root);
-	cr_assert_eq(system(cmd), 0);
-	config_defaults(&cfg);
-	snprintf(cfg.k.cgroup_root, sizeof(cfg.k.cgroup_root), "/sys/fs/cgroup");
-	rootfs_set(root);
+	self_fixture(root, &cfg);
 	put_text(root, "/proc/self/cgroup", "0::/taod.service\n");
 	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
 	cr_assert_str_eq(t.self, "/taod.service");
@@ -196,4 +205,30 @@ Test(kernel_probe, zoneinfo_zone_names)
 	cr_assert(zoneinfo_has_zone(zi, "Movable"));
 	cr_assert_not(zoneinfo_has_zone(zi, "NoMerge"));
 	cr_assert_not(zoneinfo_has_zone(zi, "NoSpl"));
+}
+
+/* taod moved: read again, its new cgroup is the protected one; a failed
+ * read (out of fds, say) keeps the known one rather than "/". */
+Test(cgroup_tree, self_is_read_again_and_a_failed_read_keeps_it)
+{
+	char root[] = "/tmp/taod-self-XXXXXX", cmd[256], why[256] = "", path[300];
+	struct taod_config cfg;
+	struct cgroup_tree t;
+
+	self_fixture(root, &cfg);
+	put_text(root, "/proc/self/cgroup", "0::/taod.service\n");
+	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
+	cr_assert_not(cgroup_tree_read_self(&t));
+	put_text(root, "/proc/self/cgroup", "0::/other.slice/taod.service\n");
+	cr_assert(cgroup_tree_read_self(&t));
+	cr_assert_str_eq(t.self, "/other.slice/taod.service");
+	snprintf(path, sizeof(path), "%s/proc/self/cgroup", root);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_not(cgroup_tree_read_self(&t));
+	cr_assert_str_eq(t.self, "/other.slice/taod.service");
+	cr_assert_not(t.self_unknown);
+
+	rootfs_set("/");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
 }

@@ -126,21 +126,23 @@ Test(policy, every_error_names_file_line_section_and_key)
 		     "ladder = punish:1\n"	    /* 16 */
 		     "coverage_guarantee = 120\n"); /* 17 */
 
-	cr_assert_eq(n, 12, "%d errors", n);
+	cr_assert_eq(n, 13, "%d errors", n);
 	assert_error(0, 3, "[policy web] ladder = \"shatter:1 warn:3\": expected rungs");
 	assert_error(1, 4, "[policy web] max_split_ratio = \"lots\"");
 	assert_error(2, 5, "[policy web] unknown key \"colour\"");
 	assert_error(3, 6, "[policy web] ladder");
-	assert_error(4, 8, "[policy default] match: the default policy");
-	assert_error(5, 9, "[policy default] window = \"0s\"");
-	assert_error(6, 11, "[policy bad name] policy name must be");
-	assert_error(7, 15, "[policy rel] match = \"relative/*\"");
-	assert_error(8, 16, "[policy rel] ladder = \"punish:1\"");
-	assert_error(9, 17, "[policy rel] coverage_guarantee = \"120\"");
+	/* A key given twice in one file, found at its end, in line order. */
+	assert_error(4, 6, "[policy web] ladder is set again (first at line 3)");
+	assert_error(5, 8, "[policy default] match: the default policy");
+	assert_error(6, 9, "[policy default] window = \"0s\"");
+	assert_error(7, 11, "[policy bad name] policy name must be");
+	assert_error(8, 15, "[policy rel] match = \"relative/*\"");
+	assert_error(9, 16, "[policy rel] ladder = \"punish:1\"");
+	assert_error(10, 17, "[policy rel] coverage_guarantee = \"120\"");
 	/* Found once every file is read, reported where the section began. */
-	assert_error(10, 13, "[policy nomatch] has no match key");
-	assert_error(11, 15, "[policy rel] has no match key");
-	cr_assert_str_eq(errs.items[0].file, errs.items[10].file);
+	assert_error(11, 13, "[policy nomatch] has no match key");
+	assert_error(12, 15, "[policy rel] has no match key");
+	cr_assert_str_eq(errs.items[0].file, errs.items[11].file);
 }
 
 Test(policy, specificity_counts_literals_and_wildcards)

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening a configuration file: only a regular file of bounded size. A
+ * FIFO would block taod in open() or read() (at a reload, with SIGTERM
+ * waiting behind it), a device such as /dev/zero never ends, and a huge
+ * file costs memory while it is read: each is refused by name instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_internal.h"
+#include "taod/file_kind.h"
+
+static bool acceptable(struct config_parse *p, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode)) {
+		config_error_add(p, "%s, not a regular file: configuration is read from files only",
+				 file_kind_name(st->st_mode));
+		return false;
+	}
+	if (st->st_size > CONFIG_MAX_BYTES) {
+		config_error_add(p, "%lld bytes: a configuration file may hold at most %d",
+				 (long long)st->st_size, CONFIG_MAX_BYTES);
+		return false;
+	}
+	return true;
+}
+
+FILE *config_open(struct config_parse *p, const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	/* Looked at before the open: opening some devices already does something. */
+	if (stat(path, &st) == 0 && !acceptable(p, &st))
+		return NULL;
+	/* O_NONBLOCK: what was swapped in for a FIFO since must not block the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		config_error_add(p, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		config_error_add(p, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!acceptable(p, &st)) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		config_error_add(p, "cannot read: %s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}
