@@ -1,12 +1,10 @@
 """Paths for the fleet tests (make fleet-test): the repository, the built
-package (TAOD_DEB) and the plain build (TAOD_BUILD); the metric names taod
-exports."""
+package (TAOD_DEB); the metric names taod exports."""
 import os
 import pathlib
 import re
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BUILD = pathlib.Path(os.environ.get("TAOD_BUILD", REPO / "build"))
 DEB = os.environ.get("TAOD_DEB")
 ALERTS = REPO / "config/prometheus/taod-alerts.yml"
 ALERT_TESTS = REPO / "tests/fleet/taod-alerts.test.yml"
