@@ -71,8 +71,8 @@ static bool in_charset(char c, enum charset cs)
 	case CS_UID_:
 		return hex || c == '_';
 	case CS_UNIT:
-		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		       (c >= '0' && c <= '9') || strchr(":_.@-\\", c);
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		       strchr(":_.@-\\", c);
 	}
 	return false;
 }

@@ -7,7 +7,7 @@
 #include "taod/workload_name.h"
 
 #define ID64 "3f2a9c0d1e4b5a6978877665544332211009f8e7d6c5b4a39281706f5e4d3c2b"
-#define UID "0b2c5f7e-1d3a-4c8e-9f00-6a7b8c9d0e1f"
+#define UID  "0b2c5f7e-1d3a-4c8e-9f00-6a7b8c9d0e1f"
 #define UID_ "0b2c5f7e_1d3a_4c8e_9f00_6a7b8c9d0e1f"
 
 static struct workload_name parse(const char *path, int fields)
@@ -42,8 +42,8 @@ Test(workload_name_parse, user_manager_and_its_scopes)
 	       "app-firefox-1234.scope", "", "");
 	expect("/user.slice/user-1000.slice/session-3.scope", "session-3.scope", "", "");
 	/* systemd's escapes are part of a unit name. */
-	expect("/system.slice/system-getty.slice/getty@tty\\x2d1.service", "getty@tty\\x2d1.service",
-	       "", "");
+	expect("/system.slice/system-getty.slice/getty@tty\\x2d1.service",
+	       "getty@tty\\x2d1.service", "", "");
 }
 
 Test(workload_name_parse, innermost_slice_when_no_service)
@@ -82,7 +82,8 @@ Test(workload_name_parse, libpod_scope)
 {
 	expect("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID64 ".scope",
 	       "libpod-" ID64 ".scope", ID64, "");
-	expect("/machine.slice/libpod-conmon-" ID64 ".scope", "libpod-conmon-" ID64 ".scope", "", "");
+	expect("/machine.slice/libpod-conmon-" ID64 ".scope", "libpod-conmon-" ID64 ".scope", "",
+	       "");
 }
 
 Test(workload_name_parse, kubepods_systemd_driver)
@@ -113,7 +114,7 @@ Test(workload_name_parse, no_match)
 	parse("/tenants/a/b", 0);
 	parse("/.service", 0);
 	parse("/docker-xyz.scope/kubepods-burstable-pod.slice", 1); /* a unit, no id */
-	parse("/docker-abc.scope", 1);				     /* id too short */
+	parse("/docker-abc.scope", 1);				    /* id too short */
 }
 
 Test(workload_name_parse, control_bytes_match_nothing)
@@ -163,8 +164,8 @@ Test(workload_name_label, short_forms)
 	char buf[64];
 
 	workload_name_parse("/kubepods/besteffort/pod" UID "/" ID64, &w);
-	cr_assert_str_eq(workload_name_label(&w, buf, sizeof(buf)),
-			 "pod=" UID " ctr=" "3f2a9c0d1e4b");
+	cr_assert_str_eq(workload_name_label(&w, buf, sizeof(buf)), "pod=" UID " ctr="
+								    "3f2a9c0d1e4b");
 	workload_name_parse("/system.slice/docker-" ID64 ".scope", &w);
 	cr_assert_str_eq(workload_name_label(&w, buf, sizeof(buf)), "ctr=3f2a9c0d1e4b");
 	workload_name_parse("/kubepods/burstable/pod" UID, &w);
