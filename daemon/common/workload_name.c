@@ -72,7 +72,7 @@ static bool in_charset(char c, enum charset cs)
 		return hex || c == '_';
 	case CS_UNIT:
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		       strchr(":_.@-\\", c);
+		       (c && strchr(":_.@-\\", c));
 	}
 	return false;
 }
