@@ -54,7 +54,8 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd FORCE
+	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd FORCE \
+	deb fleet-test
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
 
@@ -74,6 +75,13 @@ $(LIB_OBJS) $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o: | $(SKELS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# version.o is rebuilt when git describe changes (a new commit, a dirty
+# tree): taod -V and taoctl --version name what was really built.
+$(BUILD)/daemon/common/version.o: $(BUILD)/version.txt
+$(BUILD)/version.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
 
 $(BUILD)/libtaod.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -117,6 +125,7 @@ check:
 	$(MAKE) unit-test
 	$(MAKE) SANITIZE=address,undefined unit-test all
 	$(MAKE) SANITIZE=address,undefined integration-test
+	$(MAKE) fleet-test
 
 # libFuzzer targets (tests/fuzz/), built with clang, ASan and UBSan against
 # a libtaod.a of their own in build-fuzz/. Each runs from its seed corpus
@@ -180,6 +189,7 @@ VM_TENANT_PKGS := libjemalloc2 libgoogle-perftools4 golang-go openjdk-17-jdk-hea
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
 	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev groff-base \
+	dpkg-dev lintian prometheus \
 	$(VM_PKGS) $(VM_TENANT_PKGS)
 deps:
 	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
@@ -230,6 +240,33 @@ vmtest-tenants: all $(TENANT_BINS)
 vmtest-systemd: all
 	tests/vm/vmtest-systemd
 
+# The Debian package, built with dpkg-deb from a `make install` tree
+# (config/debian/build-deb; no debian/ at the top level), with Debian's
+# hardening flags in a build directory of its own. Its version orders by
+# commit count; taod -V and taoctl --version print the git hash in it.
+DEB_BUILD := build-deb
+DEB_VERSION := 0.1+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell \
+	git rev-parse --short HEAD 2>/dev/null || echo none)
+DEB := $(DEB_BUILD)/taod_$(DEB_VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+DEB_MAKE = $(MAKE) BUILD=$(DEB_BUILD) \
+	CFLAGS="$$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS) \
+		$$(dpkg-buildflags --get CPPFLAGS)" \
+	LDFLAGS="$$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get LDFLAGS)"
+deb:
+	$(DEB_MAKE) all
+	rm -rf $(DEB_BUILD)/root $(DEB_BUILD)/*.deb
+	$(DEB_MAKE) install DESTDIR=$(abspath $(DEB_BUILD)/root) PREFIX=/usr \
+		UNITDIR=/lib/systemd/system
+	config/debian/build-deb $(abspath $(DEB_BUILD)/root) $(DEB_VERSION) $(DEB)
+
+# What a fleet installs: the package (lintian, installed into a scratch
+# root with dpkg --root, the installed taod and taoctl run), the
+# Prometheus rules (promtool check and unit tests) and the Grafana
+# dashboard (structure, PromQL, metric names).
+# (test_deb.py runs the scripts chrooted into busybox-static's /bin/busybox.)
+fleet-test: deb
+	TAOD_DEB=$(abspath $(DEB)) $(PYTHON) -m pytest -v tests/fleet
+
 install: all
 	install -D -m 0755 $(BUILD)/taod $(DESTDIR)$(PREFIX)/sbin/taod
 	install -D -m 0755 $(BUILD)/taoctl $(DESTDIR)$(PREFIX)/bin/taoctl
@@ -255,6 +292,6 @@ format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format: $(words $(FORMAT_SRCS)) files clean"
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-deb
 
 -include $(shell find $(BUILD) -path $(BUILD)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -28,7 +28,7 @@ _taoctl()
 	esac
 
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "$commands --socket --json --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in

@@ -27,11 +27,13 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: taod [-c CONFIG] [--check-config]\n"
+		"Usage: taod [-c CONFIG] [-d DIR] [--check-config]\n"
+		"       taod -V | -h\n"
 		"  -c, --config PATH    configuration file (default %s)\n"
 		"  -d, --dropin-dir DIR drop-in directory (default CONFIG.d)\n"
 		"  -t, --check-config   check the configuration and exit\n"
-		"  -V, --version        print the version\n",
+		"  -V, --version        print the version\n"
+		"  -h, --help           print this help\n",
 		TAOD_DEFAULT_CONFIG);
 }
 

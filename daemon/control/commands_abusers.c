@@ -11,6 +11,7 @@
 #include "taod/policy_match.h"
 #include "taod/protocol.h"
 #include "taod/split_cause.h"
+#include "taod/workload_name.h"
 
 static struct json_object *ms_since(uint64_t then, uint64_t now)
 {
@@ -150,8 +151,11 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 				      const struct policy *p, uint64_t now)
 {
 	struct json_object *o = json_object_new_object();
+	struct workload_name w;
 
 	json_add_str(o, "cgroup", j->path);
+	workload_name_parse(j->path, &w);
+	workload_name_json(o, &w);
 	json_add_u64(o, "id", j->id);
 	json_add_str(o, "class", cg_class_name(j->cls));
 	json_add(o, "class_for_ms", ms_since(j->class_since_ms, now));

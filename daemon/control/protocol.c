@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "taod/cgroup_state.h"
+#include "taod/workload_name.h"
 
 /*
  * The first string in @o holding a NUL byte (JSON's \u0000): its field
@@ -191,6 +192,15 @@ static struct json_object *folded_json(const struct cg_evidence *f)
 	return o;
 }
 
+/* The unit, container and pod @path names (null each where none). */
+static void add_workload(struct json_object *o, const char *path)
+{
+	struct workload_name w;
+
+	workload_name_parse(path, &w);
+	workload_name_json(o, &w);
+}
+
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 {
 	const struct taod_cg_counters *c = &e->counters;
@@ -216,6 +226,7 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add_double(o, "split_ratio", cg_split_ratio(c->pmd_split, allocs));
 	json_add(o, "folio_alloc_by_order", folio_orders(c));
 	json_add(o, "folded", folded_json(&e->folded));
+	add_workload(o, e->path);
 	return o;
 }
 

@@ -257,6 +257,7 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_bpf(f, in->bpf_stats);
 	write_cgroups(f, in->cgroups);
 	metrics_write_health(f, in);
+	metrics_write_workloads(f, in->cgroups);
 	if (in->machine)
 		write_zones(f, in->machine);
 	if (in->machine && in->machine->tao_present)

@@ -4,6 +4,7 @@
 
 #include "taod/json_fields.h"
 #include "taod/report.h"
+#include "taod/workload_name.h"
 
 /* THPs by a shatter's outcome, as the kernel counted them. */
 static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uint64_t discarded,
@@ -74,8 +75,11 @@ static struct json_object *shatter_sum_json(const struct report_cgroup *c)
 static struct json_object *cgroup_json(const struct report *r, const struct report_cgroup *c)
 {
 	struct json_object *o = json_object_new_object();
+	struct workload_name w;
 
 	json_add_str_or_null(o, "path", c->path);
+	workload_name_parse(c->path, &w);
+	workload_name_json(o, &w);
 	json_add_u64(o, "cgroup_id", c->cgroup_id);
 	json_add_i64(o, "first_seen_ms", c->first_seen_ms);
 	json_add_i64(o, "last_seen_ms", c->last_seen_ms);

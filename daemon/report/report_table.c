@@ -6,6 +6,7 @@
 
 #include "taod/report.h"
 #include "taod/utf8.h"
+#include "taod/workload_name.h"
 
 static const char *fmt_time(char *buf, size_t len, int64_t ms)
 {
@@ -161,16 +162,18 @@ int report_write_table(FILE *f, const struct report *r)
 	int w = path_width(r);
 
 	summary(f, r);
-	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", w, "CGROUP", "CLASS",
-		"COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO", "CLASS",
-		"ACTS");
+	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s  %s\n", w, "CGROUP",
+		"CLASS", "COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO",
+		"CLASS", "ACTS", "WORKLOAD");
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
-		char now[16], lo[16], mean[16], hi[16], thp[32];
+		char now[16], lo[16], mean[16], hi[16], thp[32], label[WORKLOAD_FIELD_MAX + 8];
+		struct workload_name wl;
 		/* A name's control characters would drive the terminal: \xNN here. */
 		char *path = text_escape_dup(c->path, false);
 
-		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n", w,
+		workload_name_parse(c->path, &wl);
+		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu  %s\n", w,
 			path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
 			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
 			fmt_pct(lo, sizeof(lo), c->coverage_min),
@@ -178,7 +181,7 @@ int report_write_table(FILE *f, const struct report *r)
 			fmt_pct(hi, sizeof(hi), c->coverage_max),
 			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
 			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
-			c->nactions);
+			c->nactions, workload_name_label(&wl, label, sizeof(label)));
 		free(path);
 	}
 	fputs("(* gone: not seen in the last batch)\n", f);

@@ -8,6 +8,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "workload_column.h"
 #include "taod/json_fields.h"
 
 static void print_policy(struct json_object *p)
@@ -107,6 +108,7 @@ static void print_abuser(struct json_object *a)
 {
 	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
 	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
+	char wl[320];
 
 	printf("%s  %s for %llus, policy %s, strikes %llu", jget_text(a, "cgroup"),
 	       jget_text(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
@@ -114,6 +116,7 @@ static void print_abuser(struct json_object *a)
 	if (ev)
 		printf(", score %.2f", jget_double(ev, "score"));
 	printf("\n");
+	printf("  workload: %s\n", workload_column(a, wl, sizeof(wl)));
 	printf("  evidence: %s\n", ev ? jget_text(ev, "text") : "-");
 	if (ev && json_object_get_type(jget(ev, "top_cause")) == json_type_string)
 		printf("  top cause: %s (%llu of %llu splits of its tasks; taoctl explain %s)\n",

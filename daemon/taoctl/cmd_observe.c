@@ -11,6 +11,7 @@
 #include "client.h"
 #include "commands.h"
 #include "format.h"
+#include "workload_column.h"
 #include "taod/explain.h"
 #include "taod/json_fields.h"
 
@@ -164,18 +165,19 @@ static const char *score_text(double score)
 
 static void print_cgroup_row(struct json_object *row, int width)
 {
-	char anon[32], thp[32], cov[16];
+	char anon[32], thp[32], cov[16], wl[320];
 
 	struct json_object *v = jget(row, "verdict");
 
-	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %5s\n", width,
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %5s  %s\n", width,
 	       jget_text(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
 	       jget_double(row, "split_ratio"), v ? jget_text(v, "class") : "-",
-	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-");
+	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-",
+	       workload_column(row, wl, sizeof(wl)));
 }
 
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
@@ -208,9 +210,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	} else {
 		int w = column_width(list, "path", 6);
 
-		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %5s\n", w, "CGROUP", "ANON",
+		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %5s  %s\n", w, "CGROUP", "ANON",
 		       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", "VERDICT",
-		       "SCORE");
+		       "SCORE", "WORKLOAD");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
 			print_cgroup_row(json_object_array_get_idx(list, i), w);
 	}

@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "taod/config.h"
+#include "taod/version.h"
 #include "commands.h"
 #include "format.h"
 
@@ -36,7 +37,8 @@ static const struct taoctl_command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: taoctl [--socket PATH] [--json] COMMAND [ARGS]\n\nCommands:\n");
+	fprintf(f, "Usage: taoctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+		   "       taoctl --version | --help\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %-30s %s\n", commands[i].name, commands[i].args,
 			commands[i].help);
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
 					     {"json", no_argument, NULL, 'j'},
 					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	struct taoctl ctl = {.socket_path = getenv("TAOD_SOCKET")};
 	int c;
@@ -73,12 +76,15 @@ int main(int argc, char **argv)
 	if (!ctl.socket_path)
 		ctl.socket_path = TAOD_DEFAULT_SOCKET;
 	/* '+': options after the command belong to the command. */
-	while ((c = getopt_long(argc, argv, "+s:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
 		if (c == 's')
 			ctl.socket_path = optarg;
 		else if (c == 'j')
 			ctl.json = true;
-		else if (c == 'h') {
+		else if (c == 'V') {
+			printf("taoctl %s\n", taod_version());
+			return EXIT_OK;
+		} else if (c == 'h') {
 			usage(stdout);
 			return EXIT_OK;
 		} else {

@@ -51,6 +51,8 @@ struct metrics_input {
 /* Label value escaping: backslash, double quote and newline. */
 void prom_escape_label(const char *in, char *out, size_t len);
 int metrics_write(FILE *f, const struct metrics_input *in);
+/* taod_cgroup_workload_info of every cgroup whose path names a workload. */
+void metrics_write_workloads(FILE *f, const struct cgroup_table *t);
 /* Whole exposition in a malloc'd string; NULL on failure. */
 char *metrics_text(const struct metrics_input *in);
 /* Writes a fresh temporary file in the same directory, renamed over @path. */
