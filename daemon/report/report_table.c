@@ -125,8 +125,11 @@ static void unmet_rewards(FILE *f, const struct report *r)
 		if (!header)
 			fputs("\nrewards that collapsed nothing (last collapse per cgroup):\n", f);
 		header = true;
-		fprintf(f, "  %s  %s at %s: %s\n", r->cgroups[i].path, a->result,
-			fmt_time(t, sizeof(t), a->t_ms), a->detail);
+		fputs("  ", f);
+		text_fputs(r->cgroups[i].path, f);
+		fprintf(f, "  %s at %s: ", a->result, fmt_time(t, sizeof(t), a->t_ms));
+		text_fputs(a->detail, f); /* details quote names and comms */
+		fputc('\n', f);
 	}
 }
 

@@ -9,6 +9,14 @@
 #include "commands.h"
 #include "format.h"
 #include "taod/json_fields.h"
+#include "taod/utf8.h"
+
+/* @sep, then a string of a reply's list, escaped for the terminal. */
+static void print_item(const char *sep, struct json_object *s)
+{
+	fputs(sep, stdout);
+	text_fputs(json_object_get_string(s), stdout);
+}
 
 static void print_policy(struct json_object *p)
 {
@@ -17,7 +25,7 @@ static void print_policy(struct json_object *p)
 	printf("[policy %s]  (%s)\n", jget_text(p, "name"), jget_text(p, "defined_at"));
 	printf("  match              =");
 	for (size_t i = 0; i < json_object_array_length(m); i++)
-		printf(" %s", json_object_get_string(json_object_array_get_idx(m, i)));
+		print_item(" ", json_object_array_get_idx(m, i));
 	printf("%s\n",
 	       json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
 	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
@@ -37,7 +45,7 @@ static void print_policy(struct json_object *p)
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
 		for (size_t i = 0; i < json_object_array_length(inh); i++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(inh, i)));
+			print_item(" ", json_object_array_get_idx(inh, i));
 		printf("\n");
 	}
 }
@@ -180,8 +188,7 @@ static void print_restart_needed(struct json_object *keys)
 		return;
 	printf("not applied until taod restarts:");
 	for (size_t i = 0; i < n; i++)
-		printf("%s %s", i ? "," : "",
-		       json_object_get_string(json_object_array_get_idx(keys, i)));
+		print_item(i ? ", " : " ", json_object_array_get_idx(keys, i));
 	printf("\n");
 }
 
@@ -208,9 +215,11 @@ int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
 	} else {
 		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_text(r, "error"));
 		errs = jget(r, "errors");
-		for (size_t i = 0; errs && i < json_object_array_length(errs); i++)
-			fprintf(stderr, "%s\n",
-				json_object_get_string(json_object_array_get_idx(errs, i)));
+		for (size_t i = 0; errs && i < json_object_array_length(errs); i++) {
+			text_fputs(json_object_get_string(json_object_array_get_idx(errs, i)),
+				   stderr);
+			fputc('\n', stderr);
+		}
 	}
 	json_object_put(r);
 	return rc;
