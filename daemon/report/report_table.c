@@ -159,32 +159,47 @@ static void shatter_counts(FILE *f, const struct report *r)
 	}
 }
 
+/* One cgroup's line; '*' after the path marks one gone by the window's end. */
+static void table_row(FILE *f, const struct report *r, const struct report_cgroup *c, int w)
+{
+	char now[16], lo[16], mean[16], hi[16], anon[32], thp[32];
+	/* A name's control characters would drive the terminal: \xNN here. */
+	char *path = text_escape_dup(c->path, false);
+
+	fprintf(
+	    f, "%-*s%s %-10s %6s %6s %6s %6s %9s %9s %8llu %8llu %6.3f %13zu %7zu\n", w,
+	    path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
+	    c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
+	    fmt_pct(lo, sizeof(lo), c->coverage_min), fmt_pct(mean, sizeof(mean), c->coverage_mean),
+	    fmt_pct(hi, sizeof(hi), c->coverage_max), fmt_mib(anon, sizeof(anon), c->anon_bytes),
+	    fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
+	    (unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges, c->nactions);
+	free(path);
+}
+
+/*
+ * Abusers first (report_concern_order), so the ones to act on are not
+ * buried among idle cgroups; each header names one thing.
+ */
 int report_write_table(FILE *f, const struct report *r)
 {
+	size_t *order = report_concern_order(r);
 	int w = path_width(r);
+	bool gone = false;
 
+	if (!order)
+		return -1;
 	summary(f, r);
-	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s\n", w, "CGROUP", "CLASS",
-		"COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO", "CLASS",
-		"ACTS");
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		const struct report_cgroup *c = &r->cgroups[i];
-		char now[16], lo[16], mean[16], hi[16], thp[32];
-		/* A name's control characters would drive the terminal: \xNN here. */
-		char *path = text_escape_dup(c->path, false);
-
-		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu\n", w,
-			path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
-			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
-			fmt_pct(lo, sizeof(lo), c->coverage_min),
-			fmt_pct(mean, sizeof(mean), c->coverage_mean),
-			fmt_pct(hi, sizeof(hi), c->coverage_max),
-			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
-			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
-			c->nactions);
-		free(path);
+	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %9s %8s %8s %6s %13s %7s\n", w, "CGROUP",
+		"CLASS", "COVER", "MIN", "MEAN", "MAX", "ANON MiB", "THP MiB", "ALLOCS", "SPLITS",
+		"RATIO", "CLASS CHANGES", "ACTIONS");
+	for (size_t k = 0; k < r->ncgroups; k++) {
+		table_row(f, r, &r->cgroups[order[k]], w);
+		gone |= !report_cgroup_present(r, &r->cgroups[order[k]]);
 	}
-	fputs("(* gone: not seen in the last batch)\n", f);
+	if (gone)
+		fputs("(* gone: not seen in the last batch)\n", f);
+	free(order);
 	unmet_rewards(f, r);
 	shatter_counts(f, r);
 	return ferror(f) ? -1 : 0;

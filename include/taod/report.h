@@ -143,6 +143,13 @@ struct report_shatter_sum report_cgroup_shatter(const struct report_cgroup *c);
 /* Still there at the window's last batch (else removed, or taod stopped seeing it). */
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 
+/*
+ * Indices of r->cgroups by concern (report_order.c): abusers, misusers,
+ * missed guarantees, the active rest, idle ones; within each the higher
+ * split ratio, then more splits, then the path. malloc'd; NULL on ENOMEM.
+ */
+size_t *report_concern_order(const struct report *r);
+
 int report_write_table(FILE *f, const struct report *r);
 int report_write_json(FILE *f, const struct report *r);
 int report_write_csv(FILE *f, const struct report *r);
