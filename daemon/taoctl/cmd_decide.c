@@ -21,6 +21,7 @@ static void print_item(const char *sep, struct json_object *s)
 static void print_policy(struct json_object *p)
 {
 	struct json_object *m = jget(p, "match"), *inh = jget(p, "from_default");
+	char t[32];
 
 	printf("[policy %s]  (%s)\n", jget_text(p, "name"), jget_text(p, "defined_at"));
 	printf("  match              =");
@@ -31,16 +32,18 @@ static void print_policy(struct json_object *p)
 	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
 	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
 	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
-	printf("  window             = %llums\n", (unsigned long long)jget_u64(p, "window_ms"));
+	printf("  window             = %s\n", fmt_duration(t, sizeof(t), jget_u64(p, "window_ms")));
 	printf("  ladder             = %s\n", jget_text(p, "ladder"));
 	if (*jget_str(p, "ladder_note"))
 		printf("                       (%s)\n", jget_text(p, "ladder_note"));
-	printf("  cooldown           = %llums\n", (unsigned long long)jget_u64(p, "cooldown_ms"));
+	printf("  cooldown           = %s\n",
+	       fmt_duration(t, sizeof(t), jget_u64(p, "cooldown_ms")));
 	printf("  dry_run            = %s\n",
 	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
 	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
 	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
-	printf("  horizon            = %llums\n", (unsigned long long)jget_u64(p, "horizon_ms"));
+	printf("  horizon            = %s\n",
+	       fmt_duration(t, sizeof(t), jget_u64(p, "horizon_ms")));
 	printf("  act_on             = %s\n", jget_text(p, "act_on"));
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
@@ -115,9 +118,11 @@ static void print_abuser(struct json_object *a)
 {
 	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
 	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
+	char t[32];
 
-	printf("%s  %s for %llus, policy %s, strikes %llu", jget_text(a, "cgroup"),
-	       jget_text(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
+	printf("%s  %s for %s, policy %s, strikes %llu", jget_text(a, "cgroup"),
+	       jget_text(a, "class"),
+	       fmt_duration(t, sizeof(t), jget_u64(a, "class_for_ms") / 1000 * 1000),
 	       jget_text(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
 	if (ev)
 		printf(", score %.2f", jget_double(ev, "score"));

@@ -72,6 +72,7 @@ static void print_features(struct json_object *features, struct json_object *lev
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
+	char tick[32];
 	int rc;
 
 	(void)argc;
@@ -117,8 +118,9 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(dec, "abuser"),
 	       (unsigned long long)jget_u64(dec, "tenants_actions_reach"),
 	       (unsigned long long)jget_u64(dec, "requests"));
-	printf("ticks:       %llu every %llu ms, last took %llu us\n",
-	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
+	printf("ticks:       %llu every %s, last took %llu us\n",
+	       (unsigned long long)jget_u64(r, "ticks"),
+	       fmt_duration(tick, sizeof(tick), jget_u64(r, "tick_ms")),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
 	json_object_put(r);
 	return 0;
@@ -197,16 +199,13 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 	int c, rc, w;
 
 	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
-		char *end;
 		long n;
 
 		if (c == 'g') {
 			json_add_str(args, "glob", optarg);
 			continue;
 		}
-		n = c == 'n' ? strtol(optarg, &end, 10) : 0;
-		if (c != 'n' || *end || n < 1) {
-			fprintf(stderr, "taoctl: --limit takes a positive number\n");
+		if (c != 'n' || opt_positive("--limit", optarg, &n)) {
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
