@@ -39,14 +39,11 @@ static void print_record(struct json_object *a, int width)
 
 int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
-					     {"cgroup", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	long n;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		if (c == 'g') {
 			json_add_str(args, "glob", optarg);
 		} else if (c == 'n' && !opt_positive("--limit", optarg, &n)) {
@@ -84,18 +81,19 @@ static int act_usage(void)
 	return EXIT_USAGE;
 }
 
+const struct taoctl_opt act_opts[] = {{"cgroup", 'g', "PATH"},
+				      {"pid", 'p', "PID"},
+				      {"bytes", 'b', "SIZE"},
+				      {"dry-run", 'd', NULL},
+				      {0}};
+
 static int act_options(int argc, char **argv, struct json_object *args)
 {
-	static const struct option opts[] = {{"cgroup", required_argument, NULL, 'g'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"bytes", required_argument, NULL, 'b'},
-					     {"dry-run", no_argument, NULL, 'd'},
-					     {NULL, 0, NULL, 0}};
 	uint64_t bytes;
 	long n;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "g:p:b:d", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, act_opts, false)) != -1) {
 		if (c == 'g')
 			json_add_str(args, "cgroup", optarg);
 		else if (c == 'd')

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* taoctl policy, abusers, reload: the decide stage's view and its config. */
+#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,18 +157,25 @@ static void print_abuser(struct json_object *a)
 	print_reward(jget(a, "reward"));
 }
 
+const struct taoctl_opt abusers_opts[] = {{"all", 'a', NULL}, {0}};
+
 int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *args = json_object_new_object(), *r, *list;
-	int rc;
+	int c, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--all")) {
+	while ((c = taoctl_getopt(argc, argv, abusers_opts, false)) != -1) {
+		if (c != 'a') {
 			fprintf(stderr, "taoctl: abusers takes only --all\n");
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
 		json_add_bool(args, "all", 1);
+	}
+	if (optind < argc) {
+		fprintf(stderr, "taoctl: abusers: unexpected argument \"%s\"\n", argv[optind]);
+		json_object_put(args);
+		return EXIT_USAGE;
 	}
 	rc = taoctl_request(ctl, "abusers", args, &r);
 	json_object_put(args);

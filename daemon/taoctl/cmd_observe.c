@@ -150,15 +150,14 @@ static void print_cgroup_row(struct json_object *row, int width)
 	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-");
 }
 
+const struct taoctl_opt cgroups_opts[] = {{"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {0}};
+
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
-					     {"glob", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:g:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, cgroups_opts, false)) != -1) {
 		if (c == 's')
 			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
@@ -190,15 +189,15 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* top-tasks' and actions': how many, of which cgroups. */
+const struct taoctl_opt list_opts[] = {{"limit", 'n', "N"}, {"cgroup", 'g', "GLOB"}, {0}};
+
 int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
-					     {"cgroup", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc, w;
 
-	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		long n;
 
 		if (c == 'g') {

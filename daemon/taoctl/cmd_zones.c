@@ -71,16 +71,17 @@ static void print_zones(struct json_object *r)
 }
 
 /* --apply's options into @args; -1 on a bad one. */
+const struct taoctl_opt zones_opts[] = {{"apply", 'a', NULL},
+					{"dry-run", 'd', NULL},
+					{"nosplit", 's', "SIZE,ORDER"},
+					{"nomerge", 'm', "SIZE,ORDER"},
+					{0}};
+
 static int apply_options(int argc, char **argv, struct json_object *args, bool *apply)
 {
-	static const struct option opts[] = {{"apply", no_argument, NULL, 'a'},
-					     {"dry-run", no_argument, NULL, 'd'},
-					     {"nosplit", required_argument, NULL, 's'},
-					     {"nomerge", required_argument, NULL, 'm'},
-					     {NULL, 0, NULL, 0}};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ads:m:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, zones_opts, false)) != -1) {
 		if (c == 'a')
 			*apply = true;
 		else if (c == 'd')
