@@ -14,7 +14,7 @@ int taoctl_getopt(int argc, char **argv, const struct taoctl_opt *opts, bool sto
 
 	if (stop_at_operand) /* '+': what follows the command is the command's */
 		shorts[s++] = '+';
-	for (; opts[n].name && n < MAX_OPTS; n++) {
+	for (; n < MAX_OPTS && opts[n].name; n++) {
 		longs[n] =
 		    (struct option){opts[n].name, opts[n].arg ? required_argument : no_argument,
 				    NULL, opts[n].letter};

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from conftest import REPO, TAOCTL, TAOD
+from test_control import HOG
 from test_docs import complete, taoctl_help
 
 
@@ -145,3 +146,21 @@ def test_c_config_finds_the_socket(daemon, tmp_path):
     bad.write_text("[control]\nsocket = /nonexistent/x.sock\nbogus = 1\n")
     p = taoctl("-c", bad, "status")
     assert p.returncode == 2 and f"{bad}:3" in p.stderr, p.stderr
+
+
+def test_a_client_refused_for_want_of_a_slot_is_told_why(daemon_factory, public_dir):
+    """taod writes its refusal before it closes: taoctl printed "Broken pipe"
+    (the send met the close) or nothing readable, not the reason."""
+    d = daemon_factory(socket_dir=public_dir)
+    hog = subprocess.Popen(["/usr/bin/python3", "-c", HOG, d.socket, "80"], user="nobody",
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert 0 < int(hog.stdout.readline()) <= 16
+        for _ in range(20):
+            rc, out, err = d.ctl_rc("status", user="nobody")
+            assert rc == 1, (rc, err)
+            assert "taoctl: status: too many clients of this user" in err, err
+            assert "Broken pipe" not in err and "no readable reply" not in err, err
+    finally:
+        hog.kill()
+        hog.wait()
