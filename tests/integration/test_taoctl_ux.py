@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from conftest import REPO, TAOCTL, TAOD
+from conftest import REPO, TAOCTL, TAOD, wait_for
 from test_control import HOG
 from test_docs import complete, taoctl_help
 
@@ -47,8 +47,12 @@ def test_act_bytes_takes_sizes_and_names_a_bad_value(daemon_factory, tmp_path):
 
 
 THREAD = """
-import threading, time
-ready = threading.Event()
+import mmap, threading, time
+# THP faults, so taod counts this process (explain has rows of it).
+m = mmap.mmap(-1, 16 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+m.madvise(mmap.MADV_HUGEPAGE)
+for off in range(0, 16 << 20, 4096):
+    m[off] = 1
 def run():
     print(threading.get_native_id(), flush=True)
     time.sleep(120)
@@ -68,6 +72,9 @@ def test_a_threads_id_names_its_process(daemon_factory, cgroups, tmp_path):
     rec = d.act("warn", "--cgroup", cgroups.rel(a), "--pid", str(tid))
     assert rec["result"] == "done", rec
     assert rec["pid"] == p.pid, rec
+    wait_for(lambda: d.ctl_rc("explain", str(p.pid))[0] == 0, what="the process's THP faults")
+    r = d.ctl("explain", str(tid))
+    assert [t["pid"] for t in r["tasks"]] == [p.pid], r
 
 
 def test_zone_levers_are_unsupported_on_a_stock_kernel_even_in_observe_mode(daemon_factory,
