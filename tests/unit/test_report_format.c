@@ -545,3 +545,32 @@ Test(report_format, chart_breaks_its_lines_where_taod_was_down)
 	cr_assert_eq(count(buf, "class=\"split-rate\""), 2, "%s", buf);
 	free(buf);
 }
+
+/* A crafted database's texts (class, zone, stat, result) reach the terminal escaped too. */
+Test(report_format, table_escapes_every_text_of_the_database)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_zone z = {
+	    .name = "N\x1b]0;x\x07", .managed_pages = 9, .free_blocks = "1\x1b"};
+	struct report_mthp m = {.size_kb = 64, .stat = "s\x9b", .delta = 1};
+	struct report_action col = {
+	    .t_ms = 1, .kind = "collapse", .result = "r\x1b", .detail = "d"};
+	char odd[] = "/x", *text;
+
+	sample_report(&r, c, odd);
+	snprintf(c[1].class, sizeof(c[1].class), "\x1b[2Jgood");
+	c[1].actions = &col;
+	c[1].nactions = 1;
+	r.zones = &z;
+	r.nzones = 1;
+	r.mthp = &m;
+	r.nmthp = 1;
+	snprintf(r.db, sizeof(r.db), "/tmp/\x1b.db");
+	text = render(report_write_table, &r);
+	cr_assert_null(strchr(text, '\x1b'), "%s", text);
+	cr_assert_null(strchr(text, '\x07'), "%s", text);
+	cr_assert_null(strchr(text, '\x9b'), "%s", text);
+	cr_assert(strstr(text, "\\x1b[2Jgood"), "%s", text);
+	free(text);
+}
