@@ -188,7 +188,8 @@ static void tao_section(FILE *f, const struct report *r)
 static void summary_table(FILE *f, const struct report *r, const size_t *order)
 {
 	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
-	      "<th>min</th><th>mean</th><th>max</th><th>THP MiB</th><th>allocations</th>"
+	      "<th>min</th><th>mean</th><th>max</th><th>anon MiB</th><th>THP "
+	      "MiB</th><th>allocations</th>"
 	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th></tr>\n",
 	      f);
 	for (size_t k = 0; k < r->ncgroups; k++) {
@@ -205,8 +206,9 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 		cell_pct(f, c->coverage_mean);
 		cell_pct(f, c->coverage_max);
 		fprintf(f,
-			"<td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</td><td>%zu</"
-			"td></tr>\n",
+			"<td>%.1f</td><td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</"
+			"td><td>%zu</td></tr>\n",
+			c->anon_bytes > 0 ? (double)c->anon_bytes / (1 << 20) : 0.0,
 			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
 			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 			report_split_ratio(c), c->nchanges, c->nactions);

@@ -480,6 +480,8 @@ Test(report_format, html_and_csv_clean_utf8_as_json_does)
 	out = render(report_write_html, &r);
 	cr_assert_null(strstr(out, "\xff"), "%s", out);
 	cr_assert(strstr(out, "data-cgroup=\"/bad\xef\xbf\xbd\xef\xbf\xbd(name\""), "%s", out);
+	cr_assert(strstr(out, "<th>anon MiB</th>"), "%s", out);
+	cr_assert(strstr(out, "<td>4.0</td><td>2.0</td>"), "%s", out);
 	free(out);
 	out = render(report_write_json, &r);
 	cr_assert(strstr(out, "\"/bad\xef\xbf\xbd\xef\xbf\xbd(name\""), "%s", out);
