@@ -251,7 +251,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
 	      "<span style=\"color:#d68910\">&#9646; class change</span></p>\n",
 	      f);
-	svg_chart(f, c, r->since_ms, r->until_ms);
+	svg_chart(f, r, c);
 	fputs("</section>\n", f);
 }
 

@@ -114,19 +114,41 @@ static void segment(FILE *f, const struct report_cgroup *c, const struct frame *
 	fputs("\"/>\n", f);
 }
 
+/* Whether taod started again between samples @a and @b (@a < start <= @b). */
+static bool restarted_between(const struct report *r, int64_t a, int64_t b)
+{
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->run_starts[i] > a && r->run_starts[i] <= b)
+			return true;
+	return false;
+}
+
 /*
- * One polyline per stretch of batches: where two points lie more than two
- * usual steps apart (taod was down, or did not see the cgroup) the line
- * breaks, so the time nothing was measured is a gap, not a slope.
+ * Where the line breaks between two samples: taod started again in
+ * between (it was down), or they lie further apart than a few usual steps
+ * and GAP_FLOOR_MS (stopped, or the cgroup unseen; a busy machine's late
+ * tick is no gap). The time nothing was measured is a gap, not a slope.
  */
-static void polyline(FILE *f, const struct report_cgroup *c, const struct frame *fr, bool rate)
+#define GAP_STEPS    5
+#define GAP_FLOOR_MS 10000
+static bool gap_between(const struct report *r, const struct report_point *a,
+			const struct report_point *b, int64_t step)
+{
+	int64_t dt = b->t_ms - a->t_ms;
+
+	return restarted_between(r, a->t_ms, b->t_ms) ||
+	       (dt > GAP_FLOOR_MS && dt > GAP_STEPS * step);
+}
+
+/* One polyline per stretch of samples without a gap. */
+static void polyline(FILE *f, const struct report *r, const struct report_cgroup *c,
+		     const struct frame *fr, bool rate)
 {
 	size_t per = (c->npoints + MAX_BUCKETS - 1) / MAX_BUCKETS, from = 0;
 	int64_t step = usual_step(c);
 
 	for (size_t i = 1; per && i <= c->npoints; i++) {
-		if (i < c->npoints &&
-		    (!step || c->points[i].t_ms - c->points[i - 1].t_ms <= 2 * step))
+		if (i < c->npoints && !gap_between(r, &c->points[i - 1], &c->points[i], step))
 			continue;
 		segment(f, c, fr, rate, from, i, per);
 		from = i;
@@ -204,9 +226,9 @@ static void axes(FILE *f, const struct frame *fr)
 		W - RIGHT + 4, H - BOTTOM);
 }
 
-void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms)
+void svg_chart(FILE *f, const struct report *r, const struct report_cgroup *c)
 {
-	struct frame fr = frame_of(c, since_ms, until_ms);
+	struct frame fr = frame_of(c, r->since_ms, r->until_ms);
 
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
@@ -216,8 +238,8 @@ void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t
 	html_text(f, c->path);
 	fputs("</title>\n", f);
 	axes(f, &fr);
-	polyline(f, c, &fr, false);
-	polyline(f, c, &fr, true);
+	polyline(f, r, c, &fr, false);
+	polyline(f, r, c, &fr, true);
 	marks(f, c, &fr);
 	fputs("</svg>\n", f);
 }

@@ -141,7 +141,7 @@ Test(report_format, long_series_are_bucketed)
 	c.points = calloc(c.npoints, sizeof(*c.points));
 	for (size_t i = 0; i < c.npoints; i++)
 		c.points[i] = (struct report_point){(int64_t)i * 1000, (double)(i % 100), 1};
-	svg_chart(f, &c, 0, 10000000);
+	svg_chart(f, &(struct report){.until_ms = 10000000}, &c);
 	fclose(f);
 	line = strstr(buf, "class=\"coverage\"");
 	cr_assert_not_null(line);
@@ -533,21 +533,48 @@ static size_t count(const char *hay, const char *needle)
 Test(report_format, chart_breaks_its_lines_where_taod_was_down)
 {
 	struct report_cgroup c = {.path = "/g"};
-	struct report_point pts[6] = {{1000, 10, 1},  {2000, 20, 1},  {3000, 30, 1},
-				      {63000, 40, 1}, {64000, 50, 1}, {65200, 60, 1}};
+	struct report_point pts[7] = {{1000, 10, 1},  {2000, 20, 1},  {3000, 30, 1}, {63000, 40, 1},
+				      {64000, 50, 1}, {65200, 60, 1}, {66200, 60, 1}};
+	int64_t starts[] = {65500}; /* restarted within a second */
+	struct report r = {.until_ms = 70000};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	c.points = pts;
-	c.npoints = 6;
-	svg_chart(f, &c, 0, 70000);
+	c.npoints = 7;
+	svg_chart(f, &r, &c);
 	fclose(f);
 	cr_assert_eq(count(buf, "class=\"coverage\""), 2, "%s", buf);
 	cr_assert_eq(count(buf, "class=\"split-rate\""), 2, "%s", buf);
 	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	r.run_starts = starts;
+	r.nruns = 1;
+	svg_chart(f, &r, &c);
+	fclose(f);
+	cr_assert_eq(count(buf, "class=\"coverage\""), 3, "%s", buf);
+	free(buf);
 }
 
+/* A late tick on a busy machine (several steps, seconds) is no gap. */
+Test(report_format, chart_keeps_its_lines_through_late_ticks)
+{
+	struct report_cgroup c = {.path = "/g"};
+	struct report_point pts[5] = {
+	    {1000, 10, 1}, {1200, 20, 1}, {1400, 30, 1}, {2600, 40, 1}, {2800, 50, 1}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	c.points = pts;
+	c.npoints = 5;
+	svg_chart(f, &(struct report){.until_ms = 3000}, &c);
+	fclose(f);
+	cr_assert_eq(count(buf, "class=\"coverage\""), 1, "%s", buf);
+	free(buf);
+}
 /* A crafted database's texts (class, zone, stat, result) reach the terminal escaped too. */
 Test(report_format, table_escapes_every_text_of_the_database)
 {
