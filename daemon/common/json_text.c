@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "taod/utf8.h"
@@ -18,7 +19,12 @@ struct json_object *json_new_double(double v)
 
 	if (!isfinite(v))
 		return NULL;
-	snprintf(text, sizeof(text), "%.15g", v);
+	/* The shortest of 15, 16, 17 digits that reads back as @v: exact, and short. */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(text, sizeof(text), "%.*g", digits, v);
+		if (strtod(text, NULL) == v)
+			break;
+	}
 	if (strspn(text, "-0123456789") == strlen(text))
 		strcat(text, ".0"); /* stays a double for clients that care */
 	return json_object_new_double_s(v, text);

@@ -13,9 +13,9 @@
 char *json_to_text(struct json_object *o, int flags);
 
 /*
- * A JSON number for @v written with at most 15 significant digits (9.9,
- * not json-c's 9.9000000000000004), a ".0" kept on whole numbers; null
- * for NaN or infinity, which JSON cannot hold. NULL on ENOMEM.
+ * A JSON number for @v in the fewest digits that read back as @v (9.9,
+ * not json-c's 9.9000000000000004; 5/12 keeps its 16), a ".0" kept on
+ * whole numbers; null for NaN or infinity, which JSON cannot hold.
  */
 struct json_object *json_new_double(double v);
 

@@ -500,14 +500,20 @@ Test(report_format, json_numbers_are_numbers_with_sane_precision)
 
 	sample_report(&r, c, odd);
 	c[0].coverage_now = 9.9;
+	c[0].coverage_max = 500.0 / 12; /* needs all its digits to read back */
 	c[0].coverage_mean = 100.0 / 3;
 	r.zones = &z;
 	r.nzones = 1;
 	out = render(report_write_json, &r);
 	cr_assert(strstr(out, "\"coverage_now_pct\":9.9,"), "%s", out);
-	cr_assert(strstr(out, "\"coverage_mean_pct\":33.3333333333333,"), "%s", out);
+	cr_assert(strstr(out, "\"coverage_mean_pct\":33.333333333333336,"), "%s", out);
+	cr_assert(strstr(out, "\"split_ratio\":0.25,"), "%s", out);
 	cr_assert(strstr(out, "\"coverage_min_pct\":25.0,"), "%s", out);
 	o = json_tokener_parse(out);
+	cr_assert(json_object_object_get_ex(
+	    json_object_array_get_idx(json_object_object_get(o, "cgroups"), 0), "coverage_max_pct",
+	    &m));
+	cr_assert(json_object_get_double(m) == 500.0 / 12, "%s", out);
 	cr_assert(json_object_object_get_ex(o, "machine", &m));
 	cr_assert(json_object_object_get_ex(m, "zones", &zones));
 	cr_assert(json_object_object_get_ex(json_object_array_get_idx(zones, 0),
