@@ -8,14 +8,14 @@ _taoctl()
 
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		--socket) ((i++)) ;;
+		--socket|--config|-c|-s) ((i++)) ;;
 		-*) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 
 	case $prev in
-	--socket|-o|--db|-c)
+	--socket|--config|-o|--output|--db|-c)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--sort)
 		COMPREPLY=($(compgen -W "path anon thp coverage allocs splits alloc_rate split_rate split_ratio" -- "$cur")); return ;;
@@ -23,16 +23,16 @@ _taoctl()
 		COMPREPLY=($(compgen -W "table json csv html" -- "$cur")); return ;;
 	--since)
 		COMPREPLY=($(compgen -W "1h 24h 7d" -- "$cur")); return ;;
-	--limit|--pid|--bytes|--cgroup|--nosplit|--nomerge)
+	--limit|--pid|--bytes|--cgroup|--glob|--nosplit|--nomerge)
 		return ;;
 	esac
 
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "$commands --socket --json --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$commands --socket --config --json --help --version" -- "$cur"))
 		return
 	fi
 	case $cmd in
-	cgroups) COMPREPLY=($(compgen -W "--sort --json" -- "$cur")) ;;
+	cgroups) COMPREPLY=($(compgen -W "--sort --glob --json" -- "$cur")) ;;
 	top-tasks|actions) COMPREPLY=($(compgen -W "--limit --cgroup --json" -- "$cur")) ;;
 	act)
 		if [[ $prev == act ]]; then
@@ -42,7 +42,7 @@ _taoctl()
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "--since --cgroup --format -o --db -c" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "--since --cgroup --format --output --db --config --json" -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
 	esac
 }

@@ -24,30 +24,48 @@
 #include "taod/version.h"
 #include "taod/report_stage.h"
 
+/* taod's options: getopt reads this table and usage prints it (taod(8) is held to it). */
+static const struct {
+	struct option opt;
+	const char *arg, *help;
+} options[] = {
+    {{"config", required_argument, NULL, 'c'},
+     "PATH",
+     "configuration file (default " TAOD_DEFAULT_CONFIG ")"},
+    {{"dropin-dir", required_argument, NULL, 'd'}, "DIR", "drop-in directory (default CONFIG.d)"},
+    {{"check-config", no_argument, NULL, 't'}, NULL, "check the configuration and exit"},
+    {{"version", no_argument, NULL, 'V'}, NULL, "print the version"},
+    {{"help", no_argument, NULL, 'h'}, NULL, "print this help"},
+};
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: taod [-c CONFIG] [-d DIR] [--check-config]\n"
-		"       taod -V | -h\n"
-		"  -c, --config PATH    configuration file (default %s)\n"
-		"  -d, --dropin-dir DIR drop-in directory (default CONFIG.d)\n"
-		"  -t, --check-config   check the configuration and exit\n"
-		"  -V, --version        print the version\n"
-		"  -h, --help           print this help\n",
-		TAOD_DEFAULT_CONFIG);
+	fprintf(f, "Usage: taod [OPTIONS]\n");
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		char left[48];
+
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", options[i].opt.val,
+			 options[i].opt.name, options[i].arg ? " " : "",
+			 options[i].arg ? options[i].arg : "");
+		fprintf(f, "  %-26s %s\n", left, options[i].help);
+	}
 }
 
 static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
 {
-	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'}, {"dropin-dir", required_argument, NULL, 'd'},
-	    {"check-config", no_argument, NULL, 't'}, {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
-	};
+	struct option opts[NOPTIONS + 1] = {{0}};
+	char shorts[2 * NOPTIONS + 1] = "";
 	int c;
 
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		opts[i] = options[i].opt;
+		strcat(shorts, (char[]){(char)options[i].opt.val, '\0'});
+		if (options[i].arg)
+			strcat(shorts, ":");
+	}
 	snprintf(d->config_path, sizeof(d->config_path), "%s", TAOD_DEFAULT_CONFIG);
-	while ((c = getopt_long(argc, argv, "c:d:tVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			snprintf(d->config_path, sizeof(d->config_path), "%s", optarg);

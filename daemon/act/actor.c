@@ -385,11 +385,26 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 		 (unsigned long long)backoff_fail(&a->failures, key, a->ctx.now_ms()) / 1000);
 }
 
+/*
+ * A lever the backend lacks (NULL: the stock backend's zone levers) is
+ * unsupported in every mode: a dry run saying it "would" resize would lie.
+ */
+static bool unsupported(const struct actor *a, const struct action_request *req,
+			struct act_outcome *o)
+{
+	if (req->kind == ACTION_WARN || backend_op(a->be, req->kind))
+		return false;
+	act_outcome_set(o, RESULT_UNSUPPORTED, 0,
+			"%s needs the TAO kernel's policy zones; the %s backend has none",
+			action_kind_name(req->kind), a->be->name);
+	return true;
+}
+
 static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	if (!machine_wide(req) && (vanished(a, req, o) || protected(a, req, o)))
 		return;
-	if (dry_run(a, req, o) || no_room(a, req, o))
+	if (unsupported(a, req, o) || dry_run(a, req, o) || no_room(a, req, o))
 		return;
 	if (req->kind != ACTION_WARN && (rate_limited(a, req, o) || backing_off(a, req, o)))
 		return;

@@ -307,16 +307,6 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	    t.failed ? ", some writes failed" : "", after[0] ? "; " : "", after);
 }
 
-static void stock_unsupported(const struct act_ctx *c, const struct action_request *req,
-			      uint64_t budget, struct act_outcome *o)
-{
-	(void)c;
-	(void)budget;
-	act_outcome_set(o, RESULT_UNSUPPORTED, 0,
-			"%s needs the TAO kernel's policy zones; the stock backend has none",
-			action_kind_name(req->kind));
-}
-
 static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
 {
 	(void)c;
@@ -326,10 +316,11 @@ static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
 
 const struct act_backend_ops backend_stock_ops = {
     .name = "stock",
-    .restrict_zones = stock_unsupported,
-    .grant = stock_unsupported,
+    /* No policy zones: restrict, grant and resize-zones are unsupported (actor.c). */
+    .restrict_zones = NULL,
+    .grant = NULL,
     .shatter = stock_shatter,
     .collapse = thp_collapse_cgroup,
-    .resize_zones = stock_unsupported,
+    .resize_zones = NULL,
     .read_stats = stock_read_stats,
 };

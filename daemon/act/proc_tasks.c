@@ -29,6 +29,22 @@ bool proc_task_exists(pid_t pid)
 	return pid > 0 && !rootfs_path(path, sizeof(path), rel) && !access(path, F_OK);
 }
 
+pid_t proc_thread_group(pid_t pid)
+{
+	char file[64], text[4096];
+	const char *tgid;
+	ssize_t n;
+	long v;
+
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)pid);
+	n = pid > 0 ? rootfs_read(file, text, sizeof(text)) : -1;
+	if (n <= 0)
+		return pid;
+	tgid = strstr(text, "\nTgid:");
+	v = tgid ? strtol(tgid + 6, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : pid;
+}
+
 bool pids_are_real(void)
 {
 	return !strcmp(rootfs_get(), "/");

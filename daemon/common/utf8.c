@@ -13,6 +13,12 @@ static bool continuation(unsigned char c)
 	return (c & 0xc0) == 0x80;
 }
 
+/* U+0080..U+009F (C1 controls: CSI, OSC...) drive terminals as ESC does. */
+static bool c1_control(const unsigned char *u)
+{
+	return u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f;
+}
+
 size_t utf8_sequence_len(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -78,7 +84,7 @@ void text_escape(const char *in, char *out, size_t len, bool quotes)
 		if (quotes && (c == '"' || c == '\\')) {
 			snprintf(esc, sizeof(esc), "\\%c", c);
 			piece = esc, plen = 2;
-		} else if (!k || c < 0x20 || c == 0x7f) {
+		} else if (!k || c < 0x20 || c == 0x7f || c1_control((const unsigned char *)in)) {
 			snprintf(esc, sizeof(esc), "\\x%02x", c);
 			piece = esc, plen = 4, k = 1;
 		}
@@ -99,4 +105,13 @@ char *text_escape_dup(const char *in, bool quotes)
 	if (out)
 		text_escape(in, out, len, quotes);
 	return out;
+}
+
+int text_fputs(const char *in, FILE *f)
+{
+	char *shown = text_escape_dup(in ? in : "", false);
+	int rc = fputs(shown ? shown : "?", f);
+
+	free(shown);
+	return rc;
 }

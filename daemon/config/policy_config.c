@@ -225,6 +225,11 @@ static struct policy *policy_get(struct config_parse *p, const char *section, co
 	struct policy_set *set = &p->cfg->policies;
 	struct policy *pol = (struct policy *)policy_find(set, name);
 
+	if (pol && !pol->line && p->line > 0) {
+		/* The built-in default, now given in a file: say where. */
+		COPY(pol->file, p->file);
+		pol->line = p->line;
+	}
 	if (pol)
 		return pol;
 	if (set->n == TAOD_MAX_POLICIES) {

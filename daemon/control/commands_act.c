@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "taod/act.h"
+#include "taod/act_parts.h"
 #include "taod/json_fields.h"
 #include "taod/audit.h"
 #include "taod/cgroup_dir.h"
@@ -75,7 +76,8 @@ static struct json_object *act_numbers(struct json_object *req, struct action_re
 		return protocol_error("args.bytes must be a byte count");
 	if (dry && !json_object_is_type(dry, json_type_boolean))
 		return protocol_error("args.dry_run must be true or false");
-	ar->pid = (pid_t)pid;
+	/* A thread's id names its process: the gate and the backend act on processes. */
+	ar->pid = pid ? proc_thread_group((pid_t)pid) : 0;
 	ar->bytes = (uint64_t)bytes;
 	ar->dry_run = dry && json_object_get_boolean(dry);
 	return NULL;

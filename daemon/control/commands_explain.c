@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "taod/act_parts.h"
 #include "taod/commands.h"
 #include "taod/explain.h"
 #include "taod/json_fields.h"
@@ -94,6 +95,8 @@ static struct json_object *explain_args(struct taod *d, struct json_object *req,
 		return protocol_error("args.cgroup must be a string");
 	if (!path == !*pid)
 		return protocol_error("explain needs exactly one of args.cgroup and args.pid");
+	if (*pid) /* a thread's id: its process's rows */
+		*pid = proc_thread_group((pid_t)*pid);
 	if (path && path[0] != '/')
 		return protocol_errorf("args.cgroup \"%s\": expected a cgroup path starting with /",
 				       path);

@@ -9,6 +9,7 @@
 #include "taod/elf_file.h"
 #include "taod/json_fields.h"
 #include "taod/split_cause.h"
+#include "taod/utf8.h"
 
 struct json_object *explain_causes_json(const __u64 by_cause[TAOD_CAUSE_MAX])
 {
@@ -117,11 +118,16 @@ static void print_frame(FILE *f, unsigned i, struct json_object *fr)
 
 	fprintf(f, "    #%u ", i);
 	if (file && json_object_object_get_ex(fr, "offset", NULL)) {
-		fprintf(f, "%s+0x%" PRIx64, file, off);
-		if (!elf_symbolize(file, off, sym, sizeof(sym)))
-			fprintf(f, " %s", sym);
+		text_fputs(file, f); /* a file name is any bytes its creator chose */
+		fprintf(f, "+0x%" PRIx64, off);
+		if (!elf_symbolize(file, off, sym, sizeof(sym))) {
+			fputc(' ', f);
+			text_fputs(sym, f);
+		}
 	} else if (id) {
-		fprintf(f, "build-id %s+0x%" PRIx64, id, off);
+		fputs("build-id ", f);
+		text_fputs(id, f);
+		fprintf(f, "+0x%" PRIx64, off);
 	} else {
 		fprintf(f, "ip 0x%" PRIx64, u64_of(fr, "ip"));
 	}
@@ -147,8 +153,12 @@ static void print_task(FILE *f, struct json_object *t)
 	struct json_object *alive;
 
 	json_object_object_get_ex(t, "alive", &alive);
-	fprintf(f, "pid %" PRIu64 " %s%s in %s: ", u64_of(t, "pid"), str_of(t, "comm"),
-		json_object_get_boolean(alive) ? "" : " (gone)", cg ? cg : "?");
+	/* Any task may name itself (comm) with terminal escapes: \xNN here. */
+	fprintf(f, "pid %" PRIu64 " ", u64_of(t, "pid"));
+	text_fputs(str_of(t, "comm"), f);
+	fprintf(f, "%s in ", json_object_get_boolean(alive) ? "" : " (gone)");
+	text_fputs(cg ? cg : "?", f);
+	fputs(": ", f);
 	print_headline(f, t);
 	fprintf(f, "; %" PRIu64 " whole unmaps\n", u64_of(t, "pmd_unmap_whole"));
 	print_causes(f, t);
@@ -166,7 +176,9 @@ int explain_print(FILE *f, struct json_object *reply)
 	    !json_object_is_type(tasks, json_type_array))
 		return -1;
 	if (cg && json_object_object_get_ex(reply, "split_causes", NULL)) {
-		fprintf(f, "cgroup %s: ", cg);
+		fputs("cgroup ", f);
+		text_fputs(cg, f);
+		fputs(": ", f);
 		print_headline(f, reply);
 		fprintf(f, ", %zu tasks\n", json_object_array_length(tasks));
 		print_causes(f, reply);

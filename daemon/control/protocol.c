@@ -163,7 +163,7 @@ struct json_object *protocol_errorf(const char *fmt, ...)
 
 struct json_object *protocol_pct_or_null(double v)
 {
-	return v < 0 ? NULL : json_object_new_double(v);
+	return v < 0 ? NULL : json_new_double(v);
 }
 
 static struct json_object *folio_orders(const struct taod_cg_counters *c)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report --format csv`: one header line, one line per cgroup (RFC 4180). */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "taod/report.h"
+#include "taod/utf8.h"
 
 /* Any control character: a TAB or an ESC in a name is quoted, the bytes kept. */
 static bool needs_quotes(const char *s)
@@ -14,11 +16,18 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
-/* CSV is data: a field keeps its bytes, as JSON does. */
-void csv_field(FILE *f, const char *s)
+/*
+ * CSV is data: a field keeps its characters, as JSON does, and like JSON
+ * has ill-formed UTF-8 replaced by U+FFFD (a spreadsheet refuses it).
+ */
+void csv_field(FILE *f, const char *text)
 {
+	char *clean = utf8_sanitize_dup(text);
+	const char *s = clean ? clean : "?";
+
 	if (!needs_quotes(s)) {
 		fputs(s, f);
+		free(clean);
 		return;
 	}
 	fputc('"', f);
@@ -28,6 +37,7 @@ void csv_field(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+	free(clean);
 }
 
 /* A number, or an empty field when unknown. */

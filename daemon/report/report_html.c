@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "taod/report.h"
+#include "taod/utf8.h"
 
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"
@@ -22,9 +23,12 @@ static const char style[] =
     ".legend span{margin-right:1.5em}"
     ".guarantee.met{color:#1e8449}.guarantee.missed{color:#c0392b;font-weight:bold}";
 
-void html_text(FILE *f, const char *s)
+/* Text as HTML: ill-formed UTF-8 as U+FFFD, as in the JSON report; markup escaped. */
+void html_text(FILE *f, const char *text)
 {
-	for (; *s; s++) {
+	char *clean = utf8_sanitize_dup(text);
+
+	for (const char *s = clean ? clean : "?"; *s; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -45,6 +49,7 @@ void html_text(FILE *f, const char *s)
 			fputc(*s, f);
 		}
 	}
+	free(clean);
 }
 
 static void cell_pct(FILE *f, double v)
@@ -102,41 +107,6 @@ static void machine_summary(FILE *f, const struct report *r)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-}
-
-/* Lower is more concerning. */
-static int concern(const struct report_cgroup *c)
-{
-	if (!strcmp(c->class, "abuser"))
-		return 0;
-	if (!strcmp(c->class, "misuser"))
-		return 1;
-	if (report_guarantee_missed(c))
-		return 2;
-	return c->thp_alloc || c->pmd_split || c->pmd_unmap_whole ? 3 : 4;
-}
-
-static int by_concern(const void *a, const void *b, void *rp)
-{
-	const struct report *r = rp;
-	const struct report_cgroup *x = &r->cgroups[*(const size_t *)a];
-	const struct report_cgroup *y = &r->cgroups[*(const size_t *)b];
-	int cx = concern(x), cy = concern(y);
-
-	return cx != cy ? cx - cy : strcmp(x->path, y->path);
-}
-
-/* Indices of r->cgroups in the order the page shows them; NULL on ENOMEM. */
-static size_t *concern_order(const struct report *r)
-{
-	size_t *idx = malloc((r->ncgroups + 1) * sizeof(*idx));
-
-	if (!idx)
-		return NULL;
-	for (size_t i = 0; i < r->ncgroups; i++)
-		idx[i] = i;
-	qsort_r(idx, r->ncgroups, sizeof(*idx), by_concern, (void *)r);
-	return idx;
 }
 
 static void guarantee_line(FILE *f, const struct report_cgroup *c)
@@ -218,7 +188,8 @@ static void tao_section(FILE *f, const struct report *r)
 static void summary_table(FILE *f, const struct report *r, const size_t *order)
 {
 	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
-	      "<th>min</th><th>mean</th><th>max</th><th>THP MiB</th><th>allocations</th>"
+	      "<th>min</th><th>mean</th><th>max</th><th>anon MiB</th><th>THP "
+	      "MiB</th><th>allocations</th>"
 	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th></tr>\n",
 	      f);
 	for (size_t k = 0; k < r->ncgroups; k++) {
@@ -235,8 +206,9 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 		cell_pct(f, c->coverage_mean);
 		cell_pct(f, c->coverage_max);
 		fprintf(f,
-			"<td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</td><td>%zu</"
-			"td></tr>\n",
+			"<td>%.1f</td><td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</"
+			"td><td>%zu</td></tr>\n",
+			c->anon_bytes > 0 ? (double)c->anon_bytes / (1 << 20) : 0.0,
 			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
 			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 			report_split_ratio(c), c->nchanges, c->nactions);
@@ -279,7 +251,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
 	      "<span style=\"color:#d68910\">&#9646; class change</span></p>\n",
 	      f);
-	svg_chart(f, c, r->since_ms, r->until_ms);
+	svg_chart(f, r, c);
 	fputs("</section>\n", f);
 }
 
@@ -289,7 +261,7 @@ int report_write_html(FILE *f, const struct report *r)
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>taod report</title><style>%s</style></head><body>\n",
 		style);
-	size_t *order = concern_order(r);
+	size_t *order = report_concern_order(r);
 
 	if (!order)
 		return -1;

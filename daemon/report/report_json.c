@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report --format json`: the whole report as one JSON object. */
 #include <json-c/json.h>
+#include <stdlib.h>
 
 #include "taod/json_fields.h"
 #include "taod/report.h"
@@ -136,6 +137,22 @@ static struct json_object *tao_json(const struct report *r)
 	return o;
 }
 
+/* "12 3 0 1" (order 0 first, as zoneinfo's free_area) as [12, 3, 0, 1]. */
+static struct json_object *free_blocks_json(const char *text)
+{
+	struct json_object *list = json_object_new_array();
+	char *end;
+
+	for (const char *p = text;; p = end) {
+		unsigned long long n = strtoull(p, &end, 10);
+
+		if (end == p)
+			break;
+		json_object_array_add(list, json_object_new_uint64(n));
+	}
+	return list;
+}
+
 static struct json_object *machine_json(const struct report *r)
 {
 	struct json_object *o = json_object_new_object(), *zones = json_object_new_array();
@@ -159,7 +176,7 @@ static struct json_object *machine_json(const struct report *r)
 		json_add_u64(z, "present_pages", r->zones[i].present_pages);
 		json_add_u64(z, "managed_pages", r->zones[i].managed_pages);
 		json_add_u64(z, "free_pages", r->zones[i].free_pages);
-		json_add_str_or_null(z, "free_blocks_by_order", r->zones[i].free_blocks);
+		json_add(z, "free_blocks_by_order", free_blocks_json(r->zones[i].free_blocks));
 		json_add(z, "order",
 			 r->zones[i].order < 0 ? NULL : json_object_new_int(r->zones[i].order));
 		json_object_array_add(zones, z);

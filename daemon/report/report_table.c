@@ -8,6 +8,16 @@
 #include "taod/utf8.h"
 #include "taod/workload_name.h"
 
+/*
+ * A short text of the database (a class, a stat or zone name, a result) as
+ * the terminal may see it: a crafted database holds any bytes.
+ */
+static const char *shown(char *buf, size_t len, const char *text)
+{
+	text_escape(text, buf, len, false);
+	return buf;
+}
+
 static const char *fmt_time(char *buf, size_t len, int64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);
@@ -42,11 +52,13 @@ static const char *fmt_mib(char *buf, size_t len, int64_t bytes)
 static void tao_summary(FILE *f, const struct report *r)
 {
 	uint64_t pages, saved;
+	char name[sizeof(r->tao.counters->stat) * 4];
 
 	if (!r->tao.ncounters)
 		return;
 	for (size_t i = 0; i < r->tao.ncounters; i++)
-		fprintf(f, "tao     %-34s %+lld (now %llu)\n", r->tao.counters[i].stat,
+		fprintf(f, "tao     %-34s %+lld (now %llu)\n",
+			shown(name, sizeof(name), r->tao.counters[i].stat),
 			(long long)r->tao.counters[i].delta,
 			(unsigned long long)r->tao.counters[i].value);
 	if (report_hvo(r, &pages, &saved))
@@ -58,16 +70,19 @@ static void tao_summary(FILE *f, const struct report *r)
 
 static void summary(FILE *f, const struct report *r)
 {
-	char a[32], b[32];
+	char a[32], b[32], stat[sizeof(r->mthp->stat) * 4];
 
-	fprintf(f, "history %s\nwindow  %s .. %s, %zu batches, %zu daemon start(s)\n", r->db,
+	fputs("history ", f);
+	text_fputs(r->db, f);
+	fprintf(f, "\nwindow  %s .. %s, %zu batches, %zu daemon start(s)\n",
 		fmt_time(a, sizeof(a), r->first_sample_ms),
 		fmt_time(b, sizeof(b), r->last_sample_ms), r->batches, r->nruns);
 	fprintf(f, "cgroups %zu; THP allocations %llu, PMD splits %llu, whole unmaps %llu\n",
 		r->ncgroups, (unsigned long long)r->thp_alloc, (unsigned long long)r->pmd_split,
 		(unsigned long long)r->pmd_unmap_whole);
 	for (size_t i = 0; i < r->nzones; i++) {
-		char order[16] = "";
+		char order[16] = "", name[sizeof(r->zones->name) * 4],
+		     blocks[sizeof(r->zones->free_blocks) * 4];
 
 		if (!r->zones[i].managed_pages)
 			continue;
@@ -76,15 +91,16 @@ static void summary(FILE *f, const struct report *r)
 		fprintf(f,
 			"zone    node %d %-8s%s managed %llu pages, free %llu, free blocks "
 			"by order: %s\n",
-			r->zones[i].node, r->zones[i].name, order,
+			r->zones[i].node, shown(name, sizeof(name), r->zones[i].name), order,
 			(unsigned long long)r->zones[i].managed_pages,
-			(unsigned long long)r->zones[i].free_pages, r->zones[i].free_blocks);
+			(unsigned long long)r->zones[i].free_pages,
+			shown(blocks, sizeof(blocks), r->zones[i].free_blocks));
 	}
 	for (size_t i = 0; i < r->nmthp; i++)
 		if (r->mthp[i].delta)
 			fprintf(f, "mthp    %5ukB %-28s %+lld (now %llu)\n", r->mthp[i].size_kb,
-				r->mthp[i].stat, (long long)r->mthp[i].delta,
-				(unsigned long long)r->mthp[i].value);
+				shown(stat, sizeof(stat), r->mthp[i].stat),
+				(long long)r->mthp[i].delta, (unsigned long long)r->mthp[i].value);
 	tao_summary(f, r);
 	fputc('\n', f);
 }
@@ -119,15 +135,19 @@ static void unmet_rewards(FILE *f, const struct report *r)
 
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_action *a = last_collapse(&r->cgroups[i]);
-		char t[32];
+		char t[32], res[sizeof(a->result) * 4];
 
 		if (!a || !strcmp(a->result, "done"))
 			continue;
 		if (!header)
 			fputs("\nrewards that collapsed nothing (last collapse per cgroup):\n", f);
 		header = true;
-		fprintf(f, "  %s  %s at %s: %s\n", r->cgroups[i].path, a->result,
-			fmt_time(t, sizeof(t), a->t_ms), a->detail);
+		fputs("  ", f);
+		text_fputs(r->cgroups[i].path, f);
+		fprintf(f, "  %s at %s: ", shown(res, sizeof(res), a->result),
+			fmt_time(t, sizeof(t), a->t_ms));
+		text_fputs(a->detail, f); /* details quote names and comms */
+		fputc('\n', f);
 	}
 }
 
@@ -157,34 +177,52 @@ static void shatter_counts(FILE *f, const struct report *r)
 	}
 }
 
+/* One cgroup's line; '*' after the path marks one gone by the window's end. */
+static void table_row(FILE *f, const struct report *r, const struct report_cgroup *c, int w)
+{
+	char now[16], lo[16], mean[16], hi[16], anon[32], thp[32], cls[sizeof(c->class) * 4];
+	char label[WORKLOAD_FIELD_MAX + 8];
+	struct workload_name wl;
+	/* A name's control characters would drive the terminal: \xNN here. */
+	char *path = text_escape_dup(c->path, false);
+
+	workload_name_parse(c->path, &wl);
+	fprintf(
+	    f, "%-*s%s %-10s %6s %6s %6s %6s %9s %9s %8llu %8llu %6.3f %13zu %7zu  %s\n", w,
+	    path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
+	    c->class[0] ? shown(cls, sizeof(cls), c->class) : "-",
+	    fmt_pct(now, sizeof(now), c->coverage_now), fmt_pct(lo, sizeof(lo), c->coverage_min),
+	    fmt_pct(mean, sizeof(mean), c->coverage_mean), fmt_pct(hi, sizeof(hi), c->coverage_max),
+	    fmt_mib(anon, sizeof(anon), c->anon_bytes), fmt_mib(thp, sizeof(thp), c->thp_bytes),
+	    (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
+	    report_split_ratio(c), c->nchanges, c->nactions,
+	    workload_name_label(&wl, label, sizeof(label)));
+	free(path);
+}
+
+/*
+ * Abusers first (report_concern_order), so the ones to act on are not
+ * buried among idle cgroups; each header names one thing.
+ */
 int report_write_table(FILE *f, const struct report *r)
 {
+	size_t *order = report_concern_order(r);
 	int w = path_width(r);
+	bool gone = false;
 
+	if (!order)
+		return -1;
 	summary(f, r);
-	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %8s %8s %6s %5s %5s  %s\n", w, "CGROUP",
-		"CLASS", "COVER", "MIN", "MEAN", "MAX", "THP MiB", "ALLOCS", "SPLITS", "RATIO",
-		"CLASS", "ACTS", "WORKLOAD");
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		const struct report_cgroup *c = &r->cgroups[i];
-		char now[16], lo[16], mean[16], hi[16], thp[32], label[WORKLOAD_FIELD_MAX + 8];
-		struct workload_name wl;
-		/* A name's control characters would drive the terminal: \xNN here. */
-		char *path = text_escape_dup(c->path, false);
-
-		workload_name_parse(c->path, &wl);
-		fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %8llu %8llu %6.3f %5zu %5zu  %s\n", w,
-			path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
-			c->class[0] ? c->class : "-", fmt_pct(now, sizeof(now), c->coverage_now),
-			fmt_pct(lo, sizeof(lo), c->coverage_min),
-			fmt_pct(mean, sizeof(mean), c->coverage_mean),
-			fmt_pct(hi, sizeof(hi), c->coverage_max),
-			fmt_mib(thp, sizeof(thp), c->thp_bytes), (unsigned long long)c->thp_alloc,
-			(unsigned long long)c->pmd_split, report_split_ratio(c), c->nchanges,
-			c->nactions, workload_name_label(&wl, label, sizeof(label)));
-		free(path);
+	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %9s %8s %8s %6s %13s %7s  %s\n", w, "CGROUP",
+		"CLASS", "COVER", "MIN", "MEAN", "MAX", "ANON MiB", "THP MiB", "ALLOCS", "SPLITS",
+		"RATIO", "CLASS CHANGES", "ACTIONS", "WORKLOAD");
+	for (size_t k = 0; k < r->ncgroups; k++) {
+		table_row(f, r, &r->cgroups[order[k]], w);
+		gone |= !report_cgroup_present(r, &r->cgroups[order[k]]);
 	}
-	fputs("(* gone: not seen in the last batch)\n", f);
+	if (gone)
+		fputs("(* gone: not seen in the last batch)\n", f);
+	free(order);
 	unmet_rewards(f, r);
 	shatter_counts(f, r);
 	return ferror(f) ? -1 : 0;

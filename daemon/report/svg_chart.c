@@ -6,6 +6,7 @@
  * MAX_BUCKETS points so a week of history stays a small file.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "taod/report.h"
@@ -49,14 +50,15 @@ static struct frame frame_of(const struct report_cgroup *c, int64_t since, int64
 	return fr;
 }
 
-/* Bucket @b of the series: mean coverage (-1 if none known), peak split rate. */
-static void bucket(const struct report_cgroup *c, size_t b, size_t per, struct report_point *out)
+/* Bucket @b of the points from @from to @to: mean coverage (-1 if none known), peak split rate. */
+static void bucket(const struct report_cgroup *c, size_t from, size_t to, size_t b, size_t per,
+		   struct report_point *out)
 {
-	size_t end = (b + 1) * per < c->npoints ? (b + 1) * per : c->npoints, n = 0;
+	size_t start = from + b * per, end = start + per < to ? start + per : to, n = 0;
 	double sum = 0;
 
-	*out = (struct report_point){c->points[b * per].t_ms, -1, 0};
-	for (size_t i = b * per; i < end; i++) {
+	*out = (struct report_point){c->points[start].t_ms, -1, 0};
+	for (size_t i = start; i < end; i++) {
 		if (c->points[i].coverage_pct >= 0) {
 			sum += c->points[i].coverage_pct;
 			n++;
@@ -68,23 +70,89 @@ static void bucket(const struct report_cgroup *c, size_t b, size_t per, struct r
 		out->coverage_pct = sum / (double)n;
 }
 
-static void polyline(FILE *f, const struct report_cgroup *c, const struct frame *fr, bool rate)
+static int cmp_i64(const void *a, const void *b)
 {
-	size_t per = (c->npoints + MAX_BUCKETS - 1) / MAX_BUCKETS;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
+	return (x > y) - (x < y);
+}
+
+/*
+ * The series' usual spacing: the median step between points (one history
+ * batch). 0 with fewer than two points, or without memory.
+ */
+static int64_t usual_step(const struct report_cgroup *c)
+{
+	int64_t *d, med;
+
+	if (c->npoints < 2 || !(d = malloc((c->npoints - 1) * sizeof(*d))))
+		return 0;
+	for (size_t i = 1; i < c->npoints; i++)
+		d[i - 1] = c->points[i].t_ms - c->points[i - 1].t_ms;
+	qsort(d, c->npoints - 1, sizeof(*d), cmp_i64);
+	med = d[(c->npoints - 1) / 2];
+	free(d);
+	return med;
+}
+
+/* Points from..to-1 as one polyline, bucketed @per points a vertex. */
+static void segment(FILE *f, const struct report_cgroup *c, const struct frame *fr, bool rate,
+		    size_t from, size_t to, size_t per)
+{
 	fprintf(f,
 		"<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
 		rate ? "split-rate" : "coverage", rate ? "#c0392b" : "#2471a3");
-	for (size_t b = 0; per && b * per < c->npoints; b++) {
+	for (size_t b = 0; from + b * per < to; b++) {
 		struct report_point p;
 
-		bucket(c, b, per, &p);
+		bucket(c, from, to, b, per, &p);
 		if (!rate && p.coverage_pct < 0)
 			continue;
 		fprintf(f, "%.1f,%.1f ", x_of(fr, p.t_ms),
 			rate ? y_of(p.split_rate, fr->rate_max) : y_of(p.coverage_pct, 100));
 	}
 	fputs("\"/>\n", f);
+}
+
+/* Whether taod started again between samples @a and @b (@a < start <= @b). */
+static bool restarted_between(const struct report *r, int64_t a, int64_t b)
+{
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->run_starts[i] > a && r->run_starts[i] <= b)
+			return true;
+	return false;
+}
+
+/*
+ * Where the line breaks between two samples: taod started again in
+ * between (it was down), or they lie further apart than a few usual steps
+ * and GAP_FLOOR_MS (stopped, or the cgroup unseen; a busy machine's late
+ * tick is no gap). The time nothing was measured is a gap, not a slope.
+ */
+#define GAP_STEPS    5
+#define GAP_FLOOR_MS 10000
+static bool gap_between(const struct report *r, const struct report_point *a,
+			const struct report_point *b, int64_t step)
+{
+	int64_t dt = b->t_ms - a->t_ms;
+
+	return restarted_between(r, a->t_ms, b->t_ms) ||
+	       (dt > GAP_FLOOR_MS && dt > GAP_STEPS * step);
+}
+
+/* One polyline per stretch of samples without a gap. */
+static void polyline(FILE *f, const struct report *r, const struct report_cgroup *c,
+		     const struct frame *fr, bool rate)
+{
+	size_t per = (c->npoints + MAX_BUCKETS - 1) / MAX_BUCKETS, from = 0;
+	int64_t step = usual_step(c);
+
+	for (size_t i = 1; per && i <= c->npoints; i++) {
+		if (i < c->npoints && !gap_between(r, &c->points[i - 1], &c->points[i], step))
+			continue;
+		segment(f, c, fr, rate, from, i, per);
+		from = i;
+	}
 }
 
 static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr)
@@ -158,9 +226,9 @@ static void axes(FILE *f, const struct frame *fr)
 		W - RIGHT + 4, H - BOTTOM);
 }
 
-void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms)
+void svg_chart(FILE *f, const struct report *r, const struct report_cgroup *c)
 {
-	struct frame fr = frame_of(c, since_ms, until_ms);
+	struct frame fr = frame_of(c, r->since_ms, r->until_ms);
 
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
@@ -170,8 +238,8 @@ void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t
 	html_text(f, c->path);
 	fputs("</title>\n", f);
 	axes(f, &fr);
-	polyline(f, c, &fr, false);
-	polyline(f, c, &fr, true);
+	polyline(f, r, c, &fr, false);
+	polyline(f, r, c, &fr, true);
 	marks(f, c, &fr);
 	fputs("</svg>\n", f);
 }

@@ -88,6 +88,9 @@ static char *recv_all(int fd, size_t *len)
 		r = recv(fd, buf + n, cap - n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
+		/* taod closed with our request unread: what it sent is all there is. */
+		if (r < 0 && errno == ECONNRESET)
+			break;
 		if (r < 0) {
 			free(buf);
 			return NULL;
@@ -102,13 +105,26 @@ static char *recv_all(int fd, size_t *len)
 	return buf;
 }
 
+/* The reply object waiting on @fd, or NULL (none, or not a JSON object). */
+static struct json_object *read_reply(int fd)
+{
+	size_t len = 0;
+	char *text = recv_all(fd, &len);
+	struct json_object *o = text && len ? json_tokener_parse(text) : NULL;
+
+	free(text);
+	if (o && !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	return o;
+}
+
 int client_call(const char *socket_path, const char *command, struct json_object *args,
 		struct json_object **reply)
 {
 	char *req = protocol_build_request(command, args);
-	int fd = connect_to(socket_path);
-	char *text;
-	size_t len = 0;
+	int fd = connect_to(socket_path), err;
 
 	if (fd < 0 || !req) {
 		free(req);
@@ -116,23 +132,24 @@ int client_call(const char *socket_path, const char *command, struct json_object
 			close(fd);
 		return fd < 0 ? -fd : EXIT_FAILED;
 	}
-	if (send_all(fd, req, strlen(req))) {
-		fprintf(stderr, "taoctl: sending to %s: %s\n", socket_path, strerror(errno));
-		free(req);
-		close(fd);
-		return EXIT_FAILED;
-	}
+	err = send_all(fd, req, strlen(req)) ? errno : 0;
 	free(req);
-	shutdown(fd, SHUT_WR);
-	text = recv_all(fd, &len);
-	close(fd);
-	*reply = text && len ? json_tokener_parse(text) : NULL;
-	free(text);
-	if (!*reply || !json_object_is_type(*reply, json_type_object)) {
-		fprintf(stderr, "taoctl: no readable reply from taod (timed out or closed)\n");
-		json_object_put(*reply);
+	/*
+	 * taod refuses a client it has no slot for with one reply line, then
+	 * closes: the send meets the close (EPIPE), the reason waits unread.
+	 */
+	if (!err || err == EPIPE || err == ECONNRESET) {
+		shutdown(fd, SHUT_WR);
+		*reply = read_reply(fd);
+	} else {
 		*reply = NULL;
-		return EXIT_PROTOCOL;
 	}
-	return EXIT_OK;
+	close(fd);
+	if (*reply)
+		return EXIT_OK;
+	if (err)
+		fprintf(stderr, "taoctl: sending to %s: %s\n", socket_path, strerror(err));
+	else
+		fprintf(stderr, "taoctl: no readable reply from taod (timed out or closed)\n");
+	return err ? EXIT_FAILED : EXIT_PROTOCOL;
 }

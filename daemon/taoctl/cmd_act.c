@@ -37,30 +37,20 @@ static void print_record(struct json_object *a, int width)
 	       jget_text(a, "evidence"), jget_text(a, "detail"));
 }
 
-static int parse_positive(const char *s, long *out)
-{
-	char *end;
-
-	*out = strtol(s, &end, 10);
-	return *end || *out < 1 ? -1 : 0;
-}
-
 int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
-					     {"cgroup", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	long n;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		if (c == 'g') {
 			json_add_str(args, "glob", optarg);
-		} else if (c == 'n' && !parse_positive(optarg, &n)) {
+		} else if (c == 'n' && !opt_positive("--limit", optarg, &n)) {
 			json_add_i64(args, "limit", n);
 		} else {
-			fprintf(stderr, "taoctl: actions [--limit N] [--cgroup GLOB]\n");
+			if (c != 'n')
+				fprintf(stderr, "taoctl: actions [--limit N] [--cgroup GLOB]\n");
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
@@ -86,30 +76,34 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 
 static int act_usage(void)
 {
-	fprintf(stderr, "taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes N] [--dry-run]\n"
+	fprintf(stderr, "taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
 			"  ACTION: warn, restrict, grant, shatter, collapse, resize-zones\n");
 	return EXIT_USAGE;
 }
 
+const struct taoctl_opt act_opts[] = {{"cgroup", 'g', "PATH"},
+				      {"pid", 'p', "PID"},
+				      {"bytes", 'b', "SIZE"},
+				      {"dry-run", 'd', NULL},
+				      {0}};
+
 static int act_options(int argc, char **argv, struct json_object *args)
 {
-	static const struct option opts[] = {{"cgroup", required_argument, NULL, 'g'},
-					     {"pid", required_argument, NULL, 'p'},
-					     {"bytes", required_argument, NULL, 'b'},
-					     {"dry-run", no_argument, NULL, 'd'},
-					     {NULL, 0, NULL, 0}};
+	uint64_t bytes;
 	long n;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "g:p:b:d", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, act_opts, false)) != -1) {
 		if (c == 'g')
 			json_add_str(args, "cgroup", optarg);
 		else if (c == 'd')
 			json_add_bool(args, "dry_run", 1);
-		else if ((c == 'p' || c == 'b') && !parse_positive(optarg, &n))
-			json_add_i64(args, c == 'p' ? "pid" : "bytes", n);
+		else if (c == 'p' && !opt_positive("--pid", optarg, &n))
+			json_add_i64(args, "pid", n);
+		else if (c == 'b' && !opt_size("--bytes", optarg, &bytes))
+			json_add_u64(args, "bytes", bytes);
 		else
-			return -1;
+			return c == 'p' || c == 'b' ? -2 : -1; /* -2: the error is printed */
 	}
 	return 0;
 }
@@ -139,9 +133,10 @@ int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 		return act_usage();
 	args = json_object_new_object();
 	json_add_str(args, "action", argv[1]);
-	if (act_options(argc - 1, argv + 1, args)) {
+	rc = act_options(argc - 1, argv + 1, args);
+	if (rc) {
 		json_object_put(args);
-		return act_usage();
+		return rc == -2 ? EXIT_USAGE : act_usage();
 	}
 	dry_run_asked = json_object_get_boolean(jget(args, "dry_run"));
 	rc = taoctl_request(ctl, "act", args, &r);

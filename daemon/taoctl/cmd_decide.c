@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* taoctl policy, abusers, reload: the decide stage's view and its config. */
+#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,35 +11,46 @@
 #include "format.h"
 #include "workload_column.h"
 #include "taod/json_fields.h"
+#include "taod/utf8.h"
+
+/* @sep, then a string of a reply's list, escaped for the terminal. */
+static void print_item(const char *sep, struct json_object *s)
+{
+	fputs(sep, stdout);
+	text_fputs(json_object_get_string(s), stdout);
+}
 
 static void print_policy(struct json_object *p)
 {
 	struct json_object *m = jget(p, "match"), *inh = jget(p, "from_default");
+	char t[32];
 
 	printf("[policy %s]  (%s)\n", jget_text(p, "name"), jget_text(p, "defined_at"));
 	printf("  match              =");
 	for (size_t i = 0; i < json_object_array_length(m); i++)
-		printf(" %s", json_object_get_string(json_object_array_get_idx(m, i)));
+		print_item(" ", json_object_array_get_idx(m, i));
 	printf("%s\n",
 	       json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
 	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
 	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
 	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
-	printf("  window             = %llums\n", (unsigned long long)jget_u64(p, "window_ms"));
+	printf("  window             = %s\n", fmt_duration(t, sizeof(t), jget_u64(p, "window_ms")));
 	printf("  ladder             = %s\n", jget_text(p, "ladder"));
 	if (*jget_str(p, "ladder_note"))
 		printf("                       (%s)\n", jget_text(p, "ladder_note"));
-	printf("  cooldown           = %llums\n", (unsigned long long)jget_u64(p, "cooldown_ms"));
+	printf("  cooldown           = %s\n",
+	       fmt_duration(t, sizeof(t), jget_u64(p, "cooldown_ms")));
 	printf("  dry_run            = %s\n",
 	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
 	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
 	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
-	printf("  horizon            = %llums\n", (unsigned long long)jget_u64(p, "horizon_ms"));
+	printf("  horizon            = %s\n",
+	       fmt_duration(t, sizeof(t), jget_u64(p, "horizon_ms")));
 	printf("  act_on             = %s\n", jget_text(p, "act_on"));
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
 		for (size_t i = 0; i < json_object_array_length(inh); i++)
-			printf(" %s", json_object_get_string(json_object_array_get_idx(inh, i)));
+			print_item(" ", json_object_array_get_idx(inh, i));
 		printf("\n");
 	}
 }
@@ -109,9 +121,11 @@ static void print_abuser(struct json_object *a)
 	struct json_object *ev = jget(a, "evidence"), *next = jget(a, "next_action");
 	struct json_object *off = jget(a, "offenders"), *hist = jget(a, "history");
 	char wl[320];
+	char t[32];
 
-	printf("%s  %s for %llus, policy %s, strikes %llu", jget_text(a, "cgroup"),
-	       jget_text(a, "class"), (unsigned long long)jget_u64(a, "class_for_ms") / 1000,
+	printf("%s  %s for %s, policy %s, strikes %llu", jget_text(a, "cgroup"),
+	       jget_text(a, "class"),
+	       fmt_duration(t, sizeof(t), jget_u64(a, "class_for_ms") / 1000 * 1000),
 	       jget_text(a, "policy"), (unsigned long long)jget_u64(a, "strikes"));
 	if (ev)
 		printf(", score %.2f", jget_double(ev, "score"));
@@ -146,18 +160,25 @@ static void print_abuser(struct json_object *a)
 	print_reward(jget(a, "reward"));
 }
 
+const struct taoctl_opt abusers_opts[] = {{"all", 'a', NULL}, {0}};
+
 int taoctl_abusers(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *args = json_object_new_object(), *r, *list;
-	int rc;
+	int c, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--all")) {
+	while ((c = taoctl_getopt(argc, argv, abusers_opts, false)) != -1) {
+		if (c != 'a') {
 			fprintf(stderr, "taoctl: abusers takes only --all\n");
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
 		json_add_bool(args, "all", 1);
+	}
+	if (optind < argc) {
+		fprintf(stderr, "taoctl: abusers: unexpected argument \"%s\"\n", argv[optind]);
+		json_object_put(args);
+		return EXIT_USAGE;
 	}
 	rc = taoctl_request(ctl, "abusers", args, &r);
 	json_object_put(args);
@@ -183,8 +204,7 @@ static void print_restart_needed(struct json_object *keys)
 		return;
 	printf("not applied until taod restarts:");
 	for (size_t i = 0; i < n; i++)
-		printf("%s %s", i ? "," : "",
-		       json_object_get_string(json_object_array_get_idx(keys, i)));
+		print_item(i ? ", " : " ", json_object_array_get_idx(keys, i));
 	printf("\n");
 }
 
@@ -211,9 +231,11 @@ int taoctl_reload(const struct taoctl *ctl, int argc, char **argv)
 	} else {
 		fprintf(stderr, "taoctl: reload rejected: %s\n", jget_text(r, "error"));
 		errs = jget(r, "errors");
-		for (size_t i = 0; errs && i < json_object_array_length(errs); i++)
-			fprintf(stderr, "%s\n",
-				json_object_get_string(json_object_array_get_idx(errs, i)));
+		for (size_t i = 0; errs && i < json_object_array_length(errs); i++) {
+			text_fputs(json_object_get_string(json_object_array_get_idx(errs, i)),
+				   stderr);
+			fputc('\n', stderr);
+		}
 	}
 	json_object_put(r);
 	return rc;

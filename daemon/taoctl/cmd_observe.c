@@ -102,6 +102,7 @@ static void print_sinks(struct json_object *sinks)
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
+	char tick[32];
 	int rc;
 
 	(void)argc;
@@ -147,8 +148,9 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(dec, "abuser"),
 	       (unsigned long long)jget_u64(dec, "tenants_actions_reach"),
 	       (unsigned long long)jget_u64(dec, "requests"));
-	printf("ticks:       %llu every %llu ms, last took %llu us\n",
-	       (unsigned long long)jget_u64(r, "ticks"), (unsigned long long)jget_u64(r, "tick_ms"),
+	printf("ticks:       %llu every %s, last took %llu us\n",
+	       (unsigned long long)jget_u64(r, "ticks"),
+	       fmt_duration(tick, sizeof(tick), jget_u64(r, "tick_ms")),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
 	print_sinks(jget(r, "sinks"));
 	json_object_put(r);
@@ -180,15 +182,14 @@ static void print_cgroup_row(struct json_object *row, int width)
 	       workload_column(row, wl, sizeof(wl)));
 }
 
+const struct taoctl_opt cgroups_opts[] = {{"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {0}};
+
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
-					     {"glob", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:g:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, cgroups_opts, false)) != -1) {
 		if (c == 's')
 			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
@@ -220,25 +221,22 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* top-tasks' and actions': how many, of which cgroups. */
+const struct taoctl_opt list_opts[] = {{"limit", 'n', "N"}, {"cgroup", 'g', "GLOB"}, {0}};
+
 int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 {
-	static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
-					     {"cgroup", required_argument, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
 	int c, rc, w;
 
-	while ((c = getopt_long(argc, argv, "n:g:", opts, NULL)) != -1) {
-		char *end;
+	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		long n;
 
 		if (c == 'g') {
 			json_add_str(args, "glob", optarg);
 			continue;
 		}
-		n = c == 'n' ? strtol(optarg, &end, 10) : 0;
-		if (c != 'n' || *end || n < 1) {
-			fprintf(stderr, "taoctl: --limit takes a positive number\n");
+		if (c != 'n' || opt_positive("--limit", optarg, &n)) {
 			json_object_put(args);
 			return EXIT_USAGE;
 		}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "config_file.h"
 #include "commands.h"
 #include "format.h"
 #include "taod/clock.h"
@@ -39,20 +40,21 @@ static const struct {
     {"html", report_write_html},
 };
 
+const struct taoctl_opt report_opts[] = {
+    {"since", 's', "D"},
+    {"cgroup", 'g', "GLOB"},
+    {"format", 'f', "FORMAT"},
+    {"output", 'o', "FILE"},
+    {"db", 'd', "PATH"},
+    {"config", 'c', "CONFIG"},
+    {0},
+};
+
 static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
-	static const struct option opts[] = {
-	    {"since", required_argument, NULL, 's'},
-	    {"cgroup", required_argument, NULL, 'g'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"db", required_argument, NULL, 'd'},
-	    {"config", required_argument, NULL, 'c'},
-	    {NULL, 0, NULL, 0},
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:g:f:o:d:c:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, report_opts, false)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_duration_ms(optarg, &a->since_ms) || !a->since_ms) {
@@ -96,34 +98,17 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
  */
 static int load_config(const struct report_args *a, struct taod_config **out)
 {
-	const char *path = a->config ? a->config : TAOD_DEFAULT_CONFIG;
-	struct config_errors *errs = calloc(1, sizeof(*errs));
-	struct taod_config *cfg = calloc(1, sizeof(*cfg));
-	char dropins[PATH_MAX];
-	int rc = 0;
-
 	*out = NULL;
-	if (!cfg || !errs) {
-		rc = EXIT_FAILED;
-	} else if (!a->config && access(path, F_OK)) {
+	if (!a->config && access(TAOD_DEFAULT_CONFIG, F_OK)) {
 		if (a->db) /* nothing says which policies apply */
-			goto out;
-		config_defaults(cfg); /* no config at all: the default path */
-	} else {
-		snprintf(dropins, sizeof(dropins), "%s.d", path);
-		if (config_load(cfg, path, dropins, errs)) {
-			config_errors_print(errs);
-			rc = EXIT_USAGE;
-		}
+			return EXIT_OK;
+		*out = calloc(1, sizeof(**out));
+		if (!*out)
+			return EXIT_FAILED;
+		config_defaults(*out); /* no config at all: the default path */
+		return EXIT_OK;
 	}
-	if (!rc) {
-		*out = cfg;
-		cfg = NULL;
-	}
-out:
-	free(cfg);
-	free(errs);
-	return rc;
+	return taoctl_read_config(a->config ? a->config : TAOD_DEFAULT_CONFIG, out);
 }
 
 /* The database named by --db, else by the configuration's [history] path. */
@@ -173,7 +158,8 @@ static int write_report(const struct report_args *a, const struct report *r,
 
 int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 {
-	struct report_args a = {.format = ctl->json ? "json" : "table",
+	struct report_args a = {.config = ctl->config, /* taoctl -c CONFIG report */
+				.format = ctl->json ? "json" : "table",
 				.since_ms = 24ULL * 3600 * 1000};
 	int (*write)(FILE *, const struct report *) = NULL;
 	char db[PATH_MAX], err[PATH_MAX + 256];

@@ -26,11 +26,11 @@ static void print_zone(struct json_object *z)
 	char present[32], free_[32];
 
 	if (!json_object_get_boolean(jget(z, "present"))) {
-		printf("  %-8s absent\n", jget_str(z, "name"));
+		printf("  %-8s absent\n", jget_text(z, "name"));
 		return;
 	}
 	printf("  %-8s order %d, %s, %s free; pgalloc %llu, allocstall %llu, pgskip %llu\n",
-	       jget_str(z, "name"), json_object_get_int(jget(z, "order")),
+	       jget_text(z, "name"), json_object_get_int(jget(z, "order")),
 	       fmt_bytes(present, sizeof(present), jget_u64(z, "present_bytes")),
 	       fmt_bytes(free_, sizeof(free_), jget_u64(z, "free_bytes")),
 	       (unsigned long long)jget_u64(z, "pgalloc"),
@@ -44,7 +44,7 @@ static void print_param(const char *name, struct json_object *p)
 
 	printf("  %-8s %s, order %d: %s\n", name,
 	       fmt_bytes(size, sizeof(size), jget_u64(p, "bytes")),
-	       json_object_get_int(jget(p, "order")), jget_str(p, "why"));
+	       json_object_get_int(jget(p, "order")), jget_text(p, "why"));
 }
 
 static void print_zones(struct json_object *r)
@@ -52,7 +52,7 @@ static void print_zones(struct json_object *r)
 	struct json_object *zones = jget(r, "zones"), *rec = jget(r, "recommendation");
 	char dem[32], mem[32];
 
-	printf("sizing:      %s (%s)\n", jget_str(r, "sizing"), jget_str(r, "sizing_why"));
+	printf("sizing:      %s (%s)\n", jget_text(r, "sizing"), jget_text(r, "sizing_why"));
 	printf("memory:      %s, pageblock_order %d\n",
 	       fmt_bytes(mem, sizeof(mem), jget_u64(r, "memory_bytes")),
 	       json_object_get_int(jget(r, "pageblock_order")));
@@ -63,24 +63,25 @@ static void print_zones(struct json_object *r)
 	       fmt_bytes(dem, sizeof(dem), jget_u64(r, "demand_bytes")),
 	       (unsigned long long)jget_u64(r, "guaranteed_cgroups"));
 	printf("recommended: %s\n", json_object_get_boolean(jget(rec, "accepted"))
-					? jget_str(rec, "cmdline")
+					? jget_text(rec, "cmdline")
 					: "none the kernel would accept");
 	print_param("nosplit", jget(rec, "nosplit"));
 	print_param("nomerge", jget(rec, "nomerge"));
-	printf("drop-in:     %s (taoctl zones --apply)\n", jget_str(r, "dropin"));
+	printf("drop-in:     %s (taoctl zones --apply)\n", jget_text(r, "dropin"));
 }
 
 /* --apply's options into @args; -1 on a bad one. */
+const struct taoctl_opt zones_opts[] = {{"apply", 'a', NULL},
+					{"dry-run", 'd', NULL},
+					{"nosplit", 's', "SIZE,ORDER"},
+					{"nomerge", 'm', "SIZE,ORDER"},
+					{0}};
+
 static int apply_options(int argc, char **argv, struct json_object *args, bool *apply)
 {
-	static const struct option opts[] = {{"apply", no_argument, NULL, 'a'},
-					     {"dry-run", no_argument, NULL, 'd'},
-					     {"nosplit", required_argument, NULL, 's'},
-					     {"nomerge", required_argument, NULL, 'm'},
-					     {NULL, 0, NULL, 0}};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "ads:m:", opts, NULL)) != -1) {
+	while ((c = taoctl_getopt(argc, argv, zones_opts, false)) != -1) {
 		if (c == 'a')
 			*apply = true;
 		else if (c == 'd')
@@ -115,10 +116,10 @@ int taoctl_zones(const struct taoctl *ctl, int argc, char **argv)
 	else if (!apply)
 		print_zones(r);
 	else
-		printf("zones --apply: %s (%s)\n", jget_str(rec, "result"),
-		       jget_str(rec, "detail"));
-	rc = apply && strcmp(jget_str(rec, "result"), "done") &&
-		     strcmp(jget_str(rec, "result"), "dry-run")
+		printf("zones --apply: %s (%s)\n", jget_text(rec, "result"),
+		       jget_text(rec, "detail"));
+	rc = apply && strcmp(jget_text(rec, "result"), "done") &&
+		     strcmp(jget_text(rec, "result"), "dry-run")
 		 ? EXIT_FAILED
 		 : 0;
 	json_object_put(r);

@@ -5,17 +5,26 @@
 
 #include <stdbool.h>
 
+#include "options.h"
+
 struct taoctl {
 	const char *socket_path;
+	const char *config; /* -c CONFIG before the command; NULL: none given */
 	bool json;
 };
 
 struct taoctl_command {
 	const char *name;
-	const char *args;
+	const char *lead;	       /* operands before the options ("ACTION"), or "" */
+	const struct taoctl_opt *opts; /* NULL: none */
+	const char *operands;	       /* after the options ("[GLOB]"), or "" */
 	const char *help;
 	int (*run)(const struct taoctl *ctl, int argc, char **argv);
 };
+
+/* Each command's options, as its parser takes them and --help prints them. */
+extern const struct taoctl_opt cgroups_opts[], list_opts[], act_opts[], abusers_opts[],
+    report_opts[], zones_opts[];
 
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "format.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "taod/json_fields.h"
+#include "taod/parse.h"
 #include "taod/utf8.h"
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
@@ -24,6 +26,60 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
+}
+
+const char *fmt_duration(char *buf, size_t len, uint64_t ms)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ms;
+	} units[] = {{"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+
+	for (size_t i = 0; ms && i < sizeof(units) / sizeof(units[0]); i++)
+		if (ms % units[i].ms == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(ms / units[i].ms),
+				 units[i].suffix);
+			return buf;
+		}
+	snprintf(buf, len, ms ? "%llums" : "0s", (unsigned long long)ms);
+	return buf;
+}
+
+const char *fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char suffixes[] = "KMGTP";
+	int u = -1;
+
+	while (bytes && u < 4 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, suffixes[u]);
+	return buf;
+}
+
+int opt_size(const char *opt, const char *value, uint64_t *out)
+{
+	if (!parse_size_bytes(value, out) && *out)
+		return 0;
+	fprintf(stderr, "taoctl: %s \"%s\": expected a size such as 4096, 64K, 4M, 1G\n", opt,
+		value);
+	return -1;
+}
+
+int opt_positive(const char *opt, const char *value, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(value, &end, 10);
+	if (*value && !*end && !errno && *out >= 1 && *out <= INT32_MAX)
+		return 0;
+	fprintf(stderr, "taoctl: %s \"%s\": expected a positive number\n", opt, value);
+	return -1;
 }
 
 const char *fmt_pct(char *buf, size_t len, struct json_object *v)

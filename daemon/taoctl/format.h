@@ -9,6 +9,19 @@
 struct json_object;
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/*
+ * In the units taod.conf takes, exact: "30s", "5m", "1500ms", "2h", "7d";
+ * the largest unit the value is a whole number of.
+ */
+const char *fmt_duration(char *buf, size_t len, uint64_t ms);
+/* The same for sizes: "64M", "4K", "1G", "4097" (binary multiples). */
+const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+/*
+ * Option values as taod.conf spells them. 0, or -1 after an error naming
+ * @opt and @value: a size ("4M", at least 1) or a number from 1 to INT32_MAX.
+ */
+int opt_size(const char *opt, const char *value, uint64_t *out);
+int opt_positive(const char *opt, const char *value, long *out);
 /* "87.5%", or "-" for a JSON null. */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v);
 uint64_t jget_u64(struct json_object *o, const char *key);

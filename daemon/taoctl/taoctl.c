@@ -1,47 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /* taoctl: query and steer taod through its control socket. */
 #include <getopt.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
+#include "config_file.h"
 #include "taod/config.h"
 #include "taod/version.h"
 #include "commands.h"
 #include "format.h"
 
 static const struct taoctl_command commands[] = {
-    {"status", "", "daemon version, kernel kind, observation mode, counts", taoctl_status},
-    {"cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
-    {"top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
-     taoctl_top_tasks},
-    {"actions", "[--limit N] [--cgroup GLOB]", "the audit log: actions done or suppressed",
-     taoctl_actions},
-    {"act", "ACTION --cgroup P [--pid N] [--dry-run]", "(root) one action through the safety gate",
-     taoctl_act},
-    {"policy", "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy},
-    {"explain", "CGROUP|PID", "why THPs split: causes per task, the allocator's fix",
+    {"status", "", NULL, "", "daemon version, kernel kind, observation mode, counts",
+     taoctl_status},
+    {"cgroups", "", cgroups_opts, "[GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
+    {"top-tasks", "", list_opts, "", "tasks that split the most THPs", taoctl_top_tasks},
+    {"actions", "", list_opts, "", "the audit log: actions done or suppressed", taoctl_actions},
+    {"act", "ACTION", act_opts, "", "(root) one action through the safety gate", taoctl_act},
+    {"policy", "", NULL, "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy},
+    {"explain", "", NULL, "CGROUP|PID", "why THPs split: causes per task, the allocator's fix",
      taoctl_explain},
-    {"abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
+    {"abusers", "", abusers_opts, "",
+     "misusers and abusers: evidence, offenders, next action (--all: good tenants too)",
      taoctl_abusers},
-    {"reload", "", "re-read the configuration (root); errors keep the old one", taoctl_reload},
-    {"report", "[--since D] [--cgroup G] [--format F]",
-     "THP coverage history from the database (no daemon needed)", taoctl_report},
-    {"metrics", "", "Prometheus text exposition from taod", taoctl_metrics},
-    {"zones", "[--apply [--dry-run]]",
+    {"reload", "", NULL, "", "re-read the configuration (root); errors keep the old one",
+     taoctl_reload},
+    {"report", "", report_opts, "", "THP coverage history from the database (no daemon needed)",
+     taoctl_report},
+    {"metrics", "", NULL, "", "Prometheus text exposition from taod", taoctl_metrics},
+    {"zones", "", zones_opts, "",
      "TAO policy zones, their use, the boot-time sizes to use; --apply (root) writes them",
      taoctl_zones},
 };
 
+static const struct taoctl_opt main_opts[] = {{"socket", 's', "PATH"}, {"config", 'c', "CONFIG"},
+					      {"json", 'j', NULL},     {"help", 'h', NULL},
+					      {"version", 'V', NULL},  {0}};
+
+/* Generated from the tables above: a command's line, then what it does. */
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: taoctl [--socket PATH] [--json] COMMAND [ARGS]\n"
-		   "       taoctl --version | --help\n\nCommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %-30s %s\n", commands[i].name, commands[i].args,
-			commands[i].help);
+	fprintf(f, "Usage: taoctl");
+	taoctl_opts_usage(f, main_opts);
+	fprintf(f, " COMMAND [ARGS]\n\nCommands (each takes --json too):\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const struct taoctl_command *c = &commands[i];
+
+		fprintf(f, "  %s%s%s", c->name, *c->lead ? " " : "", c->lead);
+		taoctl_opts_usage(f, c->opts);
+		fprintf(f, "%s%s\n      %s\n", *c->operands ? " " : "", c->operands, c->help);
+	}
 	fprintf(f, "\nExit codes: 0 ok, 1 taod refused (act: the action was not done),\n"
 		   "2 usage, 3 taod not running, 4 no access to the socket,\n"
 		   "5 unreadable reply.\n");
@@ -63,42 +75,70 @@ int taoctl_request(const struct taoctl *ctl, const char *command, struct json_ob
 	return EXIT_OK;
 }
 
+/* The socket -c CONFIG names ([control] socket), read as taod reads it. */
+static int socket_from_config(const char *path, const char **socket_path)
+{
+	static char buf[PATH_MAX];
+	struct taod_config *cfg;
+	int rc = taoctl_read_config(path, &cfg);
+
+	if (rc)
+		return rc;
+	snprintf(buf, sizeof(buf), "%s", cfg->socket_path);
+	free(cfg);
+	*socket_path = buf;
+	return EXIT_OK;
+}
+
+/* Global options; the command's index in argv, or -exit code. */
+static int main_options(int argc, char **argv, struct taoctl *ctl)
+{
+	const char *socket = NULL;
+	int c, rc;
+
+	while ((c = taoctl_getopt(argc, argv, main_opts, true)) != -1) {
+		if (c == 's')
+			socket = optarg;
+		else if (c == 'c')
+			ctl->config = optarg;
+		else if (c == 'j')
+			ctl->json = true;
+		else if (c == 'V') {
+			printf("taoctl %s\n", taod_version());
+			return -EXIT_OK;
+		} else if (c == 'h') {
+			usage(stdout);
+			return -EXIT_OK;
+		} else {
+			usage(stderr);
+			return -EXIT_USAGE;
+		}
+	}
+	/* --socket, else the config's socket, else $TAOD_SOCKET, else the default. */
+	if (socket)
+		ctl->socket_path = socket;
+	else if (ctl->config && (rc = socket_from_config(ctl->config, &ctl->socket_path)))
+		return -rc;
+	if (optind >= argc) {
+		usage(stderr);
+		return -EXIT_USAGE;
+	}
+	return optind;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
-					     {"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"version", no_argument, NULL, 'V'},
-					     {NULL, 0, NULL, 0}};
 	struct taoctl ctl = {.socket_path = getenv("TAOD_SOCKET")};
-	int c;
+	int first;
 
 	if (!ctl.socket_path)
 		ctl.socket_path = TAOD_DEFAULT_SOCKET;
-	/* '+': options after the command belong to the command. */
-	while ((c = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
-		if (c == 's')
-			ctl.socket_path = optarg;
-		else if (c == 'j')
-			ctl.json = true;
-		else if (c == 'V') {
-			printf("taoctl %s\n", taod_version());
-			return EXIT_OK;
-		} else if (c == 'h') {
-			usage(stdout);
-			return EXIT_OK;
-		} else {
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	first = main_options(argc, argv, &ctl);
+	if (first <= 0)
+		return -first;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		int sub_argc = argc - optind;
-		char **sub_argv = argv + optind;
+		int sub_argc = argc - first;
+		char **sub_argv = argv + first;
 
 		if (strcmp(commands[i].name, sub_argv[0]))
 			continue;
@@ -114,7 +154,7 @@ int main(int argc, char **argv)
 		optind = 1;
 		return commands[i].run(&ctl, sub_argc, sub_argv);
 	}
-	fprintf(stderr, "taoctl: unknown command \"%s\"\n", argv[optind]);
+	fprintf(stderr, "taoctl: unknown command \"%s\"\n", argv[first]);
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -67,7 +67,7 @@ struct act_cgroup_stats {
 
 struct act_backend_ops {
 	const char *name;
-	act_op_fn restrict_zones; /* `restrict` is a C keyword */
+	act_op_fn restrict_zones; /* `restrict` is a C keyword; NULL: unsupported */
 	act_op_fn grant;
 	act_op_fn shatter;
 	act_op_fn collapse;

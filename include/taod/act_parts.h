@@ -91,6 +91,12 @@ int smaps_collect(const char *path, struct vma_info **out);
 /* --- proc_tasks.c: tasks of a cgroup --- */
 bool proc_task_exists(pid_t pid);
 /*
+ * The thread group (process) a thread id belongs to, from /proc/PID/status
+ * (a TID is a PID to /proc, not to pidfd_open or the task rows); @pid
+ * itself when it leads its group, or cannot be read.
+ */
+pid_t proc_thread_group(pid_t pid);
+/*
  * Pids read under a fixture root are not this machine's processes: system
  * calls on them (pidfd_open, process_madvise) are made only on the real root.
  */

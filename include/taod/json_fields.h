@@ -12,6 +12,13 @@
  */
 char *json_to_text(struct json_object *o, int flags);
 
+/*
+ * A JSON number for @v in the fewest digits that read back as @v (9.9,
+ * not json-c's 9.9000000000000004; 5/12 keeps its 16), a ".0" kept on
+ * whole numbers; null for NaN or infinity, which JSON cannot hold.
+ */
+struct json_object *json_new_double(double v);
+
 /* Adds @v (taking its reference) under @k: the one way taod fills objects. */
 static inline void json_add(struct json_object *o, const char *k, struct json_object *v)
 {
@@ -25,7 +32,7 @@ static inline void json_add_bool(struct json_object *o, const char *k, int v)
 
 static inline void json_add_double(struct json_object *o, const char *k, double v)
 {
-	json_object_object_add(o, k, json_object_new_double(v));
+	json_object_object_add(o, k, json_new_double(v));
 }
 
 static inline void json_add_u64(struct json_object *o, const char *k, uint64_t v)
@@ -52,7 +59,7 @@ static inline void json_add_str_or_null(struct json_object *o, const char *k, co
 /* null for a negative value, which means "not known" */
 static inline void json_add_known(struct json_object *o, const char *k, double v)
 {
-	json_object_object_add(o, k, v < 0 ? NULL : json_object_new_double(v));
+	json_object_object_add(o, k, v < 0 ? NULL : json_new_double(v));
 }
 
 #endif

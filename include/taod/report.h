@@ -147,6 +147,13 @@ struct report_shatter_sum report_cgroup_shatter(const struct report_cgroup *c);
 /* Still there at the window's last batch (else removed, or taod stopped seeing it). */
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 
+/*
+ * Indices of r->cgroups by concern (report_order.c): abusers, misusers,
+ * missed guarantees, the active rest, idle ones; within each the higher
+ * split ratio, then more splits, then the path. malloc'd; NULL on ENOMEM.
+ */
+size_t *report_concern_order(const struct report *r);
+
 int report_write_table(FILE *f, const struct report *r);
 int report_write_json(FILE *f, const struct report *r);
 int report_write_csv(FILE *f, const struct report *r);
@@ -156,8 +163,11 @@ int report_write_html(FILE *f, const struct report *r);
 void csv_field(FILE *f, const char *s);
 void html_text(FILE *f, const char *s);
 
-/* SVG line chart of coverage and split rate with action marks (svg_chart.c). */
-void svg_chart(FILE *f, const struct report_cgroup *c, int64_t since_ms, int64_t until_ms);
+/*
+ * SVG line chart of coverage and split rate with action marks (svg_chart.c)
+ * over @r's window; its lines break where taod was down (r->run_starts).
+ */
+void svg_chart(FILE *f, const struct report *r, const struct report_cgroup *c);
 /* Machine-wide free blocks by order over time (log scale), one line per order. */
 void svg_fragmentation(FILE *f, const struct report *r);
 /* TAO: THPs shattered, failed, discarded since the window's start, one line each. */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Bytes in the well-formed UTF-8 sequence at @s (1-4), 0 if ill-formed or NUL. */
 size_t utf8_sequence_len(const char *s);
@@ -17,7 +18,8 @@ size_t utf8_sequence_len(const char *s);
 char *utf8_sanitize_dup(const char *s);
 
 /*
- * For one log line: @in with control characters and ill-formed bytes as
+ * For one log line or a terminal: @in with control characters (C0, DEL and
+ * the C1 range U+0080..U+009F, byte by byte) and ill-formed bytes as
  * \xNN and, with @quotes, '"' and '\\' backslash-escaped (a value inside
  * quotes); truncated to fit @len.
  */
@@ -25,5 +27,11 @@ void text_escape(const char *in, char *out, size_t len, bool quotes);
 
 /* The same, whole: a malloc'd copy big enough for any @in; NULL on ENOMEM. */
 char *text_escape_dup(const char *in, bool quotes);
+
+/*
+ * The one way text from a name, a comm or a path reaches a terminal:
+ * text_escape (no quotes) written to @f. NULL prints nothing. fputs's result.
+ */
+int text_fputs(const char *in, FILE *f);
 
 #endif

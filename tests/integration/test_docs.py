@@ -11,10 +11,16 @@ from conftest import REPO, TAOCTL
 PAGES = ["taod.8", "taoctl.8", "taod.conf.5"]
 
 
-def taoctl_commands():
+def taoctl_help():
+    """{command: its --help line}: a command's line is indented two spaces,
+    what it does four more."""
     p = subprocess.run([str(TAOCTL), "--help"], capture_output=True, text=True)
-    block = (p.stdout + p.stderr).split("Commands:")[1].split("Exit codes")[0]
-    return [line.split()[0] for line in block.splitlines() if line.strip()]
+    block = (p.stdout + p.stderr).split("Commands")[1].split("Exit codes")[0]
+    return {m.group(1): m.group(0) for m in re.finditer(r"^  (\S+).*$", block, re.M)}
+
+
+def taoctl_commands():
+    return list(taoctl_help())
 
 
 def config_keys():

@@ -6,6 +6,7 @@ import os
 import resource
 import subprocess
 import time
+from pathlib import Path
 
 from conftest import TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row, wait_for
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
@@ -85,8 +86,23 @@ def test_a_tree_deeper_than_the_soft_fd_limit_is_seen_whole(daemon_factory, cgro
 
 
 def shown(name: str):
-    """A name as taoctl's tables print it: control characters as \\xNN."""
-    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c for c in name)
+    """A name as taoctl's tables print it: control characters as \\xNN, a C1
+    control (U+0080..U+009F) as the two bytes of its UTF-8."""
+    def one(c):
+        if ord(c) < 0x20 or ord(c) == 0x7f:
+            return f"\\x{ord(c):02x}"
+        if 0x80 <= ord(c) <= 0x9f:
+            return "".join(f"\\x{b:02x}" for b in c.encode())
+        return c
+    return "".join(one(c) for c in name)
+
+
+def terminal_safe(out: bytes):
+    """No byte that drives a terminal: C0 but newline, DEL, C1 as UTF-8."""
+    text = out.decode("utf-8", errors="surrogateescape")
+    bad = [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+           or 0xdc80 <= ord(c) <= 0xdcff]
+    return not bad
 
 
 def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_factory, cgroups,
@@ -97,9 +113,13 @@ def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_
     d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
                                     "min_allocs = 8\nmax_split_ratio = 0.25\n"
                                     "ladder = shatter:1\n"))
-    a = cgroups.make("tab\there-esc\x1bm")
+    a = cgroups.make("tab\there-esc\x1bm-c1\x9b31m")
     rel = cgroups.rel(a)
-    p = cgroups.workload(a, "fault", 8, "abuse", 40)
+    # Any task may name itself: its comm (the exec'd name) holds ESC and BEL.
+    comm = "w\x1b]0;x\x07\x9b"
+    (tmp_path / comm).symlink_to(WORKLOAD)
+    p = cgroups.spawn(a, tmp_path / comm, "fault", 8, "abuse", 40)
+    assert Path(f"/proc/{p.pid}/comm").read_text().rstrip("\n") == comm
     wait_for(lambda: anon_huge_kib(p.pid) >= 8 * THP_KIB, what="THPs faulted")
     splits_from = time.time()  # "abuse" starts splitting once the 8 are faulted
 
@@ -116,11 +136,20 @@ def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_
              what="the abuser's THPs to be split")
     assert next(r for r in d.ctl("abusers") if r["cgroup"] == rel)["class"] == "abuser"
 
-    for cmd in (["cgroups"], ["actions"], ["abusers"]):
+    assert any(t["comm"] == comm for t in d.ctl("top-tasks"))  # JSON: the bytes as they are
+    def in_history():
+        out = subprocess.run([str(TAOCTL), "report", "--db", tmp_path / "history.db", "--json"],
+                             capture_output=True, text=True, timeout=30).stdout
+        return any(c["path"] == rel for c in json.loads(out)["cgroups"])
+    wait_for(in_history, what="the cgroup in the history")
+    for cmd in (["cgroups"], ["actions"], ["abusers"], ["top-tasks"], ["explain", rel],
+                ["explain", str(p.pid)], ["report", "--db", str(tmp_path / "history.db")]):
         out = subprocess.run([str(TAOCTL), "--socket", d.socket, *cmd], capture_output=True,
-                             text=True, timeout=30).stdout
-        assert shown(rel) in out, (cmd, out)
-        assert "\x1b" not in out and "here-esc" in out, (cmd, out)
+                             timeout=30).stdout
+        assert terminal_safe(out), (cmd, out)
+        assert shown(rel).encode() in out, (cmd, out)
+        if cmd[0] in ("top-tasks", "abusers", "explain"):
+            assert shown(comm).encode() in out, (cmd, out)
 
 
 def enable_memory_below(dirfd):

@@ -370,6 +370,22 @@ Test(act_gate, stock_has_no_zone_levers)
 	cr_assert_str_eq(fx.writes, "");
 }
 
+/* Observe mode or a dry run on a stock kernel: unsupported, not "would resize". */
+Test(act_gate, stock_zone_levers_unsupported_in_a_dry_run_too)
+{
+	struct action_record rec;
+	struct action_request r = fx_req(ACTION_RESIZE_ZONES, NULL, 0, 0);
+
+	fx.cfg.enforce.mode = ACT_MODE_OBSERVE;
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_UNSUPPORTED, "%s", rec.detail);
+	cr_assert(strstr(rec.detail, "resize-zones needs the TAO kernel's policy zones"), "%s",
+		  rec.detail);
+	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DRY_RUN);
+	cr_assert_str_eq(fx.writes, "");
+}
+
 static int collect_vma(void *ctx, const struct vma_info *v)
 {
 	struct vma_info *out = ctx;

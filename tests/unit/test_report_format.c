@@ -141,7 +141,7 @@ Test(report_format, long_series_are_bucketed)
 	c.points = calloc(c.npoints, sizeof(*c.points));
 	for (size_t i = 0; i < c.npoints; i++)
 		c.points[i] = (struct report_point){(int64_t)i * 1000, (double)(i % 100), 1};
-	svg_chart(f, &c, 0, 10000000);
+	svg_chart(f, &(struct report){.until_ms = 10000000}, &c);
 	fclose(f);
 	line = strstr(buf, "class=\"coverage\"");
 	cr_assert_not_null(line);
@@ -414,4 +414,198 @@ Test(report_format, tao_in_html)
 			       "discarded, 2 split."),
 		  "%s", html);
 	free(html);
+}
+
+static char *line_starting(char *text, const char *prefix)
+{
+	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, prefix, strlen(prefix)))
+			return l;
+	return NULL;
+}
+
+/* Severity first: the abuser, then misusers by split ratio, idle last; each header unique. */
+Test(report_format, table_by_severity_with_unique_headers_and_anon)
+{
+	struct report r;
+	struct report_cgroup c[4];
+	char odd[] = "/z-abuser";
+	char *text, *hdr;
+
+	sample_report(&r, c, odd);
+	c[2] = c[1];
+	c[2].path = "/b-misuser-low";
+	snprintf(c[2].class, sizeof(c[2].class), "misuser");
+	c[2].thp_alloc = 10, c[2].pmd_split = 1;
+	c[3] = c[2];
+	c[3].path = "/c-misuser-high";
+	c[3].pmd_split = 9;
+	r.ncgroups = 4;
+	text = render(report_write_table, &r);
+	hdr = line_starting(text, "CGROUP");
+	cr_assert(hdr, "%s", text);
+	cr_assert(strstr(hdr,
+			 "CLASS       COVER    MIN   MEAN    MAX  ANON MiB   THP MiB   ALLOCS   "
+			 "SPLITS  RATIO CLASS CHANGES ACTIONS  WORKLOAD\n"),
+		  "%s", text);
+	cr_assert(line_starting(text, "/z-abuser") < line_starting(text, "/c-misuser-high"));
+	cr_assert(line_starting(text, "/c-misuser-high") < line_starting(text, "/b-misuser-low"));
+	cr_assert(line_starting(text, "/b-misuser-low") < line_starting(text, "/plain"), "%s",
+		  text);
+	/* 4 MiB anon, 2 MiB THP. */
+	cr_assert(strstr(line_starting(text, "/z-abuser"), "    4.0       2.0 "), "%s", text);
+	cr_assert_null(strstr(text, "gone"), "nothing is gone: %s", text);
+	free(text);
+
+	r.last_sample_ms = 5000; /* /plain was last seen before the last batch */
+	c[0].last_seen_ms = c[2].last_seen_ms = c[3].last_seen_ms = 5000;
+	text = render(report_write_table, &r);
+	cr_assert(strstr(line_starting(text, "/plain"), "* -"), "%s", text);
+	cr_assert(strstr(text, "(* gone: not seen in the last batch)"), "%s", text);
+	free(text);
+}
+
+/* Ill-formed UTF-8 in a name: U+FFFD in HTML and CSV, as in JSON. */
+Test(report_format, html_and_csv_clean_utf8_as_json_does)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	char odd[] = "/bad\xff\xc3(name";
+	char *out;
+
+	sample_report(&r, c, odd);
+	out = render(report_write_csv, &r);
+	cr_assert(strstr(out, "\r\n/bad\xef\xbf\xbd\xef\xbf\xbd(name,42,"), "%s", out);
+	free(out);
+	out = render(report_write_html, &r);
+	cr_assert_null(strstr(out, "\xff"), "%s", out);
+	cr_assert(strstr(out, "data-cgroup=\"/bad\xef\xbf\xbd\xef\xbf\xbd(name\""), "%s", out);
+	cr_assert(strstr(out, "<th>anon MiB</th>"), "%s", out);
+	cr_assert(strstr(out, "<td>4.0</td><td>2.0</td>"), "%s", out);
+	free(out);
+	out = render(report_write_json, &r);
+	cr_assert(strstr(out, "\"/bad\xef\xbf\xbd\xef\xbf\xbd(name\""), "%s", out);
+	free(out);
+}
+
+/* 9.9, not 9.9000000000000004; free blocks by order as numbers. */
+Test(report_format, json_numbers_are_numbers_with_sane_precision)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_zone z = {.name = "Normal", .managed_pages = 9, .free_blocks = "12 3 0 1"};
+	char odd[] = "/x";
+	struct json_object *o, *m, *zones, *fb;
+	char *out;
+
+	sample_report(&r, c, odd);
+	c[0].coverage_now = 9.9;
+	c[0].coverage_max = 500.0 / 12; /* needs all its digits to read back */
+	c[0].coverage_mean = 100.0 / 3;
+	r.zones = &z;
+	r.nzones = 1;
+	out = render(report_write_json, &r);
+	cr_assert(strstr(out, "\"coverage_now_pct\":9.9,"), "%s", out);
+	cr_assert(strstr(out, "\"coverage_mean_pct\":33.333333333333336,"), "%s", out);
+	cr_assert(strstr(out, "\"split_ratio\":0.25,"), "%s", out);
+	cr_assert(strstr(out, "\"coverage_min_pct\":25.0,"), "%s", out);
+	o = json_tokener_parse(out);
+	cr_assert(json_object_object_get_ex(
+	    json_object_array_get_idx(json_object_object_get(o, "cgroups"), 0), "coverage_max_pct",
+	    &m));
+	cr_assert(json_object_get_double(m) == 500.0 / 12, "%s", out);
+	cr_assert(json_object_object_get_ex(o, "machine", &m));
+	cr_assert(json_object_object_get_ex(m, "zones", &zones));
+	cr_assert(json_object_object_get_ex(json_object_array_get_idx(zones, 0),
+					    "free_blocks_by_order", &fb));
+	cr_assert(json_object_is_type(fb, json_type_array), "%s", out);
+	cr_assert_eq(json_object_array_length(fb), 4);
+	cr_assert_eq(json_object_get_int64(json_object_array_get_idx(fb, 0)), 12);
+	cr_assert_eq(json_object_get_int64(json_object_array_get_idx(fb, 3)), 1);
+	json_object_put(o);
+	free(out);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* taod down for a minute between batches a second apart: a gap in each line, not a slope. */
+Test(report_format, chart_breaks_its_lines_where_taod_was_down)
+{
+	struct report_cgroup c = {.path = "/g"};
+	struct report_point pts[7] = {{1000, 10, 1},  {2000, 20, 1},  {3000, 30, 1}, {63000, 40, 1},
+				      {64000, 50, 1}, {65200, 60, 1}, {66200, 60, 1}};
+	int64_t starts[] = {65500}; /* restarted within a second */
+	struct report r = {.until_ms = 70000};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	c.points = pts;
+	c.npoints = 7;
+	svg_chart(f, &r, &c);
+	fclose(f);
+	cr_assert_eq(count(buf, "class=\"coverage\""), 2, "%s", buf);
+	cr_assert_eq(count(buf, "class=\"split-rate\""), 2, "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	r.run_starts = starts;
+	r.nruns = 1;
+	svg_chart(f, &r, &c);
+	fclose(f);
+	cr_assert_eq(count(buf, "class=\"coverage\""), 3, "%s", buf);
+	free(buf);
+}
+
+/* A late tick on a busy machine (several steps, seconds) is no gap. */
+Test(report_format, chart_keeps_its_lines_through_late_ticks)
+{
+	struct report_cgroup c = {.path = "/g"};
+	struct report_point pts[5] = {
+	    {1000, 10, 1}, {1200, 20, 1}, {1400, 30, 1}, {2600, 40, 1}, {2800, 50, 1}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	c.points = pts;
+	c.npoints = 5;
+	svg_chart(f, &(struct report){.until_ms = 3000}, &c);
+	fclose(f);
+	cr_assert_eq(count(buf, "class=\"coverage\""), 1, "%s", buf);
+	free(buf);
+}
+/* A crafted database's texts (class, zone, stat, result) reach the terminal escaped too. */
+Test(report_format, table_escapes_every_text_of_the_database)
+{
+	struct report r;
+	struct report_cgroup c[2];
+	struct report_zone z = {
+	    .name = "N\x1b]0;x\x07", .managed_pages = 9, .free_blocks = "1\x1b"};
+	struct report_mthp m = {.size_kb = 64, .stat = "s\x9b", .delta = 1};
+	struct report_action col = {
+	    .t_ms = 1, .kind = "collapse", .result = "r\x1b", .detail = "d"};
+	char odd[] = "/x", *text;
+
+	sample_report(&r, c, odd);
+	snprintf(c[1].class, sizeof(c[1].class), "\x1b[2Jgood");
+	c[1].actions = &col;
+	c[1].nactions = 1;
+	r.zones = &z;
+	r.nzones = 1;
+	r.mthp = &m;
+	r.nmthp = 1;
+	snprintf(r.db, sizeof(r.db), "/tmp/\x1b.db");
+	text = render(report_write_table, &r);
+	cr_assert_null(strchr(text, '\x1b'), "%s", text);
+	cr_assert_null(strchr(text, '\x07'), "%s", text);
+	cr_assert_null(strchr(text, '\x9b'), "%s", text);
+	cr_assert(strstr(text, "\\x1b[2Jgood"), "%s", text);
+	free(text);
 }

@@ -62,6 +62,17 @@ Test(utf8, log_escape_keeps_one_line_and_quotes)
 	cr_assert_str_eq(out, "abc");
 }
 
+/* C1 controls (U+0080..U+009F) are CSI, OSC... to a terminal: escaped byte by byte. */
+Test(utf8, c1_controls_escaped_other_text_kept)
+{
+	char out[128];
+
+	text_escape("a\xc2\x9b"
+		    "31m\xc2\x85\xc2\xa0\xc3\xa9\x1b\t\x7f\x80",
+		    out, sizeof(out), false);
+	cr_assert_str_eq(out, "a\\xc2\\x9b31m\\xc2\\x85\xc2\xa0\xc3\xa9\\x1b\\x09\\x7f\\x80");
+}
+
 Test(utf8, prometheus_labels_are_utf8)
 {
 	char out[64];
