@@ -6,6 +6,7 @@
 
 #include "taod/report.h"
 #include "taod/utf8.h"
+#include "taod/workload_name.h"
 
 /* Any control character: a TAB or an ESC in a name is quoted, the bytes kept. */
 static bool needs_quotes(const char *s)
@@ -62,6 +63,20 @@ static void csv_shatter(FILE *f, const struct report_cgroup *c)
 			(unsigned long long)s.split);
 }
 
+/* The unit, container and pod the path's name claims; empty where none. */
+static void csv_workload(FILE *f, const char *path)
+{
+	struct workload_name w;
+
+	workload_name_parse(path, &w);
+	fputc(',', f);
+	csv_field(f, w.unit);
+	fputc(',', f);
+	csv_field(f, w.container);
+	fputc(',', f);
+	csv_field(f, w.pod);
+}
+
 static void csv_row(FILE *f, const struct report_cgroup *c)
 {
 	csv_field(f, c->path);
@@ -81,6 +96,7 @@ static void csv_row(FILE *f, const struct report_cgroup *c)
 		(unsigned long long)c->pmd_split, (unsigned long long)c->pmd_unmap_whole,
 		report_split_ratio(c), c->nchanges, c->nactions);
 	csv_shatter(f, c);
+	csv_workload(f, c->path);
 	fputs("\r\n", f);
 }
 
@@ -89,7 +105,8 @@ int report_write_csv(FILE *f, const struct report *r)
 	fputs("cgroup,cgroup_id,first_seen_ms,last_seen_ms,class,samples,coverage_now_pct,"
 	      "coverage_min_pct,coverage_mean_pct,coverage_max_pct,anon_bytes,thp_bytes,"
 	      "thp_alloc,pmd_split,pmd_unmap_whole,split_ratio,class_changes,actions,"
-	      "thp_shattered,thp_shatter_failed,thp_shatter_discarded,thp_shatter_split\r\n",
+	      "thp_shattered,thp_shatter_failed,thp_shatter_discarded,thp_shatter_split,unit,"
+	      "container,pod\r\n",
 	      f);
 	for (size_t i = 0; i < r->ncgroups; i++)
 		csv_row(f, &r->cgroups[i]);

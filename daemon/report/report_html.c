@@ -13,6 +13,7 @@
 
 #include "taod/report.h"
 #include "taod/utf8.h"
+#include "taod/workload_name.h"
 
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"
@@ -185,12 +186,25 @@ static void tao_section(FILE *f, const struct report *r)
 	fputs("</section>\n", f);
 }
 
+/* The workload the path's name claims (a label, as the table shows it). */
+static void workload_cell(FILE *f, const char *path)
+{
+	char label[WORKLOAD_FIELD_MAX + 8];
+	struct workload_name w;
+
+	workload_name_parse(path, &w);
+	fputs("<td class=\"workload\">", f);
+	html_text(f, workload_name_label(&w, label, sizeof(label)));
+	fputs("</td></tr>\n", f);
+}
+
 static void summary_table(FILE *f, const struct report *r, const size_t *order)
 {
 	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
 	      "<th>min</th><th>mean</th><th>max</th><th>anon MiB</th><th>THP "
 	      "MiB</th><th>allocations</th>"
-	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th></tr>\n",
+	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th>"
+	      "<th>workload</th></tr>\n",
 	      f);
 	for (size_t k = 0; k < r->ncgroups; k++) {
 		size_t i = order[k];
@@ -207,11 +221,12 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 		cell_pct(f, c->coverage_max);
 		fprintf(f,
 			"<td>%.1f</td><td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</"
-			"td><td>%zu</td></tr>\n",
+			"td><td>%zu</td>",
 			c->anon_bytes > 0 ? (double)c->anon_bytes / (1 << 20) : 0.0,
 			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
 			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
 			report_split_ratio(c), c->nchanges, c->nactions);
+		workload_cell(f, c->path);
 	}
 	fputs("</table>\n", f);
 }

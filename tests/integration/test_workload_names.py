@@ -1,7 +1,9 @@
 """Workload names beside cgroup paths, on real cgroups named as docker, a
 kubelet (systemd driver) and containerd name theirs, made under the test's
 own memory cgroup: taoctl cgroups and abusers (table and JSON), the
-taod_cgroup_workload_info metric, and taoctl report (table and JSON)."""
+taod_cgroup_workload_info metric, and taoctl report (table, JSON, CSV, HTML)."""
+import csv
+import io
 import json
 import subprocess
 
@@ -91,3 +93,17 @@ def test_workload_names_in_taoctl_metrics_and_report(daemon_factory, cgroups, tm
     assert "WORKLOAD" in table.stdout
     line = next(x for x in table.stdout.splitlines() if x.startswith(cgroups.rel(ctr)))
     assert line.endswith(f"pod={POD_UID} ctr={CTR_ID[:12]}"), line
+
+    def report(fmt):
+        r = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--format", fmt],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    rows = {r["cgroup"]: r for r in csv.DictReader(io.StringIO(report("csv")))}
+    r = rows[cgroups.rel(ctr)]
+    assert (r["unit"], r["container"], r["pod"]) == (ctr.name, CTR_ID, POD_UID)
+    assert (rows[cgroups.rel(docker)]["container"], rows[cgroups.rel(docker)]["pod"]) == \
+        (DOCKER_ID, "")
+    html = report("html")
+    assert "<th>workload</th>" in html
+    assert f'<td class="workload">pod={POD_UID} ctr={CTR_ID[:12]}</td>' in html
