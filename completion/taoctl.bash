@@ -32,7 +32,7 @@ _taoctl()
 		return
 	fi
 	case $cmd in
-	cgroups) COMPREPLY=($(compgen -W "--sort --json" -- "$cur")) ;;
+	cgroups) COMPREPLY=($(compgen -W "--sort --sizes --json" -- "$cur")) ;;
 	top-tasks|actions) COMPREPLY=($(compgen -W "--limit --cgroup --json" -- "$cur")) ;;
 	act)
 		if [[ $prev == act ]]; then

@@ -125,7 +125,7 @@ static void write_bpf(FILE *f, const uint64_t *stats)
 	static const char *const programs[TAOD_STAT_MAX] = {
 	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",		  [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
 	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc", [TAOD_STAT_SPLIT_EVENTS] = "split",
-	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",
+	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",	  [TAOD_STAT_MTHP_EVENTS] = "mthp",
 	};
 
 	family(f, "taod_bpf_events_total", "counter",

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "cmd_sizes.h"
 #include "commands.h"
 #include "format.h"
 #include "taod/explain.h"
@@ -152,12 +153,16 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
 					     {"glob", required_argument, NULL, 'g'},
+					     {"sizes", no_argument, NULL, 'z'},
 					     {NULL, 0, NULL, 0}};
 	struct json_object *args = json_object_new_object(), *r, *list;
+	bool sizes = false;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "s:g:", opts, NULL)) != -1) {
-		if (c == 's')
+		if (c == 'z')
+			sizes = true;
+		else if (c == 's')
 			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
 			json_add_str(args, "glob", optarg);
@@ -173,7 +178,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	if (rc)
 		return rc;
 	list = jget(r, "cgroups");
-	if (ctl->json) {
+	if (sizes) {
+		print_cgroup_sizes(list, ctl->json);
+	} else if (ctl->json) {
 		print_json(list);
 	} else {
 		int w = column_width(list, "path", 6);

@@ -13,7 +13,7 @@
 
 static const struct taoctl_command commands[] = {
     {"status", "", "daemon version, kernel kind, observation mode, counts", taoctl_status},
-    {"cgroups", "[--sort KEY] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
+    {"cgroups", "[--sort KEY] [--sizes] [GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
     {"top-tasks", "[--limit N] [--cgroup GLOB]", "tasks that split the most THPs",
      taoctl_top_tasks},
     {"actions", "[--limit N] [--cgroup GLOB]", "the audit log: actions done or suppressed",

@@ -43,6 +43,7 @@ struct cgroup_entry {
 	uint64_t first_seen_ms;
 	unsigned seen_gen;
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
+	struct taod_cg_sizes sizes;	  /* large-folio events by order, cumulative */
 	struct cg_evidence folded;	  /* of removed descendants, cumulative */
 	/* An id BPF charged before any walk found it: its ancestors as BPF
 	 * noted them (nearest first), so that it folds into one even if no
