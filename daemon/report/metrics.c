@@ -5,6 +5,7 @@
  * and its samples follow it together, as the format requires.
  */
 #include "taod/metrics.h"
+#include "taod/metrics_sizes.h"
 #include "taod/utf8.h"
 
 #include <errno.h>
@@ -246,6 +247,7 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_daemon(f, in);
 	write_bpf(f, in->bpf_stats);
 	write_cgroups(f, in->cgroups);
+	metrics_write_sizes(f, in->cgroups);
 	if (in->machine)
 		write_zones(f, in->machine);
 	if (in->machine && in->machine->tao_present)

@@ -26,8 +26,8 @@ static void print_text(struct json_object *list)
 {
 	int w = column_width(list, "path", 6);
 
-	printf("%-*s %8s %8s %8s %8s %8s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL",
-	       "SPLITS", "BROKEN", "PGALLOC");
+	printf("%-*s %8s %8s %8s %8s %8s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL", "SPLITS",
+	       "BROKEN", "PGALLOC");
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *row = json_object_array_get_idx(list, i);
 		struct json_object *sizes = jget(row, "sizes");

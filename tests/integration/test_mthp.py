@@ -107,6 +107,12 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
     assert line.split()[3:7] == [str(f["fault_alloc"]), str(f["partial_unmap"]),
                                  str(f["split"]), f"{broken:.1f}%"], line
 
+    # Metrics: one counter per cgroup, size and event.
+    rc, text, _ = d.ctl_rc("metrics")
+    for k in STATS:
+        assert (f'taod_cgroup_mthp_folios_total{{cgroup="{rel}",size_kb="64",event="{k}"}} '
+                f'{want[64][k]}') in text.splitlines(), k
+
     # The task that did it, below the PMD order.
     tasks = d.ctl("top-tasks", "--limit", "200")
     mine = [t for t in tasks if t["pid"] == w["pid"]]
