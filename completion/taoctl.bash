@@ -42,7 +42,7 @@ _taoctl()
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "--since --cgroup --format -o --db -c" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "--since --cgroup --format -o --db -c --sizes" -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
 	esac
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "taod/report.h"
+#include "taod/report_sizes.h"
 
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"
@@ -274,6 +275,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 		(unsigned long long)c->pmd_unmap_whole);
 	guarantee_line(f, c);
 	shatter_line(f, c);
+	report_sizes_html(f, c);
 	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
 	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"

@@ -23,5 +23,7 @@ void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col);
 void *push(void *vp, size_t *n, size_t size);
 /* The TAO counters and shatter series of the window (report_tao.c); none before version 2. */
 int report_load_tao(struct loader *l);
+/* The cgroup's large folios by size in the window (report_sizes.c); none before version 3. */
+int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c);
 
 #endif

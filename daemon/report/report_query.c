@@ -206,7 +206,7 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 	r->thp_alloc += c->thp_alloc;
 	r->pmd_split += c->pmd_split;
 	r->pmd_unmap_whole += c->pmd_unmap_whole;
-	if (load_changes(l, cg, c) || load_actions(l, cg, c))
+	if (load_changes(l, cg, c) || load_actions(l, cg, c) || report_load_sizes(l, cg, c))
 		return -EIO;
 	return l->q->with_series ? load_series(l, cg, c) : 0;
 }
@@ -401,6 +401,7 @@ void report_free(struct report *r)
 		free(r->cgroups[i].points);
 		free(r->cgroups[i].changes);
 		free(r->cgroups[i].actions);
+		free(r->cgroups[i].sizes);
 	}
 	free(r->cgroups);
 	free(r->zones);

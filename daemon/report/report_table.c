@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "taod/report.h"
+#include "taod/report_sizes.h"
 #include "taod/utf8.h"
 
 static const char *fmt_time(char *buf, size_t len, int64_t ms)
@@ -184,5 +185,6 @@ int report_write_table(FILE *f, const struct report *r)
 	fputs("(* gone: not seen in the last batch)\n", f);
 	unmet_rewards(f, r);
 	shatter_counts(f, r);
+	report_sizes_table(f, r);
 	return ferror(f) ? -1 : 0;
 }

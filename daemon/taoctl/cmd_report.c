@@ -27,6 +27,7 @@ struct report_args {
 	const char *format;
 	const char *out;
 	uint64_t since_ms;
+	bool sizes; /* csv: a line per cgroup and folio size */
 };
 
 static const struct {
@@ -42,13 +43,10 @@ static const struct {
 static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
-	    {"since", required_argument, NULL, 's'},
-	    {"cgroup", required_argument, NULL, 'g'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"db", required_argument, NULL, 'd'},
-	    {"config", required_argument, NULL, 'c'},
-	    {NULL, 0, NULL, 0},
+	    {"since", required_argument, NULL, 's'},  {"cgroup", required_argument, NULL, 'g'},
+	    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+	    {"db", required_argument, NULL, 'd'},     {"config", required_argument, NULL, 'c'},
+	    {"sizes", no_argument, NULL, 'z'},	      {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -77,6 +75,9 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			break;
 		case 'c':
 			a->config = optarg;
+			break;
+		case 'z':
+			a->sizes = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -192,6 +193,13 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 			a.format);
 		return EXIT_USAGE;
 	}
+	if (a.sizes && write != report_write_csv) {
+		fprintf(stderr, "taoctl: report: --sizes goes with --format csv (the other formats "
+				"show the sizes anyway)\n");
+		return EXIT_USAGE;
+	}
+	if (a.sizes)
+		write = report_write_sizes_csv;
 	rc = load_config(&a, &cfg);
 	rc = rc ? rc : resolve_db(&a, cfg, db, sizeof(db));
 	if (rc) {

@@ -26,7 +26,7 @@ static const struct taoctl_command commands[] = {
     {"abusers", "[--all]", "misusers and abusers: evidence, offenders, next action",
      taoctl_abusers},
     {"reload", "", "re-read the configuration (root); errors keep the old one", taoctl_reload},
-    {"report", "[--since D] [--cgroup G] [--format F]",
+    {"report", "[--since D] [--cgroup G] [--format F] [--sizes]",
      "THP coverage history from the database (no daemon needed)", taoctl_report},
     {"metrics", "", "Prometheus text exposition from taod", taoctl_metrics},
     {"zones", "[--apply [--dry-run]]",

@@ -5,13 +5,15 @@ It turns sizes on (enabled = always), so it runs only in the kernel lab's
 guests (tests/vm), never on a shared machine, and only where the kernel has
 anonymous mTHP (6.8+; the lab's 6.1 has none) and fentry is allowed (the
 per-size programs are fentry programs)."""
+import json
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import cgroup_row, finish, wait_for
+from conftest import TAOCTL, cgroup_row, finish, wait_for
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
 SIZES_KB = (16, 64, 128)
@@ -112,6 +114,21 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
     for k in STATS:
         assert (f'taod_cgroup_mthp_folios_total{{cgroup="{rel}",size_kb="64",event="{k}"}} '
                 f'{want[64][k]}') in text.splitlines(), k
+
+    # The history has them, and `taoctl report` shows them (JSON, CSV --sizes).
+    d.wait_ticks(12)  # a history batch every 10 ticks
+    db = str(d.dir / "history.db")
+    p = subprocess.run([str(TAOCTL), "report", "--db", db, "--since", "1h", "--format", "json",
+                        "--cgroup", rel], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    rep = {s["size_kb"]: s for s in json.loads(p.stdout)["cgroups"][0]["sizes"]}
+    assert {kb: {k: rep.get(kb, {}).get(k, 0) for k in STATS} for kb in SIZES_KB} == want
+    p = subprocess.run([str(TAOCTL), "report", "--db", db, "--since", "1h", "--format", "csv",
+                        "--sizes", "--cgroup", rel], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    f = want[64]
+    assert f"{rel},{cgroup_row(d, rel)['id']},64,{f['fault_alloc']}," \
+           f"{f['partial_unmap']},{f['split']}" in p.stdout.splitlines(), p.stdout
 
     # The task that did it, below the PMD order.
     tasks = d.ctl("top-tasks", "--limit", "200")
