@@ -78,12 +78,13 @@ void report_sizes_table(FILE *f, const struct report *r)
 			double pct = report_size_broken_pct(s);
 
 			if (!header)
-				fputs("\nlarge folios by size (faulted, left partially mapped, split; "
+				fputs("\nlarge folios by size (faulted, left partially mapped, "
+				      "split; "
 				      "per cgroup over the window):\n",
 				      f);
 			header = true;
-			fprintf(f, "  %s  %u KiB: %llu faulted, %llu partial, %llu split", path ? path : "?",
-				s->size_kb, (unsigned long long)s->fault_alloc,
+			fprintf(f, "  %s  %u KiB: %llu faulted, %llu partial, %llu split",
+				path ? path : "?", s->size_kb, (unsigned long long)s->fault_alloc,
 				(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
 			if (pct >= 0)
 				fprintf(f, " (%.1f%% broken)", pct);
@@ -111,8 +112,8 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 			"fill=\"#c0392b\"/><rect x=\"%.0f\" width=\"%.0f\" height=\"10\" "
 			"fill=\"#2471a3\"/></svg> ",
 			s->size_kb, (unsigned long long)s->fault_alloc,
-			(unsigned long long)s->partial_unmap, (unsigned long long)s->split, bar, bar,
-			100 - bar);
+			(unsigned long long)s->partial_unmap, (unsigned long long)s->split, bar,
+			bar, 100 - bar);
 		if (pct >= 0)
 			fprintf(f, "%.1f%%", pct);
 		else

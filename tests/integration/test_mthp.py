@@ -154,3 +154,46 @@ def test_mthp_sizes_view_lists_each_cgroup(daemon, cgroups):
     assert out.split()[:7] == ["CGROUP", "SIZE", "FAULTS", "PARTIAL", "SPLITS", "BROKEN",
                                "PGALLOC"]
     assert "mthp_observation" in daemon.ctl("status")
+
+
+def test_mthp_strander_judged_under_sizes_mthp_while_good_user_stays_good(
+        mthp_sizes_always, daemon_factory, cgroups):
+    """A policy with sizes = mthp: 64 KiB folios left partially mapped are
+    waste by the bytes they break; PMD THPs are left alone."""
+    base = cgroups.rel(cgroups.base)
+    d = daemon_factory("[policy default]\nwindow = 10s\n"
+                       f"[policy small]\nmatch = {base}/taodtest-*\nsizes = mthp\n"
+                       "window = 2s\nmin_allocs = 1\nmax_split_ratio = 0.25\n"
+                       "escalate_after = 1\nrelax_after = 3\n")
+    if not d.ctl("status")["mthp_observation"].startswith("fentry: fault allocations"):
+        pytest.skip("per-size programs not attached here")
+    bad, good = cgroups.make("strand"), cgroups.make("good")
+    rel_bad, rel_good = cgroups.rel(bad), cgroups.rel(good)
+    # 1024 folios of 64 KiB (64 MiB, 32 THPs' worth); the strander leaves
+    # 768 partially mapped (waste 0.75, score 3) and mprotects a page of the
+    # rest; the good tenant keeps its folios whole, and splits every PMD
+    # THP it has, which this policy does not judge.
+    cgroups.workload(bad, "mthp-size", 64, "mthp-fault", 1024, "mthp-partial", 768,
+                     "mthp-mprotect", 256, "hold", 300)
+    cgroups.workload(good, "fault", 8, "partial", 8, "mthp-size", 64, "mthp-fault", 1024,
+                     "hold", 300)
+
+    def row(rel):
+        return next((r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel), None)
+
+    r = wait_for(lambda: (x := row(rel_bad)) and x["class"] in ("misuser", "abuser") and x,
+                 timeout=30, what="the strander classed misuser or abuser")
+    ev = r["evidence"]
+    assert r["policy"] == "small" and ev["sizes"] == "mthp"
+    mix = {s["size_kb"]: s for s in ev["size_mix"]}
+    assert mix[64]["fault_alloc"] >= 1024 and mix[64]["partial_unmap"] >= 768, mix
+    assert ev["mthp_broken_bytes"] >= 768 * 64 * 1024
+    assert ev["waste"] == pytest.approx(0.75, abs=0.05), ev
+
+    g = wait_for(lambda: (x := row(rel_good)) and x["evidence"] and x["evidence"]["judged"] and x,
+                 timeout=30, what="the good tenant judged")
+    d.wait_ticks(15)  # a few more windows
+    g = row(rel_good)
+    assert g["class"] == "good", g
+    assert g["evidence"]["waste"] == 0
+    assert cgroup_row(d, rel_good)["pmd_split"] >= 8  # its PMD splits were seen, not judged
