@@ -112,9 +112,11 @@ static struct json_object *levers_json(const struct kernel_info *k)
 /* Per program run counts and time (kernel.bpf_stats_enabled = 1). */
 static struct json_object *programs_json(const struct taod *d)
 {
-	struct bpf_prog_cost costs[16];
+	/* Every program of the object: more than 16 load in THP paths mode
+	 * with the per-size programs, and a cost not listed is not measured. */
+	struct bpf_prog_cost costs[48];
 	struct json_object *list = json_object_new_array();
-	int n = bpf_observer_costs(d->obs, costs, 16);
+	int n = bpf_observer_costs(d->obs, costs, sizeof(costs) / sizeof(costs[0]));
 
 	for (int i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();

@@ -94,6 +94,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	print_features(jget(k, "features"), jget(k, "levers"));
 	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
 	       jget_text(r, "observation_reason"));
+	printf("mthp sizes:  %s\n", jget_text(r, "mthp_observation"));
 	printf("cgroups:     %llu tracked, v%llu at %s\n",
 	       (unsigned long long)jget_u64(r, "cgroups_tracked"),
 	       (unsigned long long)jget_u64(r, "cgroup_version"), jget_text(r, "cgroup_root"));

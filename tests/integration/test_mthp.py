@@ -60,6 +60,10 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
     sizes_mode = d.ctl("status")["mthp_observation"]
     if not sizes_mode.startswith("fentry: fault allocations"):
         pytest.skip(f"per-size programs not attached here: {sizes_mode}")
+    # status lists every program loaded (their costs are measured from it)
+    names = {p["name"] for p in d.ctl("status")["programs"]}
+    assert {"on_new_anon_rmap", "on_deferred_split", "on_size_split_enter",
+            "on_size_split_exit"} <= names, names
     a = cgroups.make("mthp")
     rel = cgroups.rel(a)
     # The kernel's stats are machine-wide: taod's own heap (trimmed by its
