@@ -90,6 +90,15 @@ struct {
 	__type(value, struct taod_split_stack);
 } split_stacks SEC(".maps");
 
+/* Large-folio events per cgroup and order (struct taod_cg_sizes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TAOD_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct taod_cg_sizes);
+} cg_sizes SEC(".maps");
+
 /*
  * THP paths mode (fentry): the events are taken where the kernel handles
  * huge pages, so a base-page fault runs no program at all. Not autoloaded;
@@ -104,6 +113,10 @@ struct thp_path_ctx {
 	__u8 in_zap;	 /* inside zap_huge_pmd */
 	__u8 in_split;	 /* inside a PMD split */
 	__u64 split_pmd; /* before 6.2: the PMD a split started from */
+	/* Inside a folio split (per-size programs): the folio's order and
+	 * memcg, counted at the exit if the split succeeded. */
+	__u32 size_split_order; /* 0: not in one */
+	__u64 size_split_memcg; /* struct mem_cgroup *, or 0 */
 };
 
 struct {
@@ -641,19 +654,25 @@ static __always_inline bool is_memcg(struct mem_cgroup *memcg)
  * which takes the folio. memcg_data holds the memcg, or on newer kernels an
  * obj_cgroup that points to it; which one is checked, not assumed.
  */
-static __always_inline struct mem_cgroup *folio_memcg(void *page_or_folio)
+static __always_inline struct folio *head_folio(void *page_or_folio)
 {
 	struct page *page = page_or_folio;
-	struct folio *folio = page_or_folio;
-	struct mem_cgroup *memcg;
-	unsigned long data;
 
 	if (bpf_core_field_exists(page->compound_head)) {
 		unsigned long head = BPF_CORE_READ(page, compound_head);
 
 		if (head & 1)
-			folio = (struct folio *)(head - 1);
+			return (struct folio *)(head - 1);
 	}
+	return page_or_folio;
+}
+
+static __always_inline struct mem_cgroup *folio_memcg(void *page_or_folio)
+{
+	struct folio *folio = head_folio(page_or_folio);
+	struct mem_cgroup *memcg;
+	unsigned long data;
+
 	data = BPF_CORE_READ(folio, memcg_data);
 	if (!data || (data & 1)) /* none, or slab object extensions */
 		return NULL;
@@ -1023,4 +1042,163 @@ int BPF_PROG(on_page_rmap_removed, struct page *page, struct vm_area_struct *vma
 	if (!compound)
 		return 0;
 	return pmd_mapping_removed(ctx, (struct folio *)page, vma);
+}
+
+/*
+ * Multi-size THP: large anonymous folios of every order, counted as the
+ * kernel counts them per size (hugepages-<N>kB/stats), per memcg of the
+ * folio and per task that owns that memory. Not autoloaded: the daemon
+ * enables them where fentry is allowed and BTF has the functions.
+ */
+enum size_event { SIZE_FAULT_ALLOC, SIZE_PARTIAL, SIZE_SPLIT };
+
+/*
+ * The flags word of @folio's first page, or of its second (@second: the
+ * folio's _flags_1, where its order and second-page flags live). A page
+ * starts with its flags, an unsigned long, or on 7.x a struct holding one
+ * (which CO-RE cannot match with the unsigned long of older kernels), so
+ * it is read from the folio's address.
+ */
+static __always_inline unsigned long folio_flags(struct folio *folio, bool second)
+{
+	unsigned long v = 0;
+
+	if (second)
+		return BPF_CORE_READ(folio, _flags_1);
+	bpf_probe_read_kernel(&v, sizeof(v), folio);
+	return v;
+}
+
+/* folio_order(): 0 unless the folio is large (PG_head), then the low byte
+ * of its second page's flags. */
+static __always_inline __u32 folio_order_of(struct folio *folio)
+{
+	int head = bpf_core_enum_value(enum pageflags, PG_head);
+
+	if (!(folio_flags(folio, false) & (1UL << head)))
+		return 0;
+	return folio_flags(folio, true) & 0xff;
+}
+
+static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup_subsys_state *css)
+{
+	static const struct taod_cg_sizes zero;
+	struct taod_cg_sizes *s = bpf_map_lookup_elem(&cg_sizes, &cgid);
+
+	if (s)
+		return s;
+	cg_get(cgid, css); /* the daemon finds cgroups by their counters */
+	bpf_map_update_elem(&cg_sizes, &cgid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&cg_sizes, &cgid);
+}
+
+/* One large-folio event of order @order in @memcg; the running task is
+ * charged too if it owns that memory (below the PMD order only: PMD THPs
+ * have their own task counters). */
+static __always_inline void count_size(struct mem_cgroup *memcg, __u32 order, enum size_event ev)
+{
+	__u64 cgid = memcg ? memcg_id(memcg) : 0;
+	struct taod_task_counters *t;
+	struct taod_cg_sizes *s;
+
+	stat_inc(TAOD_STAT_MTHP_EVENTS);
+	if (!cgid || order >= TAOD_MAX_ORDER)
+		return;
+	s = sizes_get(cgid, &memcg->css);
+	if (s && ev == SIZE_FAULT_ALLOC)
+		__sync_fetch_and_add(&s->fault_alloc[order], 1);
+	else if (s && ev == SIZE_PARTIAL)
+		__sync_fetch_and_add(&s->partial[order], 1);
+	else if (s)
+		__sync_fetch_and_add(&s->split[order], 1);
+	if (order >= taod_cfg.pmd_order || !current_owns(cgid))
+		return;
+	t = current_task_get(cgid);
+	if (t && ev == SIZE_FAULT_ALLOC)
+		t->mthp_fault_alloc++;
+	else if (t && ev == SIZE_PARTIAL)
+		t->mthp_partial++;
+	else if (t)
+		t->mthp_split++;
+}
+
+/*
+ * A new anonymous folio mapped by a user task's fault: the kernel counts
+ * anon_fault_alloc of its size just before this call. Every anonymous
+ * fault comes here, a base page's too (no function only large folios
+ * reach is left on 7.x with init_on_alloc), so the daemon attaches it
+ * only while an mTHP size is enabled, and a base page returns at the
+ * first test. Orders 2..PMD-1 only: PMD THPs are counted on their paths,
+ * khugepaged's collapses are not faults.
+ */
+SEC("?fentry/folio_add_new_anon_rmap")
+int BPF_PROG(on_new_anon_rmap, struct folio *folio)
+{
+	__u32 order = folio_order_of(folio);
+
+	if (order < 2 || order >= taod_cfg.pmd_order)
+		return 0;
+	if (bpf_get_current_task_btf()->flags & TAOD_PF_KTHREAD)
+		return 0;
+	count_size(folio_memcg(folio), order, SIZE_FAULT_ALLOC);
+	return 0;
+}
+
+/*
+ * 6.12+: a large anonymous folio is queued for deferred split. With
+ * @partially_mapped, the first time (the flag not yet set), it is a folio
+ * a PTE unmap left partially mapped: the kernel's split_deferred.
+ * Reached for large folios only.
+ */
+SEC("?fentry/deferred_split_folio")
+int BPF_PROG(on_deferred_split, struct folio *folio, bool partially_mapped)
+{
+	int swapcache = bpf_core_enum_value(enum pageflags, PG_swapcache);
+	int pm = bpf_core_enum_value(enum pageflags, PG_partially_mapped);
+	__u32 order;
+
+	if (!partially_mapped)
+		return 0;
+	order = folio_order_of(folio);
+	if (order < 2)
+		return 0;
+	if (folio_flags(folio, false) & (1UL << swapcache)) /* the kernel skips those */
+		return 0;
+	if (folio_flags(folio, true) & (1UL << pm)) /* counted already */
+		return 0;
+	count_size(folio_memcg(folio), order, SIZE_PARTIAL);
+	return 0;
+}
+
+/* A folio split starts (__folio_split or split_huge_page_to_list_to_order,
+ * set by the daemon): note its order and memcg, for the exit. */
+SEC("?fentry/__folio_split")
+int BPF_PROG(on_size_split_enter, void *page_or_folio)
+{
+	struct folio *folio = head_folio(page_or_folio);
+	struct thp_path_ctx *x = path_ctx(true);
+
+	if (!x)
+		return 0;
+	x->size_split_order = folio_order_of(folio);
+	x->size_split_memcg = (__u64)folio_memcg(folio);
+	return 0;
+}
+
+/* ... and ends: a success (0) is the kernel's split of that size. */
+SEC("?fexit/__folio_split")
+int BPF_PROG(on_size_split_exit, void *page_or_folio)
+{
+	struct thp_path_ctx *x = path_ctx(false);
+	__u32 order;
+	__u64 ret = 1;
+
+	if (!x || !x->size_split_order)
+		return 0;
+	order = x->size_split_order;
+	x->size_split_order = 0;
+	bpf_get_func_ret(ctx, &ret);
+	if ((int)ret == 0 && order >= 2)
+		count_size((struct mem_cgroup *)x->size_split_memcg, order, SIZE_SPLIT);
+	return 0;
 }

@@ -85,6 +85,17 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 											     : &a);
 }
 
+/* Per-size counters of a cgroup the table knows (a removed one's are not
+ * folded into its ancestor: they stay with it until it goes). */
+static void on_bpf_sizes(void *user, uint64_t id, const struct taod_cg_sizes *s)
+{
+	struct tick_ctx *t = user;
+	struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
+
+	if (e)
+		e->sizes = *s;
+}
+
 static void read_memstat(struct taod *d, struct cgroup_entry *e)
 {
 	const struct kernel_paths *k = &d->cfg->k;
@@ -244,6 +255,8 @@ int pipeline_tick(struct taod *d)
 	 * is found by it unless it was removed. */
 	r = log_errno(LOG_WARNING, bpf_observer_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
+	log_errno(LOG_WARNING, bpf_observer_read_sizes(d->obs, on_bpf_sizes, &t),
+		  "reading BPF per-size counters");
 	if (walk_due(d))
 		w = walk_tree(d, &t);
 	read_memstats(d);

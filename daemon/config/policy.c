@@ -16,6 +16,7 @@ void policy_builtin_default(struct policy *p)
 	p->window_ms = 30000;
 	p->horizon_ms = 10 * 60 * 1000;
 	p->act_on_misuser = true;
+	p->sizes = POLICY_SIZES_PMD;
 	p->ladder[RUNG_WARN] = 1;
 	p->ladder[RUNG_RESTRICT] = 3;
 	p->ladder[RUNG_SHATTER] = 5;
@@ -24,6 +25,13 @@ void policy_builtin_default(struct policy *p)
 	p->dry_run = true;
 	p->escalate_after = 2;
 	p->relax_after = 3;
+}
+
+const char *policy_sizes_name(unsigned sizes)
+{
+	if (sizes == POLICY_SIZES_MTHP)
+		return "mthp";
+	return sizes & POLICY_SIZES_MTHP ? "all" : "pmd";
 }
 
 const char *ladder_rung_name(enum ladder_rung r)

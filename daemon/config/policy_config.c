@@ -105,6 +105,19 @@ static int set_act_on(struct policy *p, const char *v)
 	return 0;
 }
 
+static int set_sizes(struct policy *p, const char *v)
+{
+	if (!strcasecmp(v, "pmd"))
+		p->sizes = POLICY_SIZES_PMD;
+	else if (!strcasecmp(v, "mthp"))
+		p->sizes = POLICY_SIZES_MTHP;
+	else if (!strcasecmp(v, "all"))
+		p->sizes = POLICY_SIZES_PMD | POLICY_SIZES_MTHP;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int set_dry_run(struct policy *p, const char *v)
 {
 	return parse_bool(v, &p->dry_run);
@@ -193,6 +206,8 @@ static const struct policy_setting policy_settings[] = {
     {"relax_after", PK_RELAX_AFTER, set_relax, "a number of windows, 1 to 1000"},
     {"horizon", PK_HORIZON, set_horizon, "a duration above zero such as 10m, 1h"},
     {"act_on", PK_ACT_ON, set_act_on, "misuser or abuser"},
+    {"sizes", PK_SIZES, set_sizes,
+     "pmd (PMD THPs), mthp (the sizes below the PMD, 16 KiB up) or all"},
 };
 
 #define NSETTINGS (sizeof(policy_settings) / sizeof(policy_settings[0]))
@@ -313,6 +328,7 @@ static const struct {
     {PK_RELAX_AFTER, PFIELD(relax_after)},
     {PK_HORIZON, PFIELD(horizon_ms)},
     {PK_ACT_ON, PFIELD(act_on_misuser)},
+    {PK_SIZES, PFIELD(sizes)},
 };
 
 static void inherit_defaults(struct policy *pol, const struct policy *def)

@@ -41,6 +41,7 @@ static struct json_object *events_json(const struct taod *d)
 	    [TAOD_STAT_SPLIT_EVENTS] = "split_events",
 	    [TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
 	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path_events",
+	    [TAOD_STAT_MTHP_EVENTS] = "mthp_events",
 	};
 	struct json_object *o = json_object_new_object();
 	uint64_t total = 0;
@@ -111,9 +112,11 @@ static struct json_object *levers_json(const struct kernel_info *k)
 /* Per program run counts and time (kernel.bpf_stats_enabled = 1). */
 static struct json_object *programs_json(const struct taod *d)
 {
-	struct bpf_prog_cost costs[16];
+	/* Every program of the object: more than 16 load in THP paths mode
+	 * with the per-size programs, and a cost not listed is not measured. */
+	struct bpf_prog_cost costs[48];
 	struct json_object *list = json_object_new_array();
-	int n = bpf_observer_costs(d->obs, costs, 16);
+	int n = bpf_observer_costs(d->obs, costs, sizeof(costs) / sizeof(costs[0]));
 
 	for (int i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
@@ -169,6 +172,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add(o, "kernel", k);
 	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
 	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
+	json_add_str(o, "mthp_observation", bpf_observer_sizes_mode(d->obs));
 	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
@@ -300,6 +304,9 @@ static struct json_object *task_json(struct taod *d, const struct task_row *t)
 	json_add_u64(o, "pmd_unmap_whole", t->c.pmd_unmap_whole);
 	json_add_u64(o, "split_exact", t->c.split_exact);
 	json_add_u64(o, "large_folio_alloc", t->c.large_folio_alloc);
+	json_add_u64(o, "mthp_fault_alloc", t->c.mthp_fault_alloc);
+	json_add_u64(o, "mthp_partial_unmap", t->c.mthp_partial);
+	json_add_u64(o, "mthp_split", t->c.mthp_split);
 	json_add(o, "split_causes", explain_causes_json(t->c.pmd_split_by_cause));
 	return o;
 }

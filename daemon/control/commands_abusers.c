@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "taod/act.h"
 #include "taod/commands.h"
@@ -18,7 +19,44 @@ static struct json_object *ms_since(uint64_t then, uint64_t now)
 	return json_object_new_uint64(now > then ? now - then : 0);
 }
 
-static struct json_object *evidence_json(const struct cg_judge *j, const struct policy *p)
+/*
+ * The tenant's folio size mix: per size (orders 2 and up), the folios its
+ * member cgroups faulted, left partially mapped and split, cumulative.
+ */
+static struct json_object *size_mix_json(const struct taod *d, const struct cg_judge *j)
+{
+	struct json_object *list = json_object_new_array();
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	struct taod_cg_sizes sum = {0};
+
+	for (size_t i = 0; i < d->decide.n; i++) {
+		const struct cg_judge *m = d->decide.v[i];
+		const struct cgroup_entry *e =
+		    m->tenant_id == j->id ? cgroup_table_find(&d->cgroups, m->id) : NULL;
+
+		for (int o = 0; e && o < TAOD_MAX_ORDER; o++) {
+			sum.fault_alloc[o] += e->sizes.fault_alloc[o];
+			sum.partial[o] += e->sizes.partial[o];
+			sum.split[o] += e->sizes.split[o];
+		}
+	}
+	for (int o = 2; o < TAOD_MAX_ORDER; o++) {
+		struct json_object *s;
+
+		if (!sum.fault_alloc[o] && !sum.partial[o] && !sum.split[o])
+			continue;
+		s = json_object_new_object();
+		json_add_u64(s, "size_kb", (uint64_t)(page_kb > 0 ? page_kb : 4) << o);
+		json_add_u64(s, "fault_alloc", sum.fault_alloc[o]);
+		json_add_u64(s, "partial_unmap", sum.partial[o]);
+		json_add_u64(s, "split", sum.split[o]);
+		json_object_array_add(list, s);
+	}
+	return list;
+}
+
+static struct json_object *evidence_json(const struct taod *d, const struct cg_judge *j,
+					 const struct policy *p)
 {
 	const struct verdict *v = &j->last;
 	struct json_object *o = json_object_new_object();
@@ -50,6 +88,10 @@ static struct json_object *evidence_json(const struct cg_judge *j, const struct 
 	json_add_u64(o, "top_cause_splits", j->top_cause_splits);
 	json_add_u64(o, "task_splits", j->task_splits);
 	json_add_str(o, "text", text);
+	json_add_str(o, "sizes", policy_sizes_name(p->sizes));
+	json_add_u64(o, "mthp_alloc_bytes", j->acc.mthp_alloc_bytes);
+	json_add_u64(o, "mthp_broken_bytes", j->acc.mthp_broken_bytes);
+	json_add(o, "size_mix", size_mix_json(d, j));
 	return o;
 }
 
@@ -168,7 +210,7 @@ static struct json_object *judge_json(const struct taod *d, const struct cg_judg
 		     j->cooldown_until_ms > now ? j->cooldown_until_ms - now : 0);
 	json_add_u64(o, "next_judgement_in_ms",
 		     j->next_judge_ms > now ? j->next_judge_ms - now : 0);
-	json_add(o, "evidence", j->has_verdict ? evidence_json(j, p) : NULL);
+	json_add(o, "evidence", j->has_verdict ? evidence_json(d, j, p) : NULL);
 	json_add(o, "history", history_json(j, now));
 	json_add(o, "offenders", offenders_json(j));
 	json_add(o, "next_action", next_action_json(d, j, p, now));

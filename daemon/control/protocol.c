@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "taod/cgroup_state.h"
 #include "taod/workload_name.h"
@@ -181,6 +182,35 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 	return o;
 }
 
+/*
+ * Per folio size, orders 2 and up that saw anything: the per-size programs'
+ * counts (fentry) and the page allocator's folio allocations by order
+ * (tracepoint mode's only per-size figure).
+ */
+static struct json_object *sizes_json(const struct cgroup_entry *e)
+{
+	const struct taod_cg_sizes *z = &e->sizes;
+	struct json_object *list = json_object_new_array();
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
+		uint64_t page_alloc = e->counters.folio_alloc[order];
+		struct json_object *o;
+
+		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] && !page_alloc)
+			continue;
+		o = json_object_new_object();
+		json_add_i64(o, "order", order);
+		json_add_u64(o, "size_kb", (uint64_t)(page_kb > 0 ? page_kb : 4) << order);
+		json_add_u64(o, "fault_alloc", z->fault_alloc[order]);
+		json_add_u64(o, "partial_unmap", z->partial[order]);
+		json_add_u64(o, "split", z->split[order]);
+		json_add_u64(o, "page_alloc", page_alloc);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 /* What removed descendants left to this cgroup (cgroup_fold.c). */
 static struct json_object *folded_json(const struct cg_evidence *f)
 {
@@ -225,6 +255,7 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add_double(o, "split_rate", e->split_rate);
 	json_add_double(o, "split_ratio", cg_split_ratio(c->pmd_split, allocs));
 	json_add(o, "folio_alloc_by_order", folio_orders(c));
+	json_add(o, "sizes", sizes_json(e));
 	json_add(o, "folded", folded_json(&e->folded));
 	add_workload(o, e->path);
 	return o;

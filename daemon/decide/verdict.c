@@ -11,7 +11,10 @@
  * in the window of the fault or minutes later, and one noisy window
  * cannot decide. waste = broken / max(given, held peak); score = waste /
  * max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
- * abuser. Less evidence than min_allocs THPs: not judged.
+ * abuser. Less evidence than min_allocs THPs: not judged. The policy's
+ * `sizes` says which folios count: PMD THPs, the multi-size THPs below
+ * them (given and broken in bytes, in THP units: a 64 KiB folio left
+ * partially mapped breaks 1/32 of a THP's contiguity), or both.
  */
 #include <math.h>
 #include <stdio.h>
@@ -68,12 +71,18 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 	double f = exp2(-dt / (double)(p->horizon_ms ? p->horizon_ms : 1));
 	uint64_t pages = grew(j->seen.split_pages, j->acc.split_pages);
 	double held = e->mem_ok ? (double)e->mem.thp_bytes / (double)DECIDE_THP_BYTES : 0;
+	bool pmd = p->sizes & POLICY_SIZES_PMD, mthp = p->sizes & POLICY_SIZES_MTHP;
+	/* Below the PMD, in THP units: bytes of contiguity given and broken. */
+	double m_given = (double)grew(j->seen.mthp_alloc_bytes, j->acc.mthp_alloc_bytes) /
+			 (double)DECIDE_THP_BYTES;
+	double m_broken = (double)grew(j->seen.mthp_broken_bytes, j->acc.mthp_broken_bytes) /
+			  (double)DECIDE_THP_BYTES;
 
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
-	j->given = j->given * f + (double)v->allocs;
-	j->broken = j->broken * f + thps_of_pages(pages);
-	j->held_peak = fmax(j->held_peak * f, held);
+	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
+	j->broken = j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
+	j->held_peak = fmax(j->held_peak * f, pmd ? held : 0);
 	j->fresh_pages += pages;
 	j->seen = j->acc;
 	j->decayed_ms = now_ms;
@@ -145,7 +154,9 @@ void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf
 	if ((size_t)n >= len)
 		return;
 	if (v->coverage_mean >= 0)
-		snprintf(buf + n, len - (size_t)n, ", coverage %.1f%%", v->coverage_mean);
+		n += snprintf(buf + n, len - (size_t)n, ", coverage %.1f%%", v->coverage_mean);
 	else
-		snprintf(buf + n, len - (size_t)n, ", no anon memory");
+		n += snprintf(buf + n, len - (size_t)n, ", no anon memory");
+	if ((size_t)n < len && p->sizes != POLICY_SIZES_PMD) /* THP units of every size judged */
+		snprintf(buf + n, len - (size_t)n, "; sizes %s", policy_sizes_name(p->sizes));
 }

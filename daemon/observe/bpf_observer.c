@@ -22,6 +22,7 @@ struct bpf_observer {
 	char reason[256];
 	void *percpu_buf;	     /* ncpus values of the largest map value */
 	struct huge_zero_probe zero; /* held in THP paths mode before 6.2 */
+	char sizes[160];	     /* what the per-size (mTHP) counters see here */
 };
 
 /* Kernel function names for each exact-split program, newest first. */
@@ -200,6 +201,48 @@ static void select_programs(struct thp_observe_bpf *skel, const struct attach_pl
 	}
 }
 
+/* Whether BTF's function @name takes @nargs arguments. */
+static bool fn_takes(const struct btf *vmlinux, const char *name, int nargs)
+{
+	int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	const struct btf_type *fn = id > 0 ? btf__type_by_id(vmlinux, (__u32)id) : NULL;
+	const struct btf_type *proto = fn ? btf__type_by_id(vmlinux, fn->type) : NULL;
+
+	return proto && btf_is_func_proto(proto) && btf_vlen(proto) == nargs;
+}
+
+/*
+ * The per-size (mTHP) programs, where fentry is allowed: splits by order
+ * (6.12+ split functions take the order), partial maps (6.12+
+ * deferred_split_folio(folio, partially_mapped)), and fault allocations
+ * while an mTHP size is enabled (their program runs at every anonymous
+ * fault, see bpf/). Says in @o->sizes what they see.
+ */
+static void select_size_programs(struct bpf_observer *o, const struct taod_config *cfg,
+				 const struct btf *vmlinux, const struct btf_facts *f)
+{
+	__typeof__(o->skel->progs) *pr = &o->skel->progs;
+	bool split = f->folio_split_fn && strcmp(f->folio_split_fn, "split_huge_page_to_list");
+	bool partial = vmlinux && fn_takes(vmlinux, "deferred_split_folio", 2);
+	bool mthp = mthp_enabled(cfg->k.thp_sysfs);
+	bool fault = mthp && vmlinux && has_fn(vmlinux, "folio_add_new_anon_rmap");
+
+	bpf_program__set_autoload(pr->on_size_split_enter, split);
+	bpf_program__set_autoload(pr->on_size_split_exit, split);
+	if (split) {
+		bpf_program__set_attach_target(pr->on_size_split_enter, 0, f->folio_split_fn);
+		bpf_program__set_attach_target(pr->on_size_split_exit, 0, f->folio_split_fn);
+	}
+	bpf_program__set_autoload(pr->on_deferred_split, partial);
+	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
+	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s",
+		 fault	? "fault allocations, "
+		 : mthp ? ""
+			: "(no mTHP size enabled at start) ",
+		 partial ? "partial maps, " : "", split ? "splits" : "no splits",
+		 split || partial || fault ? " per size" : "");
+}
+
 static int load_and_attach(struct thp_observe_bpf *skel)
 {
 	int r = thp_observe_bpf__load(skel);
@@ -238,6 +281,13 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 			break;
 		}
 		select_programs(o->skel, &plans[i], &facts, &thp_fns);
+		snprintf(o->sizes, sizeof(o->sizes), "%s",
+			 mthp_enabled(cfg->k.thp_sysfs)
+			     ? "tracepoint: folio allocations by order (page allocator), no "
+			       "partial maps or splits per size"
+			     : "tracepoint: none (no mTHP size enabled at start)");
+		if (plans[i].split_fentry)
+			select_size_programs(o, cfg, vmlinux, &facts);
 		r = load_and_attach(o->skel);
 		if (!r) {
 			o->plan = plans[i];
@@ -308,6 +358,26 @@ const char *bpf_observer_mode_reason(const struct bpf_observer *o)
 	return o->reason;
 }
 
+const char *bpf_observer_sizes_mode(const struct bpf_observer *o)
+{
+	return o->sizes;
+}
+
+int bpf_observer_read_sizes(struct bpf_observer *o, cg_sizes_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(o->skel->maps.cg_sizes);
+	__u64 key, next, *prev = NULL;
+	struct taod_cg_sizes s;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &s))
+			fn(ctx, key, &s);
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
 int bpf_observer_flush(struct bpf_observer *o)
 {
 	int fd = bpf_program__fd(o->skel->progs.flush_pending);
@@ -359,6 +429,9 @@ static void sum_task(const struct taod_task_counters *v, int n, struct taod_task
 	SUM_FIELD(s, v, n, large_folio_alloc);
 	for (int c = 0; c < TAOD_CAUSE_MAX; c++)
 		SUM_FIELD(s, v, n, pmd_split_by_cause[c]);
+	SUM_FIELD(s, v, n, mthp_fault_alloc);
+	SUM_FIELD(s, v, n, mthp_partial);
+	SUM_FIELD(s, v, n, mthp_split);
 	/* Identity: any CPU copy that saw the task carries it. */
 	for (int i = 0; i < n; i++)
 		if (v[i].cgroup_id)
@@ -392,6 +465,8 @@ int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id)
 	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_counters), &key) && errno != ENOENT)
 		return -errno;
 	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_parent), &key) && errno != ENOENT)
+		return -errno;
+	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_sizes), &key) && errno != ENOENT)
 		return -errno;
 	return 0;
 }

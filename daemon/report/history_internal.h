@@ -20,6 +20,7 @@ enum history_stmt {
 	HS_INSERT_TAO,
 	HS_INSERT_ACTION,
 	HS_INSERT_RUN,
+	HS_INSERT_SIZE,
 	HS_MAX,
 };
 
@@ -37,6 +38,7 @@ struct hist_cg {
 	uint64_t sum_alloc, sum_split, sum_whole; /* stored cumulative series */
 	uint64_t last_t_ms;
 	char class[HISTORY_CLASS_MAX];
+	struct taod_cg_sizes raw_sizes; /* per-size BPF counters at the last batch */
 };
 
 struct history {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "history_internal.h"
 #include "taod/log.h"
@@ -88,6 +89,7 @@ static int resolve(struct history *h, const struct cgroup_entry *e, struct hist_
 	if (!old && !continue_row(h, c))
 		return 0;
 	c->raw_alloc = c->raw_split = c->raw_whole = 0;
+	memset(&c->raw_sizes, 0, sizeof(c->raw_sizes));
 	c->sum_alloc = c->sum_split = c->sum_whole = c->last_t_ms = 0;
 	c->class[0] = '\0';
 	return new_row(h, c, wall_ms);
@@ -144,6 +146,42 @@ static int insert_sample(struct history *h, const struct cgroup_entry *e, struct
 	return hst_done(h, st);
 }
 
+static uint64_t delta_u64(__u64 *last, uint64_t now)
+{
+	uint64_t l = *last, d = delta(&l, now);
+
+	*last = l;
+	return d;
+}
+
+/* A row per folio size whose counts moved since the cgroup's last batch. */
+static int insert_sizes(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
+			uint64_t wall_ms)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
+		uint64_t df =
+		    delta_u64(&c->raw_sizes.fault_alloc[order], e->sizes.fault_alloc[order]);
+		uint64_t dp = delta_u64(&c->raw_sizes.partial[order], e->sizes.partial[order]);
+		uint64_t ds = delta_u64(&c->raw_sizes.split[order], e->sizes.split[order]);
+		sqlite3_stmt *st;
+
+		if (!df && !dp && !ds)
+			continue;
+		st = hst(h, HS_INSERT_SIZE);
+		sqlite3_bind_int64(st, 1, c->cg);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)(page_kb > 0 ? page_kb : 4) << order);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)df);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)dp);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)ds);
+		if (hst_done(h, st))
+			return -EIO;
+	}
+	return 0;
+}
+
 static int update_cgroup(struct history *h, struct hist_cg *c, uint64_t wall_ms, const char *cls)
 {
 	sqlite3_stmt *st;
@@ -187,7 +225,7 @@ static int record_cgroups(struct history *h, const struct cgroup_table *t, uint6
 		if (c->path)
 			(*n)++;
 		if (r || (r = insert_sample(h, e, c, wall_ms, cls)) ||
-		    (r = update_cgroup(h, c, wall_ms, cls)))
+		    (r = insert_sizes(h, e, c, wall_ms)) || (r = update_cgroup(h, c, wall_ms, cls)))
 			return r;
 	}
 	return 0;

@@ -18,12 +18,14 @@ static const char *const prune_sql[] = {
     "DELETE FROM zone_samples WHERE t_ms < ?1",
     "DELETE FROM mthp_samples WHERE t_ms < ?1",
     "DELETE FROM tao_samples WHERE t_ms < ?1",
+    "DELETE FROM size_samples WHERE t_ms < ?1",
     "DELETE FROM class_changes WHERE t_ms < ?1",
     "DELETE FROM actions WHERE t_ms < ?1",
     "DELETE FROM runs WHERE started_ms < ?1 AND run <> (SELECT max(run) FROM runs)",
     /* A gone cgroup keeps its row while any of its history is kept. */
     "DELETE FROM cgroups WHERE last_seen_ms < ?1"
     " AND NOT EXISTS (SELECT 1 FROM samples s WHERE s.cg = cgroups.cg)"
+    " AND NOT EXISTS (SELECT 1 FROM size_samples z WHERE z.cg = cgroups.cg)"
     " AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.cg = cgroups.cg)",
 };
 

@@ -57,7 +57,20 @@ static const char schema_v2[] =
     "ALTER TABLE actions ADD COLUMN shatter_discarded INTEGER;"
     "ALTER TABLE actions ADD COLUMN shatter_split INTEGER;";
 
-static const char *const migrations[] = {schema_v1, schema_v2};
+/*
+ * Version 3: multi-size THP per cgroup (issue 17). A row per cgroup, sample
+ * time and folio size whose counts moved since the cgroup's last row: the
+ * folios faulted, left partially mapped and split in between. Databases of
+ * versions 1 and 2 have none: no per-size figure was counted then.
+ */
+static const char schema_v3[] =
+    "CREATE TABLE size_samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+    " size_kb INTEGER NOT NULL, d_fault_alloc INTEGER NOT NULL,"
+    " d_partial_unmap INTEGER NOT NULL, d_split INTEGER NOT NULL,"
+    " PRIMARY KEY(cg, t_ms, size_kb)) WITHOUT ROWID;"
+    "CREATE INDEX size_samples_time ON size_samples(t_ms);";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

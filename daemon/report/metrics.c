@@ -6,6 +6,7 @@
  */
 #include "taod/metrics.h"
 #include "metrics_internal.h"
+#include "taod/metrics_sizes.h"
 #include "taod/utf8.h"
 
 #include <errno.h>
@@ -126,7 +127,7 @@ static void write_bpf(FILE *f, const uint64_t *stats)
 	static const char *const programs[TAOD_STAT_MAX] = {
 	    [TAOD_STAT_MEMCG_EVENTS] = "memcg",		  [TAOD_STAT_LRUVEC_EVENTS] = "lruvec",
 	    [TAOD_STAT_PAGE_ALLOC_EVENTS] = "page_alloc", [TAOD_STAT_SPLIT_EVENTS] = "split",
-	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",
+	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path",	  [TAOD_STAT_MTHP_EVENTS] = "mthp",
 	};
 
 	metrics_family(f, "taod_bpf_events_total", "counter",
@@ -258,6 +259,7 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_cgroups(f, in->cgroups);
 	metrics_write_health(f, in);
 	metrics_write_workloads(f, in->cgroups);
+	metrics_write_sizes(f, in->cgroups);
 	if (in->machine)
 		write_zones(f, in->machine);
 	if (in->machine && in->machine->tao_present)

@@ -14,6 +14,7 @@
 #include "taod/report.h"
 #include "taod/utf8.h"
 #include "taod/workload_name.h"
+#include "taod/report_sizes.h"
 
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"
@@ -261,6 +262,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 		(unsigned long long)c->pmd_unmap_whole);
 	guarantee_line(f, c);
 	shatter_line(f, c);
+	report_sizes_html(f, c);
 	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
 	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
 	      "<span style=\"color:#7d3c98\">&#9679; action</span>"

@@ -6,6 +6,7 @@
 #include "taod/json_fields.h"
 #include "taod/report.h"
 #include "taod/workload_name.h"
+#include "taod/report_sizes.h"
 
 /* THPs by a shatter's outcome, as the kernel counted them. */
 static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uint64_t discarded,
@@ -103,6 +104,7 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add(o, "shatter", shatter_sum_json(c));
 	json_add(o, "class_changes", changes_json(c));
 	json_add(o, "actions", actions_json(c));
+	json_add(o, "sizes", report_sizes_json(c));
 	return o;
 }
 

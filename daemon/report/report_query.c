@@ -261,7 +261,8 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 		return report_no_memory(l, NULL);
 	c->guarantee_pct = -1; /* the caller knows the policies, if anyone does */
 	fill_cgroup(st, c);
-	if (load_latest(l, cg, c) || load_changes(l, cg, c) || load_actions(l, cg, c))
+	if (load_latest(l, cg, c) || load_changes(l, cg, c) || load_actions(l, cg, c) ||
+	    report_load_sizes(l, cg, c))
 		return -EIO;
 	return l->q->with_series ? load_series(l, cg, c) : 0;
 }
@@ -463,6 +464,7 @@ void report_free(struct report *r)
 		free(r->cgroups[i].points);
 		free(r->cgroups[i].changes);
 		free(r->cgroups[i].actions);
+		free(r->cgroups[i].sizes);
 	}
 	free(r->cgroups);
 	free(r->zones);

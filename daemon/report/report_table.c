@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "taod/report.h"
+#include "taod/report_sizes.h"
 #include "taod/utf8.h"
 #include "taod/workload_name.h"
 
@@ -225,5 +226,6 @@ int report_write_table(FILE *f, const struct report *r)
 	free(order);
 	unmet_rewards(f, r);
 	shatter_counts(f, r);
+	report_sizes_table(f, r);
 	return ferror(f) ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "client.h"
+#include "cmd_sizes.h"
 #include "commands.h"
 #include "format.h"
 #include "workload_column.h"
@@ -124,6 +125,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	print_features(jget(k, "features"), jget(k, "levers"));
 	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
 	       jget_text(r, "observation_reason"));
+	printf("mthp sizes:  %s\n", jget_text(r, "mthp_observation"));
 	printf("cgroups:     %llu tracked, v%llu at %s\n",
 	       (unsigned long long)jget_u64(r, "cgroups_tracked"),
 	       (unsigned long long)jget_u64(r, "cgroup_version"), jget_text(r, "cgroup_root"));
@@ -182,15 +184,19 @@ static void print_cgroup_row(struct json_object *row, int width)
 	       workload_column(row, wl, sizeof(wl)));
 }
 
-const struct taoctl_opt cgroups_opts[] = {{"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {0}};
+const struct taoctl_opt cgroups_opts[] = {
+    {"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {"sizes", 'z', NULL}, {0}};
 
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *args = json_object_new_object(), *r, *list;
+	bool sizes = false;
 	int c, rc;
 
 	while ((c = taoctl_getopt(argc, argv, cgroups_opts, false)) != -1) {
-		if (c == 's')
+		if (c == 'z')
+			sizes = true;
+		else if (c == 's')
 			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
 			json_add_str(args, "glob", optarg);
@@ -206,7 +212,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	if (rc)
 		return rc;
 	list = jget(r, "cgroups");
-	if (ctl->json) {
+	if (sizes) {
+		print_cgroup_sizes(list, ctl->json);
+	} else if (ctl->json) {
 		print_json(list);
 	} else {
 		int w = column_width(list, "path", 6);

@@ -28,6 +28,7 @@ struct report_args {
 	const char *format;
 	const char *out;
 	uint64_t since_ms;
+	bool sizes; /* csv: a line per cgroup and folio size */
 };
 
 static const struct {
@@ -41,13 +42,10 @@ static const struct {
 };
 
 const struct taoctl_opt report_opts[] = {
-    {"since", 's', "D"},
-    {"cgroup", 'g', "GLOB"},
-    {"format", 'f', "FORMAT"},
-    {"output", 'o', "FILE"},
-    {"db", 'd', "PATH"},
-    {"config", 'c', "CONFIG"},
-    {0},
+    {"since", 's', "D"},       {"cgroup", 'g', "GLOB"},
+    {"format", 'f', "FORMAT"}, {"output", 'o', "FILE"},
+    {"db", 'd', "PATH"},       {"config", 'c', "CONFIG"},
+    {"sizes", 'z', NULL},      {0},
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
@@ -79,6 +77,9 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			break;
 		case 'c':
 			a->config = optarg;
+			break;
+		case 'z':
+			a->sizes = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -178,6 +179,13 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 			a.format);
 		return EXIT_USAGE;
 	}
+	if (a.sizes && write != report_write_csv) {
+		fprintf(stderr, "taoctl: report: --sizes goes with --format csv (the other formats "
+				"show the sizes anyway)\n");
+		return EXIT_USAGE;
+	}
+	if (a.sizes)
+		write = report_write_sizes_csv;
 	rc = load_config(&a, &cfg);
 	rc = rc ? rc : resolve_db(&a, cfg, db, sizeof(db));
 	if (rc) {

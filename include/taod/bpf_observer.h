@@ -22,6 +22,8 @@ void bpf_observer_close(struct bpf_observer *o);
 /* "fentry+tracepoint" or "tracepoint", and the reason for the choice. */
 const char *bpf_observer_mode(const struct bpf_observer *o);
 const char *bpf_observer_mode_reason(const struct bpf_observer *o);
+/* What the per-size (mTHP) counters see with the programs loaded. */
+const char *bpf_observer_sizes_mode(const struct bpf_observer *o);
 
 /* Settle PMD removals left pending on each CPU (once per tick). */
 int bpf_observer_flush(struct bpf_observer *o);
@@ -33,6 +35,11 @@ int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id);
 /* The ancestors BPF noted at the cgroup's first charge; -ENOENT if none. */
 int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
 				 struct taod_cg_ancestry *out);
+
+/* Calls @fn for each cgroup with large-folio events (per order); returns 0
+ * or a negative errno. Only where the per-size programs run (fentry). */
+typedef void (*cg_sizes_fn)(void *ctx, uint64_t cgroup_id, const struct taod_cg_sizes *s);
+int bpf_observer_read_sizes(struct bpf_observer *o, cg_sizes_fn fn, void *ctx);
 
 typedef void (*task_counters_fn)(void *ctx, uint32_t tgid, const struct taod_task_counters *t);
 int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx);

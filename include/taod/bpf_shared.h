@@ -77,6 +77,25 @@ struct taod_task_counters {
 	__u64 split_exact;
 	__u64 large_folio_alloc;		  /* orders >= 2, PMD order included */
 	__u64 pmd_split_by_cause[TAOD_CAUSE_MAX]; /* pmd_split, by enum taod_split_cause */
+	/* Multi-size THP (orders 2 to PMD-1), where fentry sees them: */
+	__u64 mthp_fault_alloc; /* folios mapped at fault */
+	__u64 mthp_partial;	/* folios left partially mapped by this task */
+	__u64 mthp_split;	/* folios split by this task */
+};
+
+/*
+ * Per cgroup (map "cg_sizes", key: __u64 cgroup id), per folio order: the
+ * large-folio events the kernel counts per size in
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/stats/, charged to
+ * the folio's memcg. Shared by the CPUs, not per CPU: these events are
+ * rare (one per large folio, never per base page), so an atomic add costs
+ * less than a per-CPU copy of every cgroup's 33 counters. Filled only
+ * where fentry is allowed.
+ */
+struct taod_cg_sizes {
+	__u64 fault_alloc[TAOD_MAX_ORDER]; /* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */
+	__u64 partial[TAOD_MAX_ORDER];	   /* split_deferred: became partially mapped */
+	__u64 split[TAOD_MAX_ORDER];	   /* split: split successfully, by the order it had */
 };
 
 /*
@@ -124,6 +143,7 @@ enum taod_stat {
 	TAOD_STAT_SPLIT_EVENTS,
 	TAOD_STAT_PENDING_FLUSHED,
 	TAOD_STAT_THP_PATH_EVENTS, /* huge faults, PMD zaps and splits (THP paths) */
+	TAOD_STAT_MTHP_EVENTS,	   /* per-size programs: large-folio faults, partial maps, splits */
 	TAOD_STAT_MAX,
 };
 

@@ -26,6 +26,9 @@ struct cg_evidence {
 	uint64_t thp_alloc;   /* fault + collapse */
 	uint64_t pmd_split;   /* PMD splits of THPs left partly mapped */
 	uint64_t split_pages; /* base pages of the THPs split */
+	/* Multi-size THP below the PMD (fentry only): bytes in the folios
+	 * faulted, and in those left partially mapped. */
+	uint64_t mthp_alloc_bytes, mthp_broken_bytes;
 };
 
 struct cg_sample {
@@ -43,6 +46,7 @@ struct cgroup_entry {
 	uint64_t first_seen_ms;
 	unsigned seen_gen;
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
+	struct taod_cg_sizes sizes;	  /* large-folio events by order, cumulative */
 	struct cg_evidence folded;	  /* of removed descendants, cumulative */
 	/* An id BPF charged before any walk found it: its ancestors as BPF
 	 * noted them (nearest first), so that it folds into one even if no

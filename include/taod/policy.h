@@ -22,6 +22,12 @@
 /* The rungs of the action ladder, in the order they must appear. */
 enum ladder_rung { RUNG_OBSERVE, RUNG_WARN, RUNG_RESTRICT, RUNG_SHATTER, RUNG_MAX };
 
+/* Folio sizes a policy judges (key `sizes`): PMD THPs, the multi-size THPs
+ * below them (16 KiB up; each partial unmap weighed by the folio size it
+ * breaks), or both. */
+#define POLICY_SIZES_PMD  1u
+#define POLICY_SIZES_MTHP 2u
+
 /* Keys of a policy section; bit (1 << key) in policy.set when given. */
 enum policy_key {
 	PK_MATCH,
@@ -36,6 +42,7 @@ enum policy_key {
 	PK_RELAX_AFTER,
 	PK_HORIZON,
 	PK_ACT_ON,
+	PK_SIZES,
 	PK_MAX,
 };
 
@@ -49,6 +56,7 @@ struct policy {
 	uint64_t window_ms;	    /* one judgement per window */
 	uint64_t horizon_ms;	    /* half-life of the evidence judged (verdict.c) */
 	bool act_on_misuser;	    /* misusers take strikes too, not only abusers */
+	unsigned sizes;		    /* POLICY_SIZES_*: the folio sizes judged */
 	unsigned ladder[RUNG_MAX];  /* strike at which each rung starts; 0: not used */
 	uint64_t cooldown_ms;	    /* no new action this long after one */
 	bool dry_run;		    /* decide and log, ask act to touch nothing (built-in: yes) */
@@ -73,6 +81,8 @@ const char *ladder_rung_name(enum ladder_rung r);
 const char *policy_key_name(enum policy_key k);
 /* "warn:1 restrict:3 shatter:5". */
 void ladder_format(const struct policy *p, char *buf, size_t len);
+/* "pmd", "mthp" or "all" for POLICY_SIZES_* bits. */
+const char *policy_sizes_name(unsigned sizes);
 /* The policy named @name, or NULL. */
 const struct policy *policy_find(const struct policy_set *set, const char *name);
 

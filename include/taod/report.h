@@ -35,6 +35,12 @@ struct report_action {
 	uint64_t shattered, shatter_failed, shatter_discarded, shatter_split;
 };
 
+/* Large folios of one size in the window (schema 3+, fentry only). */
+struct report_size {
+	unsigned size_kb;
+	uint64_t fault_alloc, partial_unmap, split;
+};
+
 struct report_cgroup {
 	char *path;
 	uint64_t cgroup_id;
@@ -53,6 +59,8 @@ struct report_cgroup {
 	size_t nactions;
 	/* The policy's coverage_guarantee at report time (0: none; -1: unknown). */
 	double guarantee_pct;
+	struct report_size *sizes; /* by size, smallest first */
+	size_t nsizes;
 };
 
 struct report_zone {
@@ -157,6 +165,8 @@ size_t *report_concern_order(const struct report *r);
 int report_write_table(FILE *f, const struct report *r);
 int report_write_json(FILE *f, const struct report *r);
 int report_write_csv(FILE *f, const struct report *r);
+/* CSV of one line per cgroup and folio size with events in the window. */
+int report_write_sizes_csv(FILE *f, const struct report *r);
 int report_write_html(FILE *f, const struct report *r);
 
 /* CSV field quoting (RFC 4180) and HTML text escaping. */

@@ -33,6 +33,12 @@ const char *bpf_observer_mode_reason(const struct bpf_observer *o)
 	return "fuzzing";
 }
 
+const char *bpf_observer_sizes_mode(const struct bpf_observer *o)
+{
+	(void)o;
+	return "tracepoint: none (fuzzing)";
+}
+
 int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max)
 {
 	(void)o;

@@ -22,7 +22,8 @@ static struct policy *pol;
 static struct decide_fixture fx;
 static uint64_t now, allocs, splits;
 static bool tao;
-static bool no_memcg_zones; /* TAO with boot-sized zones only */
+static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
+static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulative */
 
 static void setup(void)
 {
@@ -44,6 +45,7 @@ static void setup(void)
 	allocs = splits = 0;
 	tao = false;
 	no_memcg_zones = false;
+	memset(&sizes_now, 0, sizeof(sizes_now));
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -86,6 +88,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	e = cgroup_table_touch(&table, ID, "/t/cg", 0, now);
 	cgroup_table_set_counters(&table, ID, &c, now);
 	cgroup_entry_set_memstat(e, &m, true);
+	e->sizes = sizes_now;
 	cgroup_table_sample(&table, now, WINDOW);
 	decide_tick(&st, &table, now, &io);
 }
@@ -442,4 +445,44 @@ Test(decide, a_tenant_that_stopped_is_not_struck_again_for_its_past)
 	cr_assert_eq(fx.nreqs, 1);
 	ABUSE; /* new waste: strike 2 */
 	cr_assert_eq(fx.nreqs, 2);
+}
+
+/* One window of 64 KiB folios: @faults faulted, @partial left partially mapped. */
+static void tick_64k(uint64_t faults, uint64_t partial, uint64_t thp_splits)
+{
+	sizes_now.fault_alloc[4] += faults;
+	sizes_now.partial[4] += partial;
+	tick_mem(thp_splits ? 100 : 0, thp_splits, 100 * MIB, 0);
+}
+
+/* sizes = mthp: a 64 KiB folio left partially mapped breaks 1/32 of a THP;
+ * half of 1024 folios (32 THPs' worth) stranded is waste 0.5, score 2. */
+Test(decide, mthp_strands_judged_by_the_bytes_they_break)
+{
+	pol->sizes = POLICY_SIZES_MTHP;
+	tick_64k(0, 0, 0);
+	for (int i = 0; i < 4; i++)
+		tick_64k(1024, 512, 0);
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.5, 1e-9);
+	cr_assert_eq(cls(), CLASS_MISUSER);
+}
+
+Test(decide, mthp_used_well_stays_good_and_pmd_is_left_alone)
+{
+	pol->sizes = POLICY_SIZES_MTHP;
+	tick_64k(0, 0, 0);
+	for (int i = 0; i < 4; i++)
+		tick_64k(1024, 0, 100); /* every PMD THP split: not this policy's business */
+	cr_assert(decide_find(&st, ID)->last.judged);
+	cr_assert_eq(cls(), CLASS_GOOD);
+}
+
+/* The default (sizes = pmd) judges as before: the same strands are no evidence. */
+Test(decide, pmd_policy_ignores_mthp)
+{
+	tick_64k(0, 0, 0);
+	for (int i = 0; i < 4; i++)
+		tick_64k(1024, 512, 0);
+	cr_assert_not(decide_find(&st, ID)->last.judged);
+	cr_assert_eq(cls(), CLASS_GOOD);
 }

@@ -502,29 +502,36 @@ Test(history, shatter_counts_of_the_audit_record)
 	cgroup_table_free(&t);
 }
 
+/* A database @name of schema @version holding cgroup /old (id 10) with one
+ * sample, and @more SQL. */
+static void old_database(const char *name, int version, const char *more)
+{
+	char err[256], sql[1024];
+	sqlite3 *db;
+
+	snprintf(db_path, sizeof(db_path), "%s/%s", dir, name);
+	cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	cr_assert_eq(history_schema_apply_to(db, version, err, sizeof(err)), 0, "%s", err);
+	snprintf(
+	    sql, sizeof(sql),
+	    "INSERT INTO cgroups VALUES(1, '/old', 10, 1000, 1000, NULL);"
+	    "INSERT INTO samples VALUES(1, 1000, 1, 0, 100, 50, 50.0, 3, 1, 0, 3, 1, 0, NULL);%s",
+	    more);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
 /* A database of schema version 1 (before TAO counts) is read as it is, then migrated. */
 Test(history, version_1_database_is_read_then_migrated)
 {
 	struct cgroup_table t;
 	struct history *h;
 	struct report r;
-	sqlite3 *db;
-	char err[256];
 
-	snprintf(db_path, sizeof(db_path), "%s/v1.db", dir);
-	cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-	cr_assert_eq(history_schema_apply_to(db, 1, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(
-	    sqlite3_exec(db,
-			 "INSERT INTO cgroups VALUES(1, '/old', 10, 1000, 1000, NULL);"
-			 "INSERT INTO samples VALUES(1, 1000, 1, 0, 100, 50, 50.0, 3, 1,"
-			 " 0, 3, 1, 0, NULL);"
-			 "INSERT INTO zone_samples VALUES(1000, 0, 'Normal', 10, 10, 5, '1 2');"
-			 "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result)"
-			 " VALUES(1000, 1, '/old', 10, 'shatter', 'done');",
-			 NULL, NULL, NULL),
-	    SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
+	old_database("v1.db", 1,
+		     "INSERT INTO zone_samples VALUES(1000, 0, 'Normal', 10, 10, 5, '1 2');"
+		     "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result)"
+		     " VALUES(1000, 1, '/old', 10, 'shatter', 'done');");
 	cr_assert_eq(query_int("PRAGMA user_version"), 1);
 
 	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
@@ -575,4 +582,89 @@ Test(history, foreign_database_refused_untouched)
 		cr_assert_eq(stat(db_path, &st), 0);
 		cr_assert_eq(st.st_mode & 0777, 0644);
 	}
+}
+
+/* Per-size counts (schema 3): a row when a size's counts moved, summed over
+ * the report's window, in each format. */
+Test(history, sizes_recorded_when_they_move_and_reported)
+{
+	struct cgroup_table t;
+	struct history *h = open_h();
+	const struct report_cgroup *c;
+	struct cgroup_entry *e;
+	struct report r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/m", 0, 0, 100, 0);
+	e = cgroup_table_find(&t, 10);
+	e->sizes.fault_alloc[4] = 32;
+	e->sizes.partial[4] = 8;
+	cr_assert_eq(history_record(h, &t, 1000, NULL, NULL, NULL), 0);
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0); /* nothing moved */
+	e->sizes.split[4] = 4;
+	e->sizes.fault_alloc[2] = 3;
+	cr_assert_eq(history_record(h, &t, 3000, NULL, NULL, NULL), 0);
+	history_close(h);
+	cr_assert_eq(query_int("SELECT count(*) FROM size_samples"), 3);
+
+	load(&r, 0, 10000, NULL);
+	c = find(&r, "/m", 0);
+	cr_assert_not_null(c);
+	cr_assert_eq(c->nsizes, 2);
+	cr_assert_eq(c->sizes[0].size_kb, 16);
+	cr_assert_eq(c->sizes[0].fault_alloc, 3);
+	cr_assert_eq(c->sizes[1].size_kb, 64);
+	cr_assert_eq(c->sizes[1].fault_alloc, 32);
+	cr_assert_eq(c->sizes[1].partial_unmap, 8);
+	cr_assert_eq(c->sizes[1].split, 4);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
+	cr_assert_eq(report_write_table(f, &r), 0);
+	fclose(f);
+	cr_assert(strstr(text, "/m,10,64,32,8,4\r\n"), "%s", text);
+	cr_assert(strstr(text, "  /m  64 KiB: 32 faulted, 8 partial, 4 split (37.5% broken)\n"),
+		  "%s", text);
+	free(text);
+	report_free(&r);
+
+	load(&r, 2500, 10000, NULL); /* the window: only the last batch's moves */
+	c = find(&r, "/m", 0);
+	cr_assert_eq(c->nsizes, 2);
+	cr_assert_eq(c->sizes[1].fault_alloc, 0);
+	cr_assert_eq(c->sizes[1].split, 4);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* A version 2 database (before per-size counts) is read without sizes, then migrated. */
+Test(history, version_2_database_has_no_sizes_then_migrates)
+{
+	struct cgroup_table t;
+	struct history *h;
+	struct report r;
+
+	old_database("v2.db", 2, "");
+
+	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
+	cr_assert_eq(r.ncgroups, 1);
+	cr_assert_eq(r.cgroups[0].nsizes, 0);
+	report_free(&r);
+	cr_assert_eq(query_int("PRAGMA user_version"), 2);
+
+	h = open_h();
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/old", 5, 1, 100, 50);
+	cgroup_table_find(&t, 10)->sizes.partial[4] = 2;
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0);
+	history_close(h);
+	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.cgroups[0].samples, 2, "the old row continued");
+	cr_assert_eq(r.cgroups[0].nsizes, 1);
+	cr_assert_eq(r.cgroups[0].sizes[0].partial_unmap, 2);
+	report_free(&r);
+	cgroup_table_free(&t);
 }

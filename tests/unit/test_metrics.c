@@ -57,6 +57,35 @@ Test(metrics, families_and_values)
 	cgroup_table_free(&t);
 }
 
+/* Per cgroup and folio size with an event, three counters labelled by
+ * event; sizes with none are left out. */
+Test(metrics, mthp_sizes_by_label)
+{
+	struct cgroup_table t;
+	uint64_t stats[TAOD_STAT_MAX] = {0};
+	struct metrics_input in = {.bpf_stats = stats, .version = "v1"};
+	struct cgroup_entry *e;
+	char *text;
+
+	table_with_two(&t);
+	e = cgroup_table_find(&t, 2);
+	e->sizes.fault_alloc[4] = 32;
+	e->sizes.partial[4] = 8;
+	in.cgroups = &t;
+	text = metrics_text(&in);
+	cr_assert_not_null(text);
+	cr_assert(strstr(text, "# TYPE taod_cgroup_mthp_folios_total counter\n"));
+	cr_assert(strstr(text, "taod_cgroup_mthp_folios_total{cgroup=\"/empty\",size_kb=\"64\","
+			       "event=\"fault_alloc\"} 32\n"),
+		  "%s", text);
+	cr_assert(strstr(text, "size_kb=\"64\",event=\"partial_unmap\"} 8\n"));
+	cr_assert(strstr(text, "size_kb=\"64\",event=\"split\"} 0\n"));
+	cr_assert_null(strstr(text, "size_kb=\"16\""));
+	cr_assert_null(strstr(text, "mthp_folios_total{cgroup=\"/we"));
+	free(text);
+	cgroup_table_free(&t);
+}
+
 Test(metrics, textfile_replaced_atomically)
 {
 	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], text[8192];

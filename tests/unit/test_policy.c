@@ -212,3 +212,22 @@ Test(policy, ladder_rungs_for_strikes)
 	cr_assert_eq(ladder_rung_for(&p, 3), RUNG_RESTRICT);
 	cr_assert_eq(ladder_rung_for(&p, 9), RUNG_SHATTER);
 }
+
+/* sizes: pmd (built-in), mthp or all, inherited from the default; anything
+ * else is an error naming the line and the values it takes. */
+Test(policy, sizes_key_parsed_inherited_and_checked)
+{
+	cr_assert_eq(load("[policy default]\nsizes = all\n"
+			  "[policy small]\nmatch = /s/*\nsizes = mthp\n"
+			  "[policy other]\nmatch = /o/*\n"),
+		     0);
+	cr_assert_eq(cfg.policies.v[0].sizes, POLICY_SIZES_PMD | POLICY_SIZES_MTHP);
+	cr_assert_eq(policy_find(&cfg.policies, "small")->sizes, POLICY_SIZES_MTHP);
+	cr_assert_eq(policy_find(&cfg.policies, "other")->sizes,
+		     POLICY_SIZES_PMD | POLICY_SIZES_MTHP);
+	cr_assert_str_eq(policy_sizes_name(POLICY_SIZES_MTHP), "mthp");
+	cr_assert_eq(load("[daemon]\n"), 0);
+	cr_assert_eq(cfg.policies.v[0].sizes, POLICY_SIZES_PMD);
+	cr_assert_neq(load("[policy p]\nmatch = /p\nsizes = 64k\n"), 0);
+	assert_error(0, 3, "pmd (PMD THPs), mthp");
+}

@@ -122,3 +122,39 @@ Test(protocol, reply_line_is_one_line_of_valid_utf8)
 	json_object_put(back);
 	free(line);
 }
+
+/* Field @key of the @i-th entry of @sizes. */
+static uint64_t size_field(struct json_object *sizes, size_t i, const char *key)
+{
+	struct json_object *v;
+
+	cr_assert(json_object_object_get_ex(json_object_array_get_idx(sizes, i), key, &v), "%s",
+		  key);
+	return json_object_get_uint64(v);
+}
+
+/* Per size: the orders that saw anything, with their size in KiB; the
+ * per-size programs' counts beside the page allocator's. */
+Test(protocol, cgroup_row_lists_sizes_with_events)
+{
+	struct cgroup_entry e = {.id = 9, .path = "/m", .coverage_pct = -1};
+	struct json_object *row, *sizes;
+
+	e.sizes.fault_alloc[4] = 32;
+	e.sizes.partial[4] = 8;
+	e.sizes.split[4] = 4;
+	e.sizes.split[9] = 1; /* a PMD THP split: listed too */
+	e.counters.folio_alloc[2] = 3;
+	e.counters.folio_alloc[1] = 5; /* order 1 is never a THP: left out */
+	row = protocol_cgroup_row(&e);
+	cr_assert(json_object_object_get_ex(row, "sizes", &sizes));
+	cr_assert_eq(json_object_array_length(sizes), 3);
+	cr_assert_eq(size_field(sizes, 0, "order"), 2);
+	cr_assert_eq(size_field(sizes, 0, "page_alloc"), 3);
+	cr_assert_eq(size_field(sizes, 1, "size_kb"), 64);
+	cr_assert_eq(size_field(sizes, 1, "fault_alloc"), 32);
+	cr_assert_eq(size_field(sizes, 1, "partial_unmap"), 8);
+	cr_assert_eq(size_field(sizes, 1, "split"), 4);
+	cr_assert_eq(size_field(sizes, 2, "size_kb"), 2048);
+	json_object_put(row);
+}

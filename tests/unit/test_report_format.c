@@ -69,7 +69,7 @@ Test(report_format, csv_quotes_what_needs_it)
 	sample_report(&r, c, odd);
 	out = render(report_write_csv, &r);
 	cr_assert(strstr(out, "\"/a,b \"\"q\"\"\nx\",42,"), "%s", out);
-	cr_assert(strstr(out, "\r\n/plain,7,0,0,,0,,,,,,,0,0,0,0.0000,0,0,,,,\r\n"), "%s", out);
+	cr_assert(strstr(out, "\r\n/plain,7,0,0,,0,,,,,,,0,0,0,0.0000,0,0,,,,,,,\r\n"), "%s", out);
 	cr_assert(strstr(out, ",abuser,3,50.00,25.00,40.00,60.00,4194304,2097152,8,2,0,0.2500,1,1"),
 		  "%s", out);
 	free(out);
@@ -327,9 +327,9 @@ Test(report_format, tao_in_the_table_and_csv)
 	free(out);
 	out = render(report_write_csv, &r);
 	cr_assert(strstr(out, ",thp_shattered,thp_shatter_failed,thp_shatter_discarded,"
-			      "thp_shatter_split\r\n"),
+			      "thp_shatter_split,unit,container,pod\r\n"),
 		  "%s", out);
-	cr_assert(strstr(out, ",1,1,4,1,0,2\r\n/plain,"), "%s", out);
+	cr_assert(strstr(out, ",1,1,4,1,0,2,,,\r\n/plain,"), "%s", out);
 	free(out);
 	/* A stock kernel's report says nothing of TAO. */
 	sample_report(&r, c, "/x");

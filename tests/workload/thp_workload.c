@@ -46,6 +46,18 @@
  *                  the last ones of the THPs this process split, go
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
+ *   mthp-size KB   the size of the next mthp-fault's chunks (default 64)
+ *   mthp-fault N   N chunks of that size, each its own mapping aligned to
+ *                  its size with an inaccessible gap after it, so a folio
+ *                  of that size fits and no larger one does; every page
+ *                  written (multi-size THPs where the size is enabled)
+ *   mthp-partial M munmap the second 4 KiB page of M intact chunks (the
+ *                  folio is left partially mapped: split_deferred)
+ *   mthp-mprotect M mprotect the second 4 KiB page of M intact chunks
+ *                  (the folio stays mapped whole, across two mappings)
+ *   mthp-pageout M MADV_PAGEOUT the second 4 KiB page of M intact chunks
+ *                  (the kernel splits the folio)
+ *   mthp-unmap     munmap every chunk whole
  *   hop N          a cgroup hopper, N rounds of 5 s: move into a new sibling
  *                  cgroup (hop1, hop2, ... beside the one it started in, which
  *                  must be a child of its tenant cgroup), fault 32 THPs, split
@@ -86,7 +98,11 @@ enum {
 	C_SMALL,
 	C_ABUSE,
 	C_COLLAPSED,
-	C_COW
+	C_COW,
+	C_MTHP_FAULTED,
+	C_MTHP_PARTIAL,
+	C_MTHP_MPROTECT,
+	C_MTHP_PAGEOUT,
 };
 
 static volatile sig_atomic_t got_usr1;
@@ -464,6 +480,101 @@ static int fork_cow(long m)
 	return 0;
 }
 
+/* Multi-size THP chunks (mthp-* steps), with their sizes. */
+#define MAX_CHUNKS 8192
+
+static char *chunks[MAX_CHUNKS];
+static size_t chunk_len[MAX_CHUNKS];
+static enum region_state cstate[MAX_CHUNKS];
+static size_t nchunks;
+static size_t mthp_size = 64UL << 10;
+
+static int set_mthp_size(long kib)
+{
+	if (kib < 8 || kib > 1024 || (kib & (kib - 1))) {
+		errno = EINVAL;
+		return -1;
+	}
+	mthp_size = (size_t)kib << 10;
+	return 0;
+}
+
+/* Reserves 2 N sizes inaccessible (plus one for alignment), then opens the
+ * first half of each slot: N mappings the gaps keep apart. */
+static int mthp_fault(long n)
+{
+	size_t sz = mthp_size, len = 2 * (size_t)n * sz + sz;
+	char *raw, *base;
+
+	if (n <= 0 || nchunks + (size_t)n > MAX_CHUNKS)
+		return -1;
+	raw = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -1;
+	base = (char *)(((uintptr_t)raw + sz - 1) & ~(uintptr_t)(sz - 1));
+	for (long i = 0; i < n; i++) {
+		char *c = base + 2 * (size_t)i * sz;
+
+		if (mprotect(c, sz, PROT_READ | PROT_WRITE))
+			return -1;
+		for (size_t off = 0; off < sz; off += PAGE)
+			c[off] = 1;
+		chunks[nchunks] = c;
+		chunk_len[nchunks] = sz;
+		cstate[nchunks++] = R_INTACT;
+	}
+	counts[C_MTHP_FAULTED] += n;
+	return 0;
+}
+
+/* Applies @what to the second page of M intact chunks of the current size. */
+static int mthp_each(long m, int what, int count)
+{
+	long done = 0;
+
+	for (size_t i = 0; i < nchunks && done < m; i++) {
+		char *page = chunks[i] + PAGE;
+		int r;
+
+		if (cstate[i] != R_INTACT || chunk_len[i] != mthp_size)
+			continue;
+		r = what == 0	? munmap(page, PAGE)
+		    : what == 1 ? mprotect(page, PAGE, PROT_READ)
+				: madvise(page, PAGE, MADV_PAGEOUT);
+		if (r)
+			return -1;
+		cstate[i] = R_SPLIT;
+		done++;
+	}
+	counts[count] += done;
+	return 0;
+}
+
+static void mthp_unmap(void)
+{
+	for (size_t i = 0; i < nchunks; i++)
+		if (cstate[i] != R_GONE && !munmap(chunks[i], chunk_len[i]))
+			cstate[i] = R_GONE;
+}
+
+static int run_mthp_step(const char *step, long arg)
+{
+	if (!strcmp(step, "mthp-size"))
+		return set_mthp_size(arg);
+	if (!strcmp(step, "mthp-fault"))
+		return mthp_fault(arg);
+	if (!strcmp(step, "mthp-partial"))
+		return mthp_each(arg, 0, C_MTHP_PARTIAL);
+	if (!strcmp(step, "mthp-mprotect"))
+		return mthp_each(arg, 1, C_MTHP_MPROTECT);
+	if (!strcmp(step, "mthp-pageout"))
+		return mthp_each(arg, 2, C_MTHP_PAGEOUT);
+	if (!strcmp(step, "mthp-unmap"))
+		return mthp_unmap(), 0;
+	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
+	return -2;
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -509,15 +620,14 @@ static int run_step(const char *step, long arg)
 		return churn(arg), 0;
 	if (!strcmp(step, "hop"))
 		return hop(arg);
-	fprintf(stderr, "thp_workload: unknown step \"%s\"\n", step);
-	return -2;
+	return run_mthp_step(step, arg);
 }
 
 static bool takes_arg(const char *step)
 {
 	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
 	       strcmp(step, "wait-signal") && strcmp(step, "collapse") && strcmp(step, "thp-off") &&
-	       strcmp(step, "end-child");
+	       strcmp(step, "end-child") && strcmp(step, "mthp-unmap");
 }
 
 int main(int argc, char **argv)
@@ -547,9 +657,13 @@ int main(int argc, char **argv)
 	}
 	printf("{\"pid\": %d, \"faulted\": %ld, \"thp_kib_after_fault\": %ld, \"partial\": %ld, "
 	       "\"mprotect\": %ld, \"dontneed\": %ld, \"unmapped\": %ld, \"small\": %ld, "
-	       "\"abuse_splits\": %ld, \"collapsed\": %ld, \"cow\": %ld, \"thp_kib_end\": %ld}\n",
+	       "\"abuse_splits\": %ld, \"collapsed\": %ld, \"cow\": %ld, \"thp_kib_end\": %ld, "
+	       "\"mthp_faulted\": %ld, \"mthp_partial\": %ld, \"mthp_mprotect\": %ld, "
+	       "\"mthp_pageout\": %ld}\n",
 	       getpid(), counts[C_FAULTED], thp_kib_after_fault, counts[C_PARTIAL],
 	       counts[C_MPROTECT], counts[C_DONTNEED], counts[C_UNMAPPED], counts[C_SMALL],
-	       counts[C_ABUSE], counts[C_COLLAPSED], counts[C_COW], anon_huge_kib());
+	       counts[C_ABUSE], counts[C_COLLAPSED], counts[C_COW], anon_huge_kib(),
+	       counts[C_MTHP_FAULTED], counts[C_MTHP_PARTIAL], counts[C_MTHP_MPROTECT],
+	       counts[C_MTHP_PAGEOUT]);
 	return 0;
 }

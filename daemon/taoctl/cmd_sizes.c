@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cmd_sizes.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format.h"
+#include "taod/json_fields.h"
+
+/* Folios broken (left partially mapped or split) per folio faulted, as a
+ * percentage; "-" with none faulted. */
+static const char *broken_pct(char *buf, size_t len, struct json_object *s)
+{
+	uint64_t faults = jget_u64(s, "fault_alloc");
+
+	if (!faults)
+		return "-";
+	snprintf(buf, len, "%.1f%%",
+		 100.0 * (double)(jget_u64(s, "partial_unmap") + jget_u64(s, "split")) /
+		     (double)faults);
+	return buf;
+}
+
+static void print_text(struct json_object *list)
+{
+	int w = column_width(list, "path", 6);
+
+	printf("%-*s %8s %8s %8s %8s %8s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL", "SPLITS",
+	       "BROKEN", "PGALLOC");
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *row = json_object_array_get_idx(list, i);
+		struct json_object *sizes = jget(row, "sizes");
+
+		for (size_t k = 0; sizes && k < json_object_array_length(sizes); k++) {
+			struct json_object *s = json_object_array_get_idx(sizes, k);
+			char size[32], pct[16];
+
+			printf("%-*s %8s %8llu %8llu %8llu %8s %8llu\n", w, jget_text(row, "path"),
+			       fmt_bytes(size, sizeof(size), jget_u64(s, "size_kb") * 1024),
+			       (unsigned long long)jget_u64(s, "fault_alloc"),
+			       (unsigned long long)jget_u64(s, "partial_unmap"),
+			       (unsigned long long)jget_u64(s, "split"),
+			       broken_pct(pct, sizeof(pct), s),
+			       (unsigned long long)jget_u64(s, "page_alloc"));
+		}
+	}
+}
+
+void print_cgroup_sizes(struct json_object *list, bool json)
+{
+	struct json_object *out;
+
+	if (!json) {
+		print_text(list);
+		return;
+	}
+	out = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *row = json_object_array_get_idx(list, i);
+		struct json_object *o = json_object_new_object();
+
+		json_add_u64(o, "id", jget_u64(row, "id"));
+		json_add(o, "path", json_object_get(jget(row, "path")));
+		json_add(o, "sizes", json_object_get(jget(row, "sizes")));
+		json_object_array_add(out, o);
+	}
+	print_json(out);
+	json_object_put(out);
+}

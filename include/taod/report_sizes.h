@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The multi-size THP part of each report format (report_sizes.c). */
+#ifndef TAOD_REPORT_SIZES_H
+#define TAOD_REPORT_SIZES_H
+
+#include <stdio.h>
+
+#include "taod/report.h"
+
+struct json_object;
+
+/* Folios left partially mapped or split per folio faulted, in percent; -1
+ * with none faulted. */
+double report_size_broken_pct(const struct report_size *s);
+/* [{size_kb, fault_alloc, partial_unmap, split, broken_pct}] of @c. */
+struct json_object *report_sizes_json(const struct report_cgroup *c);
+/* The table format's section, a line per cgroup and size; nothing when no
+ * cgroup has a size counted. */
+void report_sizes_table(FILE *f, const struct report *r);
+/* The HTML per-cgroup view: a row per size with a broken/intact bar. */
+void report_sizes_html(FILE *f, const struct report_cgroup *c);
+
+#endif
