@@ -10,6 +10,8 @@ profile lacks. One test runs taod on the machine itself (real cgroups,
 tasks and BPF) with only the profile's kernel files taken from the fixture,
 so that decide judges and shatters a real abuser. test_tao_fixture.py holds
 the extended interface (2b)."""
+import csv
+import io
 import json
 import os
 import re
@@ -246,10 +248,10 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     assert "NoSplit  order 4, managed 262144 pages" in table, table
     assert "hvo     not counted by this kernel" in table, table
     assert "  /x  1 shatter(s): shattered 1, failed 1, discarded 1, split 1" in table, table
-    csv = report(tmp_path, "csv").splitlines()
-    assert csv[0].endswith(",thp_shattered,thp_shatter_failed,thp_shatter_discarded,"
-                           "thp_shatter_split")
-    assert next(l for l in csv if l.startswith("/x,")).endswith(",1,1,1,1"), csv
+    rows = list(csv.DictReader(io.StringIO(report(tmp_path, "csv"))))
+    x = next(r for r in rows if r["cgroup"] == "/x")
+    assert [x[k] for k in ("thp_shattered", "thp_shatter_failed", "thp_shatter_discarded",
+                           "thp_shatter_split")] == ["1", "1", "1", "1"], rows
     html = report(tmp_path, "html")
     assert "<tr><td>thp_shatter_page</td><td>+1</td><td>8</td></tr>" in html, html
     assert '<svg class="shatter"' in html and 'data-result="failed"' in html
