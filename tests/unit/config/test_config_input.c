@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "taod/config.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 static const char *dir;
 static struct taod_config cfg;

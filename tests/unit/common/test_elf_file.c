@@ -9,7 +9,7 @@
 
 #include "taod/elf_file.h"
 #include "taod/explain.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 static const char *self_path(void)
 {

@@ -10,7 +10,7 @@
 
 #include "taod/allocator.h"
 #include "taod/rootfs.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 #define LINE(path) "7f0000000000-7f0000021000 r-xp 00000000 08:01 1234 " path "\n"
 
