@@ -2,39 +2,33 @@
 #include "tmp_conf.h"
 
 #include <criterion/criterion.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define TEMPLATE "/tmp/taod-config-XXXXXX"
+#include "scratch.h"
 
-static char dir[] = TEMPLATE;
+static char dir[SCRATCH_DIR_MAX];
 
 const char *tmp_conf_setup(void)
 {
-	strcpy(dir, TEMPLATE);
-	cr_assert_not_null(mkdtemp(dir));
-	return dir;
+	return scratch_make(dir, "config");
+}
+
+void tmp_conf_init(void)
+{
+	tmp_conf_setup();
 }
 
 void tmp_conf_teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-	strcpy(dir, TEMPLATE);
+	cr_assert_eq(scratch_remove(dir), 0, "removing %s", dir);
+	dir[0] = '\0';
 }
 
 const char *tmp_conf_write(const char *name, const char *text)
 {
-	static char path[256];
-	FILE *f;
+	return scratch_write(dir, name, text);
+}
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+const char *tmp_conf_write_bytes(const char *name, const void *data, size_t len)
+{
+	return scratch_write_bytes(dir, name, data, len);
 }
