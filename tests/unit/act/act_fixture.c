@@ -180,7 +180,7 @@ void fx_teardown(void)
 	fx.actor = NULL;
 	rootfs_set_write_hook(NULL, NULL);
 	rootfs_set("/");
-	scratch_remove(fx.root);
+	cr_assert_eq(scratch_remove(fx.root), 0, "removing %s", fx.root);
 }
 
 void fx_fail(const char *rel, int err)

@@ -75,7 +75,7 @@ static void teardown(void)
 	}
 	close(fds[0]);
 	free(deep);
-	scratch_remove(root);
+	cr_assert_eq(scratch_remove(root), 0);
 }
 
 TestSuite(cgroup_dir, .init = setup, .fini = teardown);
