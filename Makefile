@@ -42,7 +42,8 @@ LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
 	daemon/account/*.c daemon/decide/*.c daemon/act/*.c daemon/report/*.c \
 	daemon/control/*.c)
 TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# Unit tests in a folder per stage, as daemon/ is; shared fixtures in support/.
+UNIT_SRCS := $(wildcard tests/unit/*/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)

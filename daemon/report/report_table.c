@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "taod/pct_text.h"
 #include "taod/report.h"
 #include "taod/report_sizes.h"
 #include "taod/utf8.h"
@@ -28,15 +29,6 @@ static const char *fmt_time(char *buf, size_t len, int64_t ms)
 		snprintf(buf, len, "-");
 	else
 		strftime(buf, len, "%Y-%m-%d %H:%M:%SZ", &tm);
-	return buf;
-}
-
-static const char *fmt_pct(char *buf, size_t len, double v)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f", v);
 	return buf;
 }
 
@@ -188,16 +180,17 @@ static void table_row(FILE *f, const struct report *r, const struct report_cgrou
 	char *path = text_escape_dup(c->path, false);
 
 	workload_name_parse(c->path, &wl);
-	fprintf(
-	    f, "%-*s%s %-10s %6s %6s %6s %6s %9s %9s %8llu %8llu %6.3f %13zu %7zu  %s\n", w,
-	    path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
-	    c->class[0] ? shown(cls, sizeof(cls), c->class) : "-",
-	    fmt_pct(now, sizeof(now), c->coverage_now), fmt_pct(lo, sizeof(lo), c->coverage_min),
-	    fmt_pct(mean, sizeof(mean), c->coverage_mean), fmt_pct(hi, sizeof(hi), c->coverage_max),
-	    fmt_mib(anon, sizeof(anon), c->anon_bytes), fmt_mib(thp, sizeof(thp), c->thp_bytes),
-	    (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
-	    report_split_ratio(c), c->nchanges, c->nactions,
-	    workload_name_label(&wl, label, sizeof(label)));
+	fprintf(f, "%-*s%s %-10s %6s %6s %6s %6s %9s %9s %8llu %8llu %6.3f %13zu %7zu  %s\n", w,
+		path ? path : "?", report_cgroup_present(r, c) ? " " : "*",
+		c->class[0] ? shown(cls, sizeof(cls), c->class) : "-",
+		pct_text(now, sizeof(now), c->coverage_now, ""),
+		pct_text(lo, sizeof(lo), c->coverage_min, ""),
+		pct_text(mean, sizeof(mean), c->coverage_mean, ""),
+		pct_text(hi, sizeof(hi), c->coverage_max, ""),
+		fmt_mib(anon, sizeof(anon), c->anon_bytes), fmt_mib(thp, sizeof(thp), c->thp_bytes),
+		(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
+		report_split_ratio(c), c->nchanges, c->nactions,
+		workload_name_label(&wl, label, sizeof(label)));
 	free(path);
 }
 

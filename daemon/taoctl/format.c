@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "taod/json_fields.h"
 #include "taod/parse.h"
+#include "taod/pct_text.h"
 #include "taod/utf8.h"
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
@@ -82,13 +84,12 @@ int opt_positive(const char *opt, const char *value, long *out)
 	return -1;
 }
 
+/* taod sends null for a percentage it does not know, never a negative one. */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v)
 {
-	if (!v || json_object_is_type(v, json_type_null))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.1f%%", json_object_get_double(v));
-	return buf;
+	bool known = v && !json_object_is_type(v, json_type_null);
+
+	return pct_text(buf, len, known ? json_object_get_double(v) : -1, "%");
 }
 
 struct json_object *jget(struct json_object *o, const char *key)

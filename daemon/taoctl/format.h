@@ -22,7 +22,7 @@ const char *fmt_size(char *buf, size_t len, uint64_t bytes);
  */
 int opt_size(const char *opt, const char *value, uint64_t *out);
 int opt_positive(const char *opt, const char *value, long *out);
-/* "87.5%", or "-" for a JSON null. */
+/* "87.5%", or "-" for a JSON null (pct_text with "%"). */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v);
 uint64_t jget_u64(struct json_object *o, const char *key);
 double jget_double(struct json_object *o, const char *key);

@@ -12,21 +12,19 @@
 #include "taod/history.h"
 #include "taod/report.h"
 
-static char dir[64], db_path[128];
+#include "../support/scratch.h"
+
+static char dir[SCRATCH_DIR_MAX], db_path[128];
 
 static void make_tmp(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/taod-hist-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	scratch_make(dir, "hist");
 	snprintf(db_path, sizeof(db_path), "%s/sub/history.db", dir);
 }
 
 static void remove_tmp(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(scratch_remove(dir), 0);
 }
 
 TestSuite(history, .init = make_tmp, .fini = remove_tmp);

@@ -15,13 +15,15 @@
 #include "taod/act.h"
 #include "taod/config.h"
 
+#include "../support/scratch.h"
+
 #define FIX_PID	   4242
 #define FIX_BLOCK  (128ULL << 20)
 #define PM_PRESENT (1ULL << 63)
 #define KPF_THP	   (1ULL << 22)
 
 struct act_fixture {
-	char root[64];
+	char root[SCRATCH_DIR_MAX];
 	struct taod_config cfg;
 	struct cgroup_tree tree;
 	struct actor *actor;

@@ -12,20 +12,18 @@
 #include "taod/history.h"
 #include "taod/state_files.h"
 
-static char dir[64];
+#include "../support/scratch.h"
+
+static char dir[SCRATCH_DIR_MAX];
 
 static void make_tmp(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/taod-files-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	scratch_make(dir, "files");
 }
 
 static void remove_tmp(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(scratch_remove(dir), 0);
 }
 
 TestSuite(state_files, .init = make_tmp, .fini = remove_tmp);
@@ -39,12 +37,8 @@ static void path_in(char *buf, size_t len, const char *name)
 static void plant(const char *name, char *victim, size_t len)
 {
 	char link[128];
-	FILE *f;
 
-	path_in(victim, len, "victim");
-	f = fopen(victim, "w");
-	fputs("precious\n", f);
-	fclose(f);
+	snprintf(victim, len, "%s", scratch_write(dir, "victim", "precious\n"));
 	path_in(link, sizeof(link), name);
 	cr_assert_eq(symlink(victim, link), 0);
 }

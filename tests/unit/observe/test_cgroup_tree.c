@@ -12,6 +12,8 @@
 #include "taod/kernel_probe.h"
 #include "taod/rootfs.h"
 
+#include "../support/scratch.h"
+
 Test(cgroup_tree, proc_cgroup_v1_and_v2)
 {
 	const char *text =
@@ -66,26 +68,20 @@ static int find(const struct seen *s, const char *p)
 
 Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 {
-	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
+	char root[SCRATCH_DIR_MAX], path[512];
 	struct taod_config cfg;
 	struct cgroup_tree t;
 	struct seen s = {0};
 	struct stat st;
 	char why[256] = "", *shown;
-	FILE *f;
 
-	cr_assert_not_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd),
-		 "mkdir -p %s/proc/self %s/sys/fs/cgroup/memory/a/b %s/sys/fs/cgroup/memory/c "
-		 "%s/sys/fs/cgroup/unified",
-		 root, root, root, root);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/proc/self/mounts", root);
-	f = fopen(path, "w");
-	fputs("cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid 0 0\n"
-	      "cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,memory 0 0\n",
-	      f);
-	fclose(f);
+	scratch_make(root, "tree");
+	scratch_mkdir(root, "/sys/fs/cgroup/memory/a/b");
+	scratch_mkdir(root, "/sys/fs/cgroup/memory/c");
+	scratch_mkdir(root, "/sys/fs/cgroup/unified");
+	scratch_write(root, "/proc/self/mounts",
+		      "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid 0 0\n"
+		      "cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,memory 0 0\n");
 	config_defaults(&cfg);
 	rootfs_set(root);
 	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
@@ -116,30 +112,15 @@ Test(cgroup_tree, detect_from_mounts_and_walk_fixture)
 	free(shown);
 
 	rootfs_set("/");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_assert_eq(system(cmd), 0);
-}
-
-static void put_text(const char *root, const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
+	cr_assert_eq(scratch_remove(root), 0);
 }
 
 /* A fixture root with /proc/self and a cgroup v2 root named in @cfg. */
-static void self_fixture(char *root, struct taod_config *cfg)
+static void self_fixture(char root[SCRATCH_DIR_MAX], struct taod_config *cfg)
 {
-	char cmd[256];
-
-	cr_assert_not_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self %s/sys/fs/cgroup", root, root);
-	cr_assert_eq(system(cmd), 0);
+	scratch_make(root, "self");
+	scratch_mkdir(root, "/proc/self");
+	scratch_mkdir(root, "/sys/fs/cgroup");
 	config_defaults(cfg);
 	snprintf(cfg->k.cgroup_root, sizeof(cfg->k.cgroup_root), "/sys/fs/cgroup");
 	rootfs_set(root);
@@ -149,13 +130,13 @@ static void self_fixture(char *root, struct taod_config *cfg)
  * somewhere below the cut one, which one is unknown. */
 Test(cgroup_tree, self_too_deep_for_proc_is_unknown)
 {
-	char root[] = "/tmp/taod-self-XXXXXX", cmd[256], why[256] = "";
+	char root[SCRATCH_DIR_MAX], why[256] = "";
 	static char text[PATH_MAX + 16];
 	struct taod_config cfg;
 	struct cgroup_tree t;
 
 	self_fixture(root, &cfg);
-	put_text(root, "/proc/self/cgroup", "0::/taod.service\n");
+	scratch_write(root, "/proc/self/cgroup", "0::/taod.service\n");
 	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
 	cr_assert_str_eq(t.self, "/taod.service");
 	cr_assert_not(t.self_unknown);
@@ -163,37 +144,28 @@ Test(cgroup_tree, self_too_deep_for_proc_is_unknown)
 	memset(text, 'a', sizeof(text));
 	memcpy(text, "0::/", 4);
 	snprintf(text + 3 + PATH_MAX - 1, 2, "\n"); /* a path of PATH_MAX - 1 bytes */
-	put_text(root, "/proc/self/cgroup", text);
+	scratch_write(root, "/proc/self/cgroup", text);
 	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
 	cr_assert(t.self_unknown);
 
 	rootfs_set("/");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(scratch_remove(root), 0);
 }
 
 Test(cgroup_tree, no_memory_mount_is_explained)
 {
-	char root[] = "/tmp/taod-tree-XXXXXX", path[512], cmd[600];
+	char root[SCRATCH_DIR_MAX];
 	struct taod_config cfg;
 	struct cgroup_tree t;
 	char why[256] = "";
-	FILE *f;
 
-	cr_assert_not_null(mkdtemp(root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/self", root);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/proc/self/mounts", root);
-	f = fopen(path, "w");
-	fputs("proc /proc proc rw 0 0\n", f);
-	fclose(f);
+	scratch_write(scratch_make(root, "tree"), "/proc/self/mounts", "proc /proc proc rw 0 0\n");
 	config_defaults(&cfg);
 	rootfs_set(root);
 	cr_assert_neq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0);
 	cr_assert(strstr(why, "no v1 or v2 memory cgroup mount"), "%s", why);
 	rootfs_set("/");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(scratch_remove(root), 0);
 }
 
 Test(kernel_probe, zoneinfo_zone_names)
@@ -211,15 +183,15 @@ Test(kernel_probe, zoneinfo_zone_names)
  * read (out of fds, say) keeps the known one rather than "/". */
 Test(cgroup_tree, self_is_read_again_and_a_failed_read_keeps_it)
 {
-	char root[] = "/tmp/taod-self-XXXXXX", cmd[256], why[256] = "", path[300];
+	char root[SCRATCH_DIR_MAX], why[256] = "", path[300];
 	struct taod_config cfg;
 	struct cgroup_tree t;
 
 	self_fixture(root, &cfg);
-	put_text(root, "/proc/self/cgroup", "0::/taod.service\n");
+	scratch_write(root, "/proc/self/cgroup", "0::/taod.service\n");
 	cr_assert_eq(cgroup_tree_detect(&t, &cfg, why, sizeof(why)), 0, "%s", why);
 	cr_assert_not(cgroup_tree_read_self(&t));
-	put_text(root, "/proc/self/cgroup", "0::/other.slice/taod.service\n");
+	scratch_write(root, "/proc/self/cgroup", "0::/other.slice/taod.service\n");
 	cr_assert(cgroup_tree_read_self(&t));
 	cr_assert_str_eq(t.self, "/other.slice/taod.service");
 	snprintf(path, sizeof(path), "%s/proc/self/cgroup", root);
@@ -229,6 +201,5 @@ Test(cgroup_tree, self_is_read_again_and_a_failed_read_keeps_it)
 	cr_assert_not(t.self_unknown);
 
 	rootfs_set("/");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(scratch_remove(root), 0);
 }

@@ -1,24 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* [enforce] in taod.conf fills struct act_settings; bad values name file:line. */
 #include <criterion/criterion.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "taod/config.h"
 
+#include "../support/tmp_conf.h"
+
+TestSuite(act_config, .init = tmp_conf_init, .fini = tmp_conf_teardown);
+
 static const char *write_tmp(const char *text)
 {
-	static char path[] = "/tmp/taod-enforce-XXXXXX";
-	int fd;
-
-	strcpy(path, "/tmp/taod-enforce-XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	return path;
+	return tmp_conf_write("taod.conf", text);
 }
 
 Test(act_config, enforce_section)
@@ -32,7 +25,6 @@ Test(act_config, enforce_section)
 				  "audit_log = /tmp/x/audit.jsonl\nzone_resize_every = 5m\n");
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s", errs.items[0].msg);
-	unlink(p);
 	cr_assert_eq(cfg.enforce.mode, ACT_MODE_ENFORCE);
 	cr_assert_eq(cfg.enforce.backend, BACKEND_DRY_RUN);
 	cr_assert_eq(cfg.enforce.actions_per_minute, 12);
@@ -64,7 +56,6 @@ Test(act_config, bad_values_name_the_line)
 	    write_tmp("[enforce]\nmode = yes\nfree_floor = lots\nzone_resize_every = 0s\n");
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 3);
-	unlink(p);
 	cr_assert_eq(errs.items[0].line, 2);
 	cr_assert(strstr(errs.items[0].msg, "observe, enforce"), "%s", errs.items[0].msg);
 	cr_assert_eq(errs.items[1].line, 3);

@@ -9,7 +9,7 @@
 #include "taod/config.h"
 #include "taod/decide.h"
 #include "taod/policy_match.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 static const char *dir;
 static struct taod_config cfg;

@@ -1,28 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* [history] and [metrics] keys: values, defaults and errors. */
 #include <criterion/criterion.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "taod/config.h"
 
-static char path[] = "/tmp/taod-confh-XXXXXX";
+#include "../support/tmp_conf.h"
+
+TestSuite(config_history, .init = tmp_conf_init, .fini = tmp_conf_teardown);
 
 static int load(const char *text, struct taod_config *cfg, struct config_errors *errs)
 {
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-	int r;
-
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	r = config_load(cfg, path, NULL, errs);
-	unlink(path);
-	strcpy(path, "/tmp/taod-confh-XXXXXX");
-	return r;
+	return config_load(cfg, tmp_conf_write("taod.conf", text), NULL, errs);
 }
 
 Test(config_history, shipped_defaults)

@@ -15,6 +15,8 @@
 #include "taod/log.h"
 #include "taod/rootfs.h"
 
+#include "../support/scratch.h"
+
 struct act_fixture fx;
 uint64_t fx_now = 1000000;
 
@@ -25,23 +27,7 @@ static uint64_t fake_now(void)
 
 void fx_file(const char *rel, const char *text)
 {
-	char path[PATH_MAX], cmd[PATH_MAX + 16];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
-	snprintf(cmd, sizeof(cmd), "%s", path);
-	*strrchr(cmd, '/') = '\0';
-	for (char *p = cmd + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(cmd, 0755);
-			*p = '/';
-		}
-	mkdir(cmd, 0755);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
+	scratch_write(fx.root, rel, text);
 }
 
 static void put(const char *path, const char *s)
@@ -165,8 +151,7 @@ void fx_setup(void)
 {
 	memset(&fx, 0, sizeof(fx));
 	log_set_max_level(LOG_WARNING); /* the audit notices would flood the output */
-	snprintf(fx.root, sizeof(fx.root), "/tmp/taod-act-XXXXXX");
-	cr_assert_not_null(mkdtemp(fx.root));
+	scratch_make(fx.root, "act");
 	make_tree();
 	rootfs_set(fx.root);
 	rootfs_set_write_hook(record_write, NULL);
@@ -189,21 +174,13 @@ void fx_open(const struct act_backend_ops *be)
 	actor_set_clock(fx.actor, fake_now);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 void fx_teardown(void)
 {
 	actor_close(fx.actor);
 	fx.actor = NULL;
 	rootfs_set_write_hook(NULL, NULL);
 	rootfs_set("/");
-	nftw(fx.root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	cr_assert_eq(scratch_remove(fx.root), 0, "removing %s", fx.root);
 }
 
 void fx_fail(const char *rel, int err)

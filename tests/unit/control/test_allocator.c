@@ -10,7 +10,7 @@
 
 #include "taod/allocator.h"
 #include "taod/rootfs.h"
-#include "tmp_conf.h"
+#include "../support/scratch.h"
 
 #define LINE(path) "7f0000000000-7f0000021000 r-xp 00000000 08:01 1234 " path "\n"
 
@@ -65,14 +65,10 @@ Test(allocator, every_rule_gives_its_owner_switches)
 
 Test(allocator, allocator_of_pid_reads_maps_under_the_root)
 {
-	const char *dir = tmp_conf_setup();
-	char path[PATH_MAX], *maps;
+	char dir[SCRATCH_DIR_MAX], *maps;
 
-	snprintf(path, sizeof(path), "%s/proc", dir);
-	cr_assert_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/proc/4242", dir);
-	cr_assert_eq(mkdir(path, 0755), 0);
-	tmp_conf_write("proc/4242/maps", LINE("/usr/lib/libjemalloc.so.2"));
+	scratch_make(dir, "alloc");
+	scratch_write(dir, "/proc/4242/maps", LINE("/usr/lib/libjemalloc.so.2"));
 	rootfs_set(dir);
 	maps = task_maps_read(4242);
 	cr_assert_not_null(maps);
@@ -81,5 +77,5 @@ Test(allocator, allocator_of_pid_reads_maps_under_the_root)
 	cr_assert_null(task_maps_read(4243)); /* gone: no maps */
 	cr_assert_null(allocator_of_pid(4243, NULL));
 	rootfs_set("/");
-	tmp_conf_teardown();
+	cr_assert_eq(scratch_remove(dir), 0);
 }

@@ -9,6 +9,8 @@
 #include "taod/metrics.h"
 #include "taod/rootfs.h"
 
+#include "../support/scratch.h"
+
 Test(metrics, label_escaping)
 {
 	char out[64];
@@ -88,13 +90,13 @@ Test(metrics, mthp_sizes_by_label)
 
 Test(metrics, textfile_replaced_atomically)
 {
-	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], text[8192];
+	char dir[SCRATCH_DIR_MAX], path[128], tmp[144], text[8192];
 	struct cgroup_table t;
 	uint64_t stats[TAOD_STAT_MAX] = {0};
 	struct metrics_input in = {.bpf_stats = stats, .ticks = 1};
 	struct stat st1, st2;
 
-	cr_assert_not_null(mkdtemp(dir));
+	scratch_make(dir, "prom");
 	snprintf(path, sizeof(path), "%s/taod.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	table_with_two(&t);
@@ -108,8 +110,7 @@ Test(metrics, textfile_replaced_atomically)
 	cr_assert_neq(access(tmp, F_OK), 0, "no temporary left behind");
 	cr_assert_gt(read_file(path, text, sizeof(text)), 0);
 	cr_assert(strstr(text, "taod_ticks_total 2\n"));
-	unlink(path);
-	rmdir(dir);
+	cr_assert_eq(scratch_remove(dir), 0);
 	snprintf(path, sizeof(path), "/nonexistent-dir/taod.prom");
 	cr_assert_lt(metrics_textfile_write(path, &in), 0);
 	cgroup_table_free(&t);
@@ -117,20 +118,16 @@ Test(metrics, textfile_replaced_atomically)
 
 Test(metrics, textfile_ignores_a_symlink_at_the_old_temporary_name)
 {
-	char dir[] = "/tmp/taod-prom-XXXXXX", path[64], tmp[80], victim[80], text[64] = {0};
+	char dir[SCRATCH_DIR_MAX], path[128], tmp[144], victim[128], text[64] = {0};
 	struct cgroup_table t;
 	uint64_t stats[TAOD_STAT_MAX] = {0};
 	struct metrics_input in = {.bpf_stats = stats, .ticks = 1};
 	struct stat st;
-	FILE *f;
 
-	cr_assert_not_null(mkdtemp(dir));
+	scratch_make(dir, "prom");
 	snprintf(path, sizeof(path), "%s/taod.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	f = fopen(victim, "w");
-	fputs("precious\n", f);
-	fclose(f);
+	snprintf(victim, sizeof(victim), "%s", scratch_write(dir, "victim", "precious\n"));
 	cr_assert_eq(symlink(victim, tmp), 0);
 	table_with_two(&t);
 	in.cgroups = &t;
@@ -139,9 +136,6 @@ Test(metrics, textfile_ignores_a_symlink_at_the_old_temporary_name)
 	cr_assert_str_eq(text, "precious\n");
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(st.st_mode & 07777, 0644);
-	unlink(tmp);
-	unlink(victim);
-	unlink(path);
-	rmdir(dir);
+	cr_assert_eq(scratch_remove(dir), 0);
 	cgroup_table_free(&t);
 }

@@ -9,7 +9,7 @@
 
 #include "taod/elf_file.h"
 #include "taod/explain.h"
-#include "tmp_conf.h"
+#include "../support/scratch.h"
 
 static const char *self_path(void)
 {
@@ -66,16 +66,17 @@ Test(elf_file, elf_reads_refuse_what_is_not_elf)
 {
 	unsigned char id[ELF_BUILD_ID_MAX];
 	char sym[64];
+	char dir[SCRATCH_DIR_MAX];
 	const char *junk;
 
 	cr_assert(elf_has_section(self_path(), ".text"));
 	cr_assert_not(elf_has_section(self_path(), ".go.buildinfo"));
-	tmp_conf_setup();
-	junk = tmp_conf_write("junk", "\177ELF\002 but only a header's first bytes");
+	junk = scratch_write(scratch_make(dir, "elf"), "junk",
+			     "\177ELF\002 but only a header's first bytes");
 	cr_assert_not(elf_has_section(junk, ".text"));
 	cr_assert_eq(elf_build_id(junk, id), 0);
 	cr_assert_eq(elf_symbolize(junk, 0, sym, sizeof(sym)), -1);
-	tmp_conf_teardown();
+	cr_assert_eq(scratch_remove(dir), 0);
 	cr_assert_not(elf_has_section("/nonexistent/taod/file", ".text"));
 	cr_assert_eq(elf_build_id("/nonexistent/taod/file", id), 0);
 }

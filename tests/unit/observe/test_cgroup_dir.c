@@ -14,9 +14,11 @@
 #include "taod/cgroup_dir.h"
 #include "taod/cgroup_tree.h"
 
+#include "../support/scratch.h"
+
 #define LEVELS 25 /* of 200-byte names: 5025 bytes of path, past PATH_MAX */
 
-static char root[] = "/tmp/taod-dir-XXXXXX";
+static char root[SCRATCH_DIR_MAX];
 static char *deep; /* "/d00xxx.../d01xxx..." relative to root */
 static ino_t deep_ino;
 static char names[LEVELS][201];
@@ -53,11 +55,12 @@ static void make_deep(void)
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(root));
+	scratch_make(root, "dir");
 	make_deep();
 }
 
-/* Removes the chain from the bottom, each step relative to its parent. */
+/* Removes the chain from the bottom, each step relative to its parent
+ * (nftw would spell its paths in full, past PATH_MAX), then the rest. */
 static void teardown(void)
 {
 	int fds[LEVELS + 1];
@@ -72,7 +75,7 @@ static void teardown(void)
 	}
 	close(fds[0]);
 	free(deep);
-	rmdir(root);
+	cr_assert_eq(scratch_remove(root), 0);
 }
 
 TestSuite(cgroup_dir, .init = setup, .fini = teardown);

@@ -476,7 +476,6 @@ Test(act_gate, audit_file_is_private_and_never_follows_a_symlink)
 {
 	char dir[PATH_MAX], victim[PATH_MAX], text[64] = {0};
 	struct action_record rec;
-	FILE *f;
 
 	snprintf(dir, sizeof(dir), "%s/audit", fx.root);
 	fx_open(&backend_tao_ops);
@@ -486,10 +485,7 @@ Test(act_gate, audit_file_is_private_and_never_follows_a_symlink)
 	actor_close(fx.actor);
 
 	/* A symlink planted at the audit path: the target is never written. */
-	snprintf(victim, sizeof(victim), "%s/victim", fx.root);
-	f = fopen(victim, "w");
-	fputs("precious\n", f);
-	fclose(f);
+	snprintf(victim, sizeof(victim), "%s", scratch_write(fx.root, "victim", "precious\n"));
 	cr_assert_eq(unlink(fx.cfg.enforce.audit_log), 0);
 	cr_assert_eq(symlink(victim, fx.cfg.enforce.audit_log), 0);
 	fx_open(&backend_tao_ops);

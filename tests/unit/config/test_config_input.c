@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "taod/config.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 static const char *dir;
 static struct taod_config cfg;
@@ -24,20 +24,6 @@ static void teardown(void)
 
 TestSuite(config_input, .init = setup, .fini = teardown);
 
-/* Writes @len bytes of @text (NULs too) to @name in the scratch directory. */
-static const char *write_bytes(const char *name, const char *text, size_t len)
-{
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert(f);
-	cr_assert_eq(fwrite(text, 1, len, f), len);
-	fclose(f);
-	return path;
-}
-
 static void assert_error(int i, const char *file, int line, const char *needle)
 {
 	cr_assert(i < errs.count, "only %d errors", errs.count);
@@ -54,7 +40,7 @@ Test(config_input, a_nul_byte_is_an_error_with_its_line)
 				   "backend = dry-run\0mode = enforce\n"
 				   "[daemon]\n"
 				   "\0tick = 5s\n";
-	const char *p = write_bytes("nul.conf", text, sizeof(text) - 1);
+	const char *p = tmp_conf_write_bytes("nul.conf", text, sizeof(text) - 1);
 
 	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 2);
 	assert_error(0, "nul.conf", 2, "a NUL byte at column 18");

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "taod/config.h"
-#include "tmp_conf.h"
+#include "../support/tmp_conf.h"
 
 static const char *dir;
 
