@@ -81,7 +81,11 @@ def test_json_is_built_one_way():
 def test_tests_use_public_headers_only():
     """Unit and fuzz tests reach the daemon through include/taod/, never a
     folder's private header (daemon/*/..._internal.h)."""
-    for f in sorted(list(REPO.glob("tests/unit/*.[ch]")) + list(REPO.glob("tests/fuzz/*.[ch]"))):
+    tests = (REPO / "tests").resolve()
+    files = sorted(list(REPO.glob("tests/unit/**/*.[ch]")) + list(REPO.glob("tests/fuzz/*.[ch]")))
+    assert any(f.parent.name == "support" for f in files), "the glob finds the unit tests"
+    for f in files:
         for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read_text(), re.M):
-            assert inc.startswith("taod/") or "/" not in inc and (f.parent / inc).exists(), \
+            here = (f.parent / inc).resolve()
+            assert inc.startswith("taod/") or here.exists() and here.is_relative_to(tests), \
                 f"{f.relative_to(REPO)} includes {inc}"
