@@ -180,9 +180,14 @@ def test_a_deleted_history_directory_is_noticed_and_recreated(daemon_factory, tm
     db = tmp_path / "hist" / "history.db"
     d = daemon_factory(FAST + f"path = {db}\n")
     d.wait_ticks(3)
-    subprocess.run(["rm", "-rf", str(db.parent)], check=True)
     # A file where the directory was: the database cannot be made, and says so.
-    db.parent.write_text("in the way\n")
+    # taod stands still meanwhile: it would recreate the directory in between.
+    os.kill(d.proc.pid, signal.SIGSTOP)
+    try:
+        subprocess.run(["rm", "-rf", str(db.parent)], check=True)
+        db.parent.write_text("in the way\n")
+    finally:
+        os.kill(d.proc.pid, signal.SIGCONT)
     wait_for(lambda: sink(d, "history")["state"] == "failing", what="history failing")
     assert sink_metric(d, "taod_sink_up", "history") == 0
     assert "taod_history_enabled 0" in d.ctl_rc("metrics")[1]
