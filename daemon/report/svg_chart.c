@@ -125,12 +125,14 @@ static bool restarted_between(const struct report *r, int64_t a, int64_t b)
 
 /*
  * Where the line breaks between two samples: taod started again in
- * between (it was down), or they lie further apart than a few usual steps
- * and GAP_FLOOR_MS (stopped, or the cgroup unseen; a busy machine's late
- * tick is no gap). The time nothing was measured is a gap, not a slope.
+ * between (it was down), or they lie further apart than many usual steps
+ * and GAP_FLOOR_MS (taod stopped, the machine suspended, the cgroup unseen).
+ * A loaded machine's late ticks are no gap: lab guests under emulation
+ * took over 10 s between batches. The time nothing was measured is a gap,
+ * not a slope.
  */
-#define GAP_STEPS    5
-#define GAP_FLOOR_MS 10000
+#define GAP_STEPS    20
+#define GAP_FLOOR_MS (5 * 60 * 1000)
 static bool gap_between(const struct report *r, const struct report_point *a,
 			const struct report_point *b, int64_t step)
 {

@@ -106,7 +106,7 @@ def test_kill_9_never_corrupts_and_history_continues(tmp_path, cgroups):
 
 
 class SectionFinder(html.parser.HTMLParser):
-    """Collects <section class="cgroup" data-cgroup=...> and the <svg>s inside."""
+    """Collects <section class="cgroup" data-cgroup=...>, its charts and their lines."""
 
     def __init__(self):
         super().__init__()
@@ -119,8 +119,8 @@ class SectionFinder(html.parser.HTMLParser):
         if tag == "section" and "cgroup" in (a.get("class") or "").split():
             self.current = a["data-cgroup"]
             self.sections[self.current] = {"svg": 0, "polylines": []}
-        elif self.current and tag == "svg":
-            self.sections[self.current]["svg"] += 1
+        elif self.current and tag == "svg" and "chart" in (a.get("class") or "").split():
+            self.sections[self.current]["svg"] += 1  # the chart, not the per-size bars
         elif self.current and tag == "polyline":
             self.sections[self.current]["polylines"].append(a.get("points", "").strip())
 

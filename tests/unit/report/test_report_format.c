@@ -539,10 +539,11 @@ static size_t count(const char *hay, const char *needle)
 Test(report_format, chart_breaks_its_lines_where_taod_was_down)
 {
 	struct report_cgroup c = {.path = "/g"};
-	struct report_point pts[7] = {{1000, 10, 1},  {2000, 20, 1},  {3000, 30, 1}, {63000, 40, 1},
-				      {64000, 50, 1}, {65200, 60, 1}, {66200, 60, 1}};
-	int64_t starts[] = {65500}; /* restarted within a second */
-	struct report r = {.until_ms = 70000};
+	struct report_point pts[7] = {{1000, 10, 1},   {2000, 20, 1},	{3000, 30, 1},
+				      {603000, 40, 1}, {604000, 50, 1}, {605200, 60, 1},
+				      {606200, 60, 1}}; /* 10 minutes without a batch */
+	int64_t starts[] = {605500};			/* restarted within a second */
+	struct report r = {.until_ms = 610000};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -564,19 +565,19 @@ Test(report_format, chart_breaks_its_lines_where_taod_was_down)
 	free(buf);
 }
 
-/* A late tick on a busy machine (several steps, seconds) is no gap. */
+/* Late ticks on a busy machine (many steps, half a minute) are no gap. */
 Test(report_format, chart_keeps_its_lines_through_late_ticks)
 {
 	struct report_cgroup c = {.path = "/g"};
-	struct report_point pts[5] = {
-	    {1000, 10, 1}, {1200, 20, 1}, {1400, 30, 1}, {2600, 40, 1}, {2800, 50, 1}};
+	struct report_point pts[6] = {{1000, 10, 1}, {1200, 20, 1}, {1400, 30, 1},
+				      {2600, 40, 1}, {2800, 50, 1}, {30000, 50, 1}};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	c.points = pts;
-	c.npoints = 5;
-	svg_chart(f, &(struct report){.until_ms = 3000}, &c);
+	c.npoints = 6;
+	svg_chart(f, &(struct report){.until_ms = 31000}, &c);
 	fclose(f);
 	cr_assert_eq(count(buf, "class=\"coverage\""), 1, "%s", buf);
 	free(buf);
