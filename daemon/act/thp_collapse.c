@@ -64,6 +64,28 @@ static long collapse_task(const struct task_ref *t, const struct iovec *iov, int
 	return r < 0 ? -errno : r;
 }
 
+/*
+ * EAGAIN is MADV_COLLAPSE's passing reason (a page not yet on the LRU, a
+ * lock held); the kernel's documentation says to try again. A few short
+ * tries keep one busy moment from turning a reward into a failure.
+ */
+#define COLLAPSE_TRIES	    4
+#define COLLAPSE_RETRY_USEC 20000
+
+static long collapse_with_retry(const struct task_ref *t, const struct iovec *iov, int n)
+{
+	long r = -ESRCH;
+
+	for (int i = 0; i < COLLAPSE_TRIES; i++) {
+		if (i)
+			usleep(COLLAPSE_RETRY_USEC);
+		r = task_ref_alive(t) ? collapse_task(t, iov, n) : -ESRCH;
+		if (r != -EAGAIN)
+			break;
+	}
+	return r;
+}
+
 /* The plan came from this task's page tables: advised only while the pidfd holds it. */
 static void flush_plan(struct collapse_plan *p)
 {
@@ -71,7 +93,7 @@ static void flush_plan(struct collapse_plan *p)
 
 	if (!p->n)
 		return;
-	r = task_ref_alive(p->t) ? collapse_task(p->t, p->iov, p->n) : -ESRCH;
+	r = collapse_with_retry(p->t, p->iov, p->n);
 	if (r < 0)
 		p->run->err = (int)-r;
 	p->run->calls++;

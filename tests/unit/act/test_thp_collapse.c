@@ -30,6 +30,7 @@ static struct {
 	char ranges[1024]; /* "start+len " per range advised */
 	int calls;
 	bool gain;	   /* collapse what is advised: AnonHugePages grows */
+	int busy;	   /* calls answered EAGAIN before the kernel collapses */
 	uint64_t rss_kib;  /* of the mapping */
 	uint64_t huge_kib; /* AnonHugePages of the mapping */
 } kern;
@@ -55,6 +56,8 @@ static long play_madv_collapse(void *ctx, pid_t pid, const struct iovec *iov, in
 	(void)ctx;
 	cr_assert_eq(pid, FIX_PID);
 	kern.calls++;
+	if (kern.busy && kern.busy--)
+		return -EAGAIN;
 	for (int i = 0; i < n; i++) {
 		size_t off = strlen(kern.ranges);
 
@@ -148,6 +151,36 @@ Test(thp_collapse, plans_no_more_chunks_than_the_budget_pays_for)
 	fx_open(&backend_stock_ops);
 	cr_assert_eq(collapse(3 * CHUNK, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_str_eq(kern.ranges, "7f3000600000+400000 7f3000c00000+200000 ");
+}
+
+/* The grown mapping, collapsed by a kernel that answers EAGAIN @busy times first. */
+static enum action_result collapse_while_busy(int busy, struct action_record *rec)
+{
+	grown_mapping();
+	kern.gain = true;
+	kern.busy = busy;
+	fx_open(&backend_stock_ops);
+	return collapse(MAP_KIB << 10, rec);
+}
+
+/* EAGAIN is the kernel's "try again": a passing busy moment is no failure. */
+Test(thp_collapse, collapse_with_retry_tries_again_after_eagain)
+{
+	struct action_record rec;
+
+	cr_assert_eq(collapse_while_busy(2, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(kern.calls, 3);
+	cr_assert(strstr(rec.detail, "collapsed 8388608 bytes"), "%s", rec.detail);
+}
+
+/* A kernel that stays busy: the tries are bounded and the action fails. */
+Test(thp_collapse, collapse_with_retry_gives_up_after_its_tries)
+{
+	struct action_record rec;
+
+	cr_assert_eq(collapse_while_busy(100, &rec), RESULT_FAILED, "%s", rec.detail);
+	cr_assert_eq(kern.calls, 4);
+	cr_assert(strstr(rec.detail, "Resource temporarily unavailable"), "%s", rec.detail);
 }
 
 Test(thp_collapse, a_collapse_that_gains_nothing_is_no_gain_and_backs_off)
