@@ -29,7 +29,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers -Wno-format-truncation \
-	-Iinclude -I$(BUILD) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP \
+	-Iinclude -Idaemon -I$(BUILD) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP \
 	-DTAOD_VERSION=\"$(VERSION)\" -DTAOD_SYSCONFDIR=\"$(SYSCONFDIR)\"
 override LDFLAGS += $(SAN_FLAGS)
 LDLIBS += $(PKG_LIBS) -lm
@@ -147,7 +147,7 @@ $(FUZZ_BUILD)/libtaod.a: FORCE
 endif
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/input.c $(FUZZ_BUILD)/libtaod.a
-	$(CLANG) -g -O1 $(FUZZ_SAN) -Iinclude -I$(FUZZ_BUILD) $(PKG_CFLAGS) $^ $(LDLIBS) -o $@
+	$(CLANG) -g -O1 $(FUZZ_SAN) -Iinclude -Idaemon -I$(FUZZ_BUILD) $(PKG_CFLAGS) $^ $(LDLIBS) -o $@
 
 # One target's run: NAME, and the libFuzzer limit (-runs=N or -max_total_time=S).
 fuzz_run = mkdir -p $(FUZZ_BUILD)/corpus/$(1) && \

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act.h"
-#include "taod/cgroup_dir.h"
-#include "taod/commands.h"
-#include "taod/task_rows.h"
-#include "taod/daemon.h"
-#include "taod/log.h"
-#include "taod/memstat.h"
-#include "taod/rootfs.h"
-#include "taod/report_stage.h"
+#include "act/act.h"
+#include "observe/cgroup_dir.h"
+#include "control/commands.h"
+#include "observe/task_rows.h"
+#include "pipeline.h"
+#include "common/log.h"
+#include "account/memstat.h"
+#include "common/rootfs.h"
+#include "report/report_stage.h"
 
 #define RATE_WINDOW_MS 10000
 /* memory.stat reads per tick besides the cgroups with THP events: every

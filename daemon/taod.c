@@ -14,15 +14,15 @@
 #include <systemd/sd-event.h>
 #include <sys/resource.h>
 
-#include "taod/act.h"
-#include "taod/commands.h"
-#include "taod/control_server.h"
-#include "taod/daemon.h"
-#include "taod/instance_lock.h"
-#include "taod/log.h"
-#include "taod/rootfs.h"
-#include "taod/version.h"
-#include "taod/report_stage.h"
+#include "act/act.h"
+#include "control/commands.h"
+#include "control/control_server.h"
+#include "pipeline.h"
+#include "common/instance_lock.h"
+#include "common/log.h"
+#include "common/rootfs.h"
+#include "common/version.h"
+#include "report/report_stage.h"
 
 /* taod's options: getopt reads this table and usage prints it (taod(8) is held to it). */
 static const struct {

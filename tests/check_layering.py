@@ -4,10 +4,12 @@ act -> report: a file may include the headers of its own stage and of the
 stages before it, never of a later one. common and config come before every
 stage; control, taoctl and the pipeline (daemon/*.c) may include anything.
 
-A header belongs to the folder of the .c file of the same name; OWNER names
-the folder of the others. A header no rule places is an error, so a new one
-has to be placed here on purpose. A header is one folder's public face:
-every function it declares is defined in that folder.
+A header lives beside the code that owns it (daemon/<stage>/x.h, included as
+"x.h" from its folder and "<stage>/x.h" from others), so its folder is its
+stage. include/taod/ holds only the contracts that cross a boundary; each
+names its ends in a "Contract: a -> b" line, and ranks as the earliest
+stage it names. A header is one folder's public face: every function it
+declares is defined in that folder.
 
 Usage: check_layering.py [REPO]   (prints the back edges, exit 1 if any)
 """
@@ -18,58 +20,57 @@ from pathlib import Path
 RANK = {"common": 0, "config": 1, "observe": 2, "account": 3, "decide": 4, "act": 5,
         "report": 6, "control": 7, "taoctl": 7, "pipeline": 7}
 
-# Headers without a .c file of their name, and whose face they are.
-OWNER = {
-    "act": "act",          # the actor (actor.c)
-    "act_backend": "act",  # the backends' interface (backend_*.c)
-    "act_parts": "act",    # the act stage's building blocks
-    "action": "decide",    # decide's requests to act (action_names.c), answered in the same records
-    "bpf_shared": "observe",
-    "split_cause_rules": "observe",  # the BPF programs' cause rules, beside bpf_shared
-    "daemon": "pipeline",  # struct taod, the composition of the stages
-    "history": "report",
-    "json_fields": "common",
-    "report": "report",
-}
-
-INCLUDE = re.compile(r'^\s*#\s*include\s+"taod/([A-Za-z0-9_]+)\.h"', re.M)
-
-
-def header_owners(repo):
-    owners = dict(OWNER)
-    for c in (repo / "daemon").glob("*/*.c"):
-        owners.setdefault(c.stem, c.parent.name)
-    return owners
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_/]+\.h)"', re.M)
+CONTRACT = re.compile(r"Contract:([^\n.]*)")
 
 
 def stage_of(repo, f):
-    """Stage of a source file or header, or None for a public header
-    (placed by header_owners)."""
+    """Stage of a file under daemon/, or None elsewhere."""
     rel = f.relative_to(repo)
-    if rel.parts[0] == "include":
+    if rel.parts[0] != "daemon":
         return None
     return "pipeline" if len(rel.parts) == 2 else rel.parts[1]
 
 
+def contract_stage(header):
+    """The earliest stage a contract header's "Contract:" line names."""
+    m = CONTRACT.search(header.read_text(errors="replace")) if header.exists() else None
+    named = [w for w in re.findall(r"[a-z]+", m.group(1))] if m else []
+    ranked = sorted((RANK[w], w) for w in named if w in RANK)
+    return ranked[0][1] if ranked else None
+
+
+def header_stage(repo, f, inc):
+    """(resolved header, its stage) for #include "inc" in file @f."""
+    if inc.startswith("taod/"):
+        h = repo / "include" / inc
+        return h, contract_stage(h)
+    for h in (f.parent / inc, repo / "daemon" / inc):
+        if h.exists():
+            return h, stage_of(repo, h)
+    return None, None
+
+
 def back_edges(repo):
     """(file, its stage, included header, the header's stage) for every
-    include of a later stage's header, and for every header no rule places."""
+    include of a later stage's header, and for every header of no stage."""
     repo = Path(repo)
-    owners = header_owners(repo)
     files = sorted(list(repo.glob("daemon/**/*.[ch]")) + list(repo.glob("include/taod/*.h")))
     bad = []
     for f in files:
         rel = str(f.relative_to(repo))
-        stage = stage_of(repo, f) or owners.get(f.stem)
+        stage = stage_of(repo, f) or contract_stage(f)
         if stage not in RANK:
-            bad.append((rel, stage, None, "no stage: place it in OWNER"))
+            bad.append((rel, stage, None, 'no stage: a contract needs a "Contract:" line'))
             continue
-        for h in INCLUDE.findall(f.read_text(errors="replace")):
-            to = owners.get(h)
+        for inc in INCLUDE.findall(f.read_text(errors="replace")):
+            h, to = header_stage(repo, f, inc)
+            if h is None:
+                continue  # generated (build/) or a system header
             if to not in RANK:
-                bad.append((rel, stage, h, "no stage: place it in OWNER"))
+                bad.append((rel, stage, inc, 'no stage: a contract needs a "Contract:" line'))
             elif RANK[to] > RANK[stage]:
-                bad.append((rel, stage, h, to))
+                bad.append((rel, stage, inc, to))
     return bad
 
 
@@ -82,19 +83,19 @@ DEFINITION = re.compile(r"^(?!static)[A-Za-z][\w *]*?\b([a-z_][a-z0-9_]*)\s*\([^
 
 def misplaced_functions(repo):
     """(header, its stage, function, the stages defining it) for every
-    function a public header declares but its own folder does not define."""
+    function a header beside the code declares but its folder does not define."""
     repo = Path(repo)
-    owners = header_owners(repo)
     defined = {}
     for c in repo.glob("daemon/**/*.c"):
         for name in DEFINITION.findall(c.read_text(errors="replace")):
             defined.setdefault(name, set()).add(stage_of(repo, c))
     bad = []
-    for h in sorted(repo.glob("include/taod/*.h")):
+    for h in sorted(repo.glob("daemon/**/*.h")):
         for name in DECLARATION.findall(h.read_text(errors="replace")):
             where = defined.get(name, set())
-            if where != {owners.get(h.stem)}:
-                bad.append((h.name, owners.get(h.stem), name, sorted(where)))
+            if where != {stage_of(repo, h)}:
+                bad.append((str(h.relative_to(repo / "daemon")), stage_of(repo, h), name,
+                            sorted(where)))
     return bad
 
 
@@ -102,10 +103,10 @@ def main():
     repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
     bad = back_edges(repo)
     for rel, stage, h, to in bad:
-        print(f"{rel} ({stage}) includes taod/{h}.h ({to})" if h else f"{rel}: {to}")
+        print(f"{rel} ({stage}) includes {h} ({to})" if h else f"{rel}: {to}")
     misplaced = misplaced_functions(repo)
     for h, stage, name, where in misplaced:
-        print(f"include/taod/{h} ({stage}) declares {name}(), defined in {where or 'no folder'}")
+        print(f"daemon/{h} ({stage}) declares {name}(), defined in {where or 'no folder'}")
     return 1 if bad or misplaced else 0
 
 

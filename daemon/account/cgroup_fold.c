@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Removed cgroups fold into their nearest live ancestor; see cgroup_fold.h. */
-#include "taod/cgroup_fold.h"
+#include "cgroup_fold.h"
 
 #include <stdlib.h>
 #include <string.h>

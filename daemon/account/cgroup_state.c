@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/cgroup_state.h"
-#include "taod/cgroup_fold.h"
+#include "cgroup_state.h"
+#include "cgroup_fold.h"
 
 #include <errno.h>
 #include <stddef.h>

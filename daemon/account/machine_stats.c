@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/machine_stats.h"
+#include "machine_stats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/parse.h"
-#include "taod/rootfs.h"
+#include "common/parse.h"
+#include "common/rootfs.h"
 
 #define ZONEINFO_MAX (1 << 20)
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/memstat.h"
+#include "memstat.h"
 
 #include <errno.h>
 #include <stdlib.h>

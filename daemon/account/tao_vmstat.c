@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "taod/machine_stats.h"
-#include "taod/memstat.h"
+#include "machine_stats.h"
+#include "memstat.h"
 
 static const char *const names[TVM_MAX] = {
     [TVM_PGALLOC_NOSPLIT] = "pgalloc_nosplit",

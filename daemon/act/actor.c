@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/act.h"
-#include "taod/act_parts.h"
-#include "taod/audit.h"
-#include "taod/cgroup_dir.h"
-#include "taod/cgroup_path.h"
-#include "taod/clock.h"
+#include "act.h"
+#include "act_parts.h"
+#include "audit.h"
+#include "observe/cgroup_dir.h"
+#include "common/cgroup_path.h"
+#include "common/clock.h"
 
 #define AUDIT_RING 1024
 

@@ -5,7 +5,7 @@
  * file that outlives the daemon.
  */
 #define _GNU_SOURCE
-#include "taod/audit.h"
+#include "audit.h"
 #include "taod/json_fields.h"
 
 #include <errno.h>
@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/clock.h"
-#include "taod/log.h"
-#include "taod/sink_health.h"
-#include "taod/state_files.h"
-#include "taod/utf8.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/sink_health.h"
+#include "common/state_files.h"
+#include "common/utf8.h"
 
 struct audit_log {
 	struct action_record *ring;

@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/log.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/log.h"
+#include "common/rootfs.h"
 
 struct split_run {
 	const struct task_ref *task;

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
-#include "taod/cgroup_dir.h"
-#include "taod/memstat.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "observe/cgroup_dir.h"
+#include "account/memstat.h"
+#include "common/rootfs.h"
 
 static uint64_t lookup(const char *text, const char *key)
 {

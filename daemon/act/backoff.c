@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
+#include "act_parts.h"
 
 #define BACKOFF_TABLE_MAX 4096
 

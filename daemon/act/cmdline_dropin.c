@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/cmdline_dropin.h"
-#include "taod/rootfs.h"
+#include "cmdline_dropin.h"
+#include "common/rootfs.h"
 
 /* The value goes inside double quotes in a shell file: no quoting characters. */
 static bool safe_params(const char *s)

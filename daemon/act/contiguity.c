@@ -20,9 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/log.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/log.h"
+#include "common/rootfs.h"
 
 /* Large enough that every zone's per-CPU high mark falls to its floor. */
 #define DRAIN_FRACTION "1073741824"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
-#include "taod/machine_stats.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "account/machine_stats.h"
+#include "common/rootfs.h"
 
 #define BUDDYINFO_MAX (64 << 10)
 #define THP_ORDER     9 /* THP_BYTES in 4 KiB pages: 2^9 */

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/cgroup_path.h"
-#include "taod/cgroup_dir.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/cgroup_path.h"
+#include "observe/cgroup_dir.h"
+#include "common/rootfs.h"
 
 bool proc_task_exists(pid_t pid)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
+#include "act_parts.h"
 
 #define REWARD_TABLE_MAX 4096
 

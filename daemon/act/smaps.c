@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
+#include "act_parts.h"
 
 static bool parse_header(const char *line, struct vma_info *v)
 {

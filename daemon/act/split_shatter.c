@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
-#include "taod/memstat.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "account/memstat.h"
+#include "common/rootfs.h"
 
 /* The vmstat counters, in this order: shattered, failed, discarded, split. */
 static const char *const names[] = {"thp_shatter_page", "thp_shatter_page_failed",

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/rootfs.h"
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)
 #define PM_PRESENT  (1ULL << 63)

@@ -17,8 +17,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/rootfs.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25

@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
+#include "act_parts.h"
 
 long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n)
 {

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/parse.h"
-#include "taod/zone_advice.h"
+#include "common/parse.h"
+#include "zone_advice.h"
 
 #define PAGE 4096ULL
 #define MIB  (1ULL << 20)

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/machine_stats.h"
-#include "taod/memstat.h"
-#include "taod/rootfs.h"
-#include "taod/zone_advice.h"
+#include "account/machine_stats.h"
+#include "account/memstat.h"
+#include "common/rootfs.h"
+#include "zone_advice.h"
 
 #define PAGE 4096ULL
 

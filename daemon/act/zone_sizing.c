@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/rootfs.h"
+#include "act_parts.h"
+#include "common/rootfs.h"
 
 #define ZONE_MOVABLE "Movable" /* the stock kernel's name */
 

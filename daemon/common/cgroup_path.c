@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/cgroup_path.h"
+#include "cgroup_path.h"
 
 static bool refuse(char *why, size_t len, const char *reason)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/clock.h"
+#include "clock.h"
 
 #include <time.h>
 

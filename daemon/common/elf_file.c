@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Bounded reads of ELF64 files (see elf_file.h). */
-#include "taod/elf_file.h"
+#include "elf_file.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/file_kind.h"
+#include "file_kind.h"
 
 #include <sys/stat.h>
 

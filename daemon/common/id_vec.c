@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/id_vec.h"
+#include "id_vec.h"
 
 #include <errno.h>
 #include <stdlib.h>

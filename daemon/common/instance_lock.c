@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
-#include "taod/instance_lock.h"
+#include "instance_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "taod/state_files.h"
+#include "state_files.h"
 
 /* The holder's pid as it wrote it; 0 when not (yet) written. */
 static long holder_pid(int fd)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/utf8.h"
+#include "utf8.h"
 
 char *json_to_text(struct json_object *o, int flags)
 {

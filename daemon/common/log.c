@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/log.h"
-#include "taod/utf8.h"
+#include "log.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

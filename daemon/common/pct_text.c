@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One spelling of a percentage, so taoctl report and the live tables agree. */
-#include "taod/pct_text.h"
+#include "pct_text.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/rootfs.h"
+#include "rootfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/log.h"
+#include "log.h"
 
 static char root_prefix[PATH_MAX] = "";
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/sink_health.h"
+#include "sink_health.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/clock.h"
+#include "clock.h"
 
 const char *sink_name(enum sink_id id)
 {

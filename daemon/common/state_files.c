@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
-#include "taod/state_files.h"
+#include "state_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

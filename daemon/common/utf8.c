@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/utf8.h"
+#include "utf8.h"
 
 #include <stdbool.h>
 #include <stdio.h>

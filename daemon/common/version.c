@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/version.h"
+#include "version.h"
 
 #ifndef TAOD_VERSION
 #error "TAOD_VERSION is set by the Makefile (git describe, or 0.1 outside git)"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "taod/json_fields.h"
-#include "taod/workload_name.h"
+#include "workload_name.h"
 
 enum field { F_UNIT, F_SLICE, F_CONTAINER, F_POD };
 

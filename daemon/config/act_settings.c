@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/act_settings.h"
+#include "act_settings.h"
 
 void act_settings_defaults(struct act_settings *s)
 {

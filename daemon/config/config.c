@@ -4,7 +4,7 @@
  * recorded as file:line with the section and key, and parsing goes on so
  * that one run shows all of them.
  */
-#include "taod/config.h"
+#include "config.h"
 
 #include <dirent.h>
 #include <ctype.h>
@@ -19,7 +19,7 @@
 #include <syslog.h>
 
 #include "config_internal.h"
-#include "taod/parse.h"
+#include "common/parse.h"
 
 enum setting_type {
 	T_DURATION,

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "taod/config.h"
+#include "config.h"
 
 /* A configuration file may hold at most this many bytes (1 MiB). */
 #define CONFIG_MAX_BYTES (1 << 20)

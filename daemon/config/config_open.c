@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config_internal.h"
-#include "taod/file_kind.h"
+#include "common/file_kind.h"
 
 static bool acceptable(struct config_parse *p, const struct stat *st)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/config.h"
-#include "taod/log.h"
+#include "config.h"
+#include "common/log.h"
 
 /*
  * Read once at start: the socket is bound, the root, cgroup hierarchy and

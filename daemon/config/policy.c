@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/policy.h"
+#include "policy.h"
 
 void policy_builtin_default(struct policy *p)
 {

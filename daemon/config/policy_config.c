@@ -15,8 +15,8 @@
 #include <strings.h>
 
 #include "config_internal.h"
-#include "taod/parse.h"
-#include "taod/policy.h"
+#include "common/parse.h"
+#include "policy.h"
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
 #define MAX_STEPS      1000

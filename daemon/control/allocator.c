@@ -4,7 +4,7 @@
  * switches that keep it from returning parts of huge pages to the kernel
  * (the munmap or madvise that splits the THP), or from asking for THPs.
  */
-#include "taod/allocator.h"
+#include "allocator.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/elf_file.h"
-#include "taod/rootfs.h"
+#include "common/elf_file.h"
+#include "common/rootfs.h"
 
 static const struct allocator_rule rules[] = {
     {"jemalloc", ALLOC_MATCH_LIB, "libjemalloc.so",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* qsort_r */
-#include "taod/commands.h"
+#include "commands.h"
 #include "taod/json_fields.h"
 
 #include <errno.h>
@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/act.h"
-#include "taod/explain.h"
-#include "taod/metrics.h"
+#include "act/act.h"
+#include "explain.h"
+#include "report/metrics.h"
 #include "taod/protocol.h"
-#include "taod/rootfs.h"
-#include "taod/task_rows.h"
-#include "taod/version.h"
+#include "common/rootfs.h"
+#include "observe/task_rows.h"
+#include "common/version.h"
 
 struct command {
 	const char *name;

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/act.h"
-#include "taod/commands.h"
+#include "act/act.h"
+#include "commands.h"
 #include "taod/json_fields.h"
-#include "taod/policy_match.h"
+#include "decide/policy_match.h"
 #include "taod/protocol.h"
-#include "taod/split_cause.h"
-#include "taod/workload_name.h"
+#include "observe/split_cause.h"
+#include "common/workload_name.h"
 
 static struct json_object *ms_since(uint64_t then, uint64_t now)
 {

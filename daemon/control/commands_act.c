@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/act.h"
-#include "taod/act_parts.h"
+#include "act/act.h"
+#include "act/act_parts.h"
 #include "taod/json_fields.h"
-#include "taod/audit.h"
-#include "taod/cgroup_dir.h"
-#include "taod/cgroup_path.h"
-#include "taod/commands.h"
+#include "act/audit.h"
+#include "observe/cgroup_dir.h"
+#include "common/cgroup_path.h"
+#include "commands.h"
 #include "taod/protocol.h"
 
 #define ACTIONS_LIMIT_MAX 1024

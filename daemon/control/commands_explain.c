@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
-#include "taod/commands.h"
-#include "taod/explain.h"
+#include "act/act_parts.h"
+#include "commands.h"
+#include "explain.h"
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
-#include "taod/split_cause.h"
-#include "taod/split_stack.h"
+#include "observe/split_cause.h"
+#include "split_stack.h"
 
 #define EXPLAIN_TASKS 20 /* most splitting tasks of a cgroup shown */
 

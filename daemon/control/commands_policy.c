@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/commands.h"
+#include "commands.h"
 #include "taod/json_fields.h"
-#include "taod/policy_match.h"
+#include "decide/policy_match.h"
 #include "taod/protocol.h"
 
 static struct json_object *defined_at(const struct policy *p)

@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/act.h"
-#include "taod/audit.h"
-#include "taod/cmdline_dropin.h"
-#include "taod/commands.h"
+#include "act/act.h"
+#include "act/audit.h"
+#include "act/cmdline_dropin.h"
+#include "commands.h"
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
-#include "taod/zone_advice.h"
+#include "act/zone_advice.h"
 
 static struct json_object *use_json(const char *name, const struct zone_use *u)
 {

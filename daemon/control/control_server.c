@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
-#include "taod/control_server.h"
+#include "control_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "taod/file_kind.h"
+#include "common/file_kind.h"
 #include "taod/json_fields.h"
-#include "taod/log.h"
+#include "common/log.h"
 #include "taod/protocol.h"
-#include "taod/state_files.h"
+#include "common/state_files.h"
 
 /*
  * Admission: credentials are read before a slot is taken. Other users

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The explain reply's parts and its text rendering. */
-#include "taod/explain.h"
+#include "explain.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <string.h>
 
-#include "taod/elf_file.h"
+#include "common/elf_file.h"
 #include "taod/json_fields.h"
-#include "taod/split_cause.h"
-#include "taod/utf8.h"
+#include "observe/split_cause.h"
+#include "common/utf8.h"
 
 struct json_object *explain_causes_json(const __u64 by_cause[TAOD_CAUSE_MAX])
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The running daemon's figures, as the metrics writer takes them. */
-#include "taod/act.h"
-#include "taod/audit.h"
-#include "taod/commands.h"
-#include "taod/metrics.h"
-#include "taod/version.h"
+#include "act/act.h"
+#include "act/audit.h"
+#include "commands.h"
+#include "report/metrics.h"
+#include "common/version.h"
 
 /* A tenant root, as `taoctl abusers` lists them; members are judged with it. */
 static bool judged_at(const void *ctx, size_t i, struct metrics_judged *out)

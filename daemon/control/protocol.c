@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/cgroup_state.h"
-#include "taod/workload_name.h"
+#include "account/cgroup_state.h"
+#include "common/workload_name.h"
 
 /*
  * The first string in @o holding a NUL byte (JSON's \u0000): its field

@@ -4,7 +4,7 @@
  * its IP, and the file of the task's mappings it is in. Symbols are left to
  * the reader (taoctl), which opens the files with its own rights.
  */
-#include "taod/split_stack.h"
+#include "split_stack.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/elf_file.h"
+#include "common/elf_file.h"
 #include "taod/json_fields.h"
-#include "taod/split_cause.h"
+#include "observe/split_cause.h"
 
 struct maps_line {
 	uint64_t start, end, pgoff;

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/task_rows.h"
-#include "taod/decide.h"
-#include "taod/log.h"
-#include "taod/policy_match.h"
-#include "taod/split_cause.h"
+#include "observe/task_rows.h"
+#include "decide.h"
+#include "common/log.h"
+#include "policy_match.h"
+#include "observe/split_cause.h"
 
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
 void judge_table_sweep(struct decide_state *s);

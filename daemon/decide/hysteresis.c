@@ -6,7 +6,7 @@
  * streak agree on (two abuser windows and a misuser one make a misuser).
  * A window at the class breaks both streaks.
  */
-#include "taod/decide.h"
+#include "decide.h"
 
 static bool streak_up(struct cg_judge *j, enum cg_class level, unsigned need)
 {

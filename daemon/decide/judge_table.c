@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/decide.h"
+#include "decide.h"
 
 void decide_init(struct decide_state *s)
 {

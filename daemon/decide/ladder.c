@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Where a cgroup stands on its policy's action ladder. */
-#include "taod/decide.h"
+#include "decide.h"
 
 enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes)
 {

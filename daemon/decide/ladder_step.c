@@ -16,7 +16,7 @@
  * rung gives way to the next one up (shatter, or warn when the ladder
  * stops at restrict) and rewards collapse, as on stock.
  */
-#include "taod/decide.h"
+#include "decide.h"
 
 static enum action_kind rung_action(enum ladder_rung r)
 {

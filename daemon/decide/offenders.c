@@ -2,9 +2,9 @@
 /* The tasks of a tenant that split the most THPs, from per-task counts. */
 #include <string.h>
 
-#include "taod/task_rows.h"
-#include "taod/decide.h"
-#include "taod/split_cause.h"
+#include "observe/task_rows.h"
+#include "decide.h"
+#include "observe/split_cause.h"
 
 unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
 			struct offender *out, unsigned max)

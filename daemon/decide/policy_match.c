@@ -7,7 +7,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "taod/policy_match.h"
+#include "policy_match.h"
 
 /* Length of a [...] class starting at @g, or 0 when it is not closed. */
 static size_t class_len(const char *g)

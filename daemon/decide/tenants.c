@@ -10,9 +10,9 @@
  */
 #include <string.h>
 
-#include "taod/cgroup_fold.h"
-#include "taod/decide.h"
-#include "taod/policy_match.h"
+#include "account/cgroup_fold.h"
+#include "decide.h"
+#include "policy_match.h"
 
 /* Deeper than any tree cgroupfs holds; stops a parent cycle (a move). */
 #define TENANT_MAX_DEPTH 65536

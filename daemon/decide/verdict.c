@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/decide.h"
+#include "decide.h"
 
 static enum cg_class level_for(const struct verdict *v)
 {

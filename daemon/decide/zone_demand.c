@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/decide.h"
-#include "taod/log.h"
-#include "taod/policy_match.h"
+#include "decide.h"
+#include "common/log.h"
+#include "policy_match.h"
 
 #define MIB (1ULL << 20)
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/attach_plan.h"
+#include "attach_plan.h"
 
 #include <stdio.h>
 

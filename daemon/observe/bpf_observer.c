@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/bpf_observer.h"
+#include "bpf_observer.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/attach_plan.h"
-#include "taod/huge_zero_probe.h"
-#include "taod/log.h"
-#include "taod/mthp_probe.h"
+#include "attach_plan.h"
+#include "huge_zero_probe.h"
+#include "common/log.h"
+#include "mthp_probe.h"
 #include "thp_observe.skel.h"
 
 struct bpf_observer {

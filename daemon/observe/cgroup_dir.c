@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
-#include "taod/cgroup_dir.h"
+#include "cgroup_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
-#include "taod/cgroup_path.h"
-#include "taod/rootfs.h"
+#include "common/cgroup_path.h"
+#include "common/rootfs.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
-#include "taod/cgroup_tree.h"
+#include "cgroup_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/log.h"
-#include "taod/rootfs.h"
+#include "common/log.h"
+#include "common/rootfs.h"
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/cgroup_watch.h"
+#include "cgroup_watch.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "taod/log.h"
+#include "common/log.h"
 
 int cgroup_watch_open(struct cgroup_watch *w)
 {

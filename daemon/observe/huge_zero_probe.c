@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/huge_zero_probe.h"
+#include "huge_zero_probe.h"
 
 #include <errno.h>
 #include <fcntl.h>

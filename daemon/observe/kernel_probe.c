@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/kernel_probe.h"
+#include "kernel_probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/mthp_probe.h"
+#include "mthp_probe.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/rootfs.h"
+#include "common/rootfs.h"
 
 bool mthp_mode_on(const char *enabled_text)
 {

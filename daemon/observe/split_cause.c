@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Cause names come from the same X-macro list as the BPF programs' enum. */
-#include "taod/split_cause.h"
+#include "split_cause.h"
 
 #include <string.h>
 

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/cgroup_dir.h"
-#include "taod/kernel_probe.h"
-#include "taod/rootfs.h"
+#include "cgroup_dir.h"
+#include "kernel_probe.h"
+#include "common/rootfs.h"
 
 static void row(struct feature_probe *f, bool present, const char *probe, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/task_rows.h"
+#include "task_rows.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/bpf_observer.h"
+#include "bpf_observer.h"
 
 struct task_collect {
 	struct task_row *rows;

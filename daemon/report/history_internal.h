@@ -6,7 +6,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "taod/history.h"
+#include "history.h"
 
 enum history_stmt {
 	HS_FIND_CG,

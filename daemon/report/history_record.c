@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "history_internal.h"
-#include "taod/log.h"
+#include "common/log.h"
 
 static const struct hist_cg *remembered(const struct history *h, uint64_t id)
 {

@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 
 #include "history_internal.h"
-#include "taod/log.h"
+#include "common/log.h"
 
 #define SIZE_CUT_ROUNDS 20
 

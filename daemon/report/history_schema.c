@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "taod/history.h"
+#include "history.h"
 
 /* Version 1: the first schema. auto_vacuum must precede the first table. */
 static const char schema_v1[] =

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/history_sink.h"
+#include "history_sink.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "taod/log.h"
-#include "taod/version.h"
+#include "common/log.h"
+#include "common/version.h"
 
 /* Once per new error: a full disk or a missing directory fails every batch. */
 static void failed(struct history_sink *s, const char *why, uint64_t lost)

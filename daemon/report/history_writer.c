@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "history_internal.h"
-#include "taod/log.h"
-#include "taod/state_files.h"
+#include "common/log.h"
+#include "common/state_files.h"
 
 static const char *const stmt_sql[HS_MAX] = {
     [HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"

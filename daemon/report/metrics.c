@@ -4,10 +4,10 @@
  * _seconds) and counters end in _total; every family has HELP and TYPE
  * and its samples follow it together, as the format requires.
  */
-#include "taod/metrics.h"
+#include "metrics.h"
 #include "metrics_internal.h"
-#include "taod/metrics_sizes.h"
-#include "taod/utf8.h"
+#include "metrics_sizes.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "taod/metrics.h"
+#include "metrics.h"
 
 /* A family's HELP and TYPE lines; its samples follow them together. */
 void metrics_family(FILE *f, const char *name, const char *type, const char *help);

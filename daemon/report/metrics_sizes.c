@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/metrics_sizes.h"
+#include "metrics_sizes.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/metrics.h"
+#include "metrics.h"
 
 static const char *const events[] = {"fault_alloc", "partial_unmap", "split"};
 

@@ -4,8 +4,8 @@
  * same directory and renamed over the old one, so the collector never
  * reads a half-written file.
  */
-#include "taod/metrics.h"
-#include "taod/state_files.h"
+#include "metrics.h"
+#include "common/state_files.h"
 
 static int write_metrics(FILE *f, const void *in)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/metrics.h"
-#include "taod/workload_name.h"
+#include "metrics.h"
+#include "common/workload_name.h"
 
 /* @buf grown to hold @path escaped (U+FFFD for every byte at worst); NULL on ENOMEM. */
 static char *label_for(char **buf, size_t *cap, const char *path)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/report.h"
-#include "taod/utf8.h"
-#include "taod/workload_name.h"
+#include "report.h"
+#include "common/utf8.h"
+#include "common/workload_name.h"
 
 /* Any control character: a TAB or an ESC in a name is quoted, the bytes kept. */
 static bool needs_quotes(const char *s)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "taod/clock.h"
+#include "common/clock.h"
 
 /* The tables each schema version has (history_schema.c). */
 static const struct {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "taod/report.h"
-#include "taod/utf8.h"
-#include "taod/workload_name.h"
-#include "taod/report_sizes.h"
+#include "report.h"
+#include "common/utf8.h"
+#include "common/workload_name.h"
+#include "report_sizes.h"
 
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "taod/json_fields.h"
-#include "taod/report.h"
-#include "taod/workload_name.h"
-#include "taod/report_sizes.h"
+#include "report.h"
+#include "common/workload_name.h"
+#include "report_sizes.h"
 
 /* THPs by a shatter's outcome, as the kernel counted them. */
 static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uint64_t discarded,

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "taod/history.h"
+#include "history.h"
 
 sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
 {

@@ -10,8 +10,8 @@
 
 #include "report_internal.h"
 #include "taod/json_fields.h"
-#include "taod/report_sizes.h"
-#include "taod/utf8.h"
+#include "report_sizes.h"
+#include "common/utf8.h"
 
 int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c)
 {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/clock.h"
-#include "taod/log.h"
-#include "taod/machine_stats.h"
-#include "taod/report_stage.h"
-#include "taod/version.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "account/machine_stats.h"
+#include "report_stage.h"
+#include "common/version.h"
 
 /* Retention runs every this many batches: deletes are cheap, not free. */
 #define RETAIN_EVERY_BATCHES 30

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "taod/pct_text.h"
-#include "taod/report.h"
-#include "taod/report_sizes.h"
-#include "taod/utf8.h"
-#include "taod/workload_name.h"
+#include "common/pct_text.h"
+#include "report.h"
+#include "report_sizes.h"
+#include "common/utf8.h"
+#include "common/workload_name.h"
 
 /*
  * A short text of the database (a class, a stat or zone name, a result) as

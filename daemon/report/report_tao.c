@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "taod/machine_stats.h"
+#include "account/machine_stats.h"
 
 /* The shatter outcomes, in struct report_shatter_point's order. */
 static const enum tao_vmstat shatter_stats[] = {TVM_SHATTER, TVM_SHATTER_FAILED,

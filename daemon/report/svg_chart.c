@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "taod/report.h"
+#include "report.h"
 
 #define W	    900
 #define H	    240

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "client.h"
-#include "commands.h"
+#include "subcommands.h"
 #include "format.h"
 #include "taod/json_fields.h"
 

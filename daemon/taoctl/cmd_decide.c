@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "client.h"
-#include "commands.h"
+#include "subcommands.h"
 #include "format.h"
 #include "workload_column.h"
 #include "taod/json_fields.h"
-#include "taod/utf8.h"
+#include "common/utf8.h"
 
 /* @sep, then a string of a reply's list, escaped for the terminal. */
 static void print_item(const char *sep, struct json_object *s)

@@ -10,10 +10,10 @@
 
 #include "client.h"
 #include "cmd_sizes.h"
-#include "commands.h"
+#include "subcommands.h"
 #include "format.h"
 #include "workload_column.h"
-#include "taod/explain.h"
+#include "control/explain.h"
 #include "taod/json_fields.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */

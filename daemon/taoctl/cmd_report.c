@@ -13,13 +13,13 @@
 
 #include "client.h"
 #include "config_file.h"
-#include "commands.h"
+#include "subcommands.h"
 #include "format.h"
-#include "taod/clock.h"
-#include "taod/config.h"
-#include "taod/policy_match.h"
-#include "taod/parse.h"
-#include "taod/report.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "decide/policy_match.h"
+#include "common/parse.h"
+#include "report/report.h"
 
 struct report_args {
 	const char *config;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "client.h"
-#include "commands.h"
+#include "subcommands.h"
 #include "format.h"
 #include "taod/json_fields.h"
 

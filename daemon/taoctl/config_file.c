@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "client.h"
-#include "taod/config.h"
+#include "config/config.h"
 
 int taoctl_read_config(const char *path, struct taod_config **out)
 {

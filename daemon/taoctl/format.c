@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "taod/json_fields.h"
-#include "taod/parse.h"
-#include "taod/pct_text.h"
-#include "taod/utf8.h"
+#include "common/parse.h"
+#include "common/pct_text.h"
+#include "common/utf8.h"
 
 const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {

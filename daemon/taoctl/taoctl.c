@@ -9,9 +9,9 @@
 
 #include "client.h"
 #include "config_file.h"
-#include "taod/config.h"
-#include "taod/version.h"
-#include "commands.h"
+#include "config/config.h"
+#include "common/version.h"
+#include "subcommands.h"
 #include "format.h"
 
 static const struct taoctl_command commands[] = {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "format.h"
-#include "taod/workload_name.h"
+#include "common/workload_name.h"
 #include "workload_column.h"
 
 static void field(char *dst, struct json_object *row, const char *key)

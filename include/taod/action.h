@@ -5,6 +5,7 @@
  * through the safety gate (mode/dry-run, allowlist, rate limits, vanished
  * cgroups, back-off) and then a kernel backend, and records each request,
  * carried out or suppressed, in the audit log.
+ * Contract: decide -> act (and the records report and control show).
  */
 #ifndef TAOD_ACTION_H
 #define TAOD_ACTION_H

@@ -2,6 +2,7 @@
 /*
  * Layout of the maps shared by bpf/ and the daemon. Counters are
  * monotonic and per-CPU; the daemon sums CPUs and takes deltas per tick.
+ * Contract: bpf -> observe (the maps both sides read and write).
  */
 #ifndef TAOD_BPF_SHARED_H
 #define TAOD_BPF_SHARED_H

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One-line adders for the JSON objects taod builds (json-c). */
+/*
+ * One-line adders for the JSON objects taod builds (json-c).
+ * Contract: common -> every stage that answers in JSON.
+ */
 #ifndef TAOD_JSON_FIELDS_H
 #define TAOD_JSON_FIELDS_H
 

@@ -3,6 +3,7 @@
  * Control protocol encoding, shared by taod and taoctl. A request is one
  * JSON object on one line: {"command": "cgroups", "args": {...}}. A reply
  * is one JSON object: {"ok": true, ...} or {"ok": false, "error": "..."}.
+ * Contract: control <-> taoctl (the wire format).
  */
 #ifndef TAOD_PROTOCOL_H
 #define TAOD_PROTOCOL_H

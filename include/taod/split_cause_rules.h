@@ -4,6 +4,7 @@
  * doing (enum taod_split_cause): its syscall and arguments, or a kernel
  * thread's name. Pure functions shared by the BPF programs, which read the
  * registers and the name, and the unit tests, which check the tables.
+ * Contract: bpf -> observe (rules run in BPF, tested in userspace).
  */
 #ifndef TAOD_SPLIT_CAUSE_RULES_H
 #define TAOD_SPLIT_CAUSE_RULES_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* taod.conf: any file gives a configuration or file:line errors, never a crash. */
 #include "input.h"
-#include "taod/config.h"
+#include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,14 +12,14 @@
 #include <sys/stat.h>
 
 #include "input.h"
-#include "taod/act.h"
-#include "taod/bpf_observer.h"
-#include "taod/commands.h"
-#include "taod/control_server.h"
-#include "taod/daemon.h"
+#include "act/act.h"
+#include "observe/bpf_observer.h"
+#include "control/commands.h"
+#include "control/control_server.h"
+#include "pipeline.h"
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
-#include "taod/rootfs.h"
+#include "common/rootfs.h"
 
 const char *bpf_observer_mode(const struct bpf_observer *o)
 {

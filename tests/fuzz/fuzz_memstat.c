@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memory.stat (v1 and v2 keys): any text, no crash, no over-read. */
 #include "input.h"
-#include "taod/memstat.h"
+#include "account/memstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,13 +7,13 @@
 #include <limits.h>
 
 #include "input.h"
-#include "taod/act_parts.h"
-#include "taod/cgroup_path.h"
-#include "taod/cgroup_tree.h"
-#include "taod/kernel_probe.h"
-#include "taod/mthp_probe.h"
-#include "taod/parse.h"
-#include "taod/utf8.h"
+#include "act/act_parts.h"
+#include "common/cgroup_path.h"
+#include "observe/cgroup_tree.h"
+#include "observe/kernel_probe.h"
+#include "observe/mthp_probe.h"
+#include "common/parse.h"
+#include "common/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

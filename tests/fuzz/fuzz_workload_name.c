@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "input.h"
-#include "taod/workload_name.h"
+#include "common/workload_name.h"
 
 static void check_field(const char *f, const char *allowed)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* /proc/zoneinfo and /proc/buddyinfo, TAO zones included. */
 #include "input.h"
-#include "taod/machine_stats.h"
+#include "account/machine_stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -96,10 +96,10 @@ def test_protocol_doc_names_every_command_and_status_field(daemon):
 
 
 def test_default_socket_path_is_spelled_one_way():
-    """The compiled-in default (include/taod/config.h) is what the socket
+    """The compiled-in default (daemon/config/config.h) is what the socket
     unit listens on and what the shipped config and the docs name."""
     default = re.search(r'#define TAOD_DEFAULT_SOCKET\s+"([^"]+)"',
-                        (REPO / "include/taod/config.h").read_text()).group(1)
+                        (REPO / "daemon/config/config.h").read_text()).group(1)
     assert f"ListenStream={default}\n" in (REPO / "systemd/taod.socket").read_text()
     assert re.search(rf"^socket = {re.escape(default)}$",
                      (REPO / "config/taod.conf").read_text(), re.M)

@@ -1,6 +1,7 @@
 """The include graph has no edge from an earlier pipeline stage to a later
-one, and each public header declares only its own folder's functions
-(tests/check_layering.py); the checks themselves catch both."""
+one, each header beside the code declares only its own folder's functions,
+and include/taod/ holds only contracts (tests/check_layering.py); the
+checks themselves catch each."""
 import re
 import subprocess
 import sys
@@ -29,20 +30,27 @@ def tree(tmp_path, files):
 
 CASES = {
     "source includes a later stage": ({
-        "daemon/decide/decide.c": '#include "taod/decide.h"\n#include "taod/metrics.h"\n',
-        "daemon/report/metrics.c": '#include "taod/metrics.h"\n#include "taod/decide.h"\n',
-        "include/taod/decide.h": "",
-        "include/taod/metrics.h": "",
-    }, [("daemon/decide/decide.c", "decide", "metrics", "report")]),
+        "daemon/decide/decide.c": '#include "decide.h"\n#include "report/metrics.h"\n',
+        "daemon/report/metrics.c": '#include "metrics.h"\n#include "decide/decide.h"\n',
+        "daemon/decide/decide.h": "",
+        "daemon/report/metrics.h": "",
+    }, [("daemon/decide/decide.c", "decide", "report/metrics.h", "report")]),
     "header includes a later stage": ({
         "daemon/config/config.c": "",
         "daemon/act/act_settings.c": "",
-        "include/taod/config.h": '#include "taod/act_settings.h"\n',
-        "include/taod/act_settings.h": "",
-    }, [("include/taod/config.h", "config", "act_settings", "act")]),
-    "header of no stage": ({
+        "daemon/config/config.h": '#include "act/act_settings.h"\n',
+        "daemon/act/act_settings.h": "",
+    }, [("daemon/config/config.h", "config", "act/act_settings.h", "act")]),
+    "contract ranks as the earliest stage it names": ({
+        "daemon/observe/x.c": '#include "taod/action.h"\n',
+        "include/taod/action.h": "/*\n * Contract: decide -> act.\n */\n",
+    }, [("daemon/observe/x.c", "observe", "taod/action.h", "decide")]),
+    "contract of no stage": ({
         "daemon/observe/x.c": '#include "taod/mystery.h"\n',
-    }, [("daemon/observe/x.c", "observe", "mystery", "no stage: place it in OWNER")]),
+        "include/taod/mystery.h": "/* shared by someone */\n",
+    }, [("daemon/observe/x.c", "observe", "taod/mystery.h",
+         'no stage: a contract needs a "Contract:" line'),
+        ("include/taod/mystery.h", None, None, 'no stage: a contract needs a "Contract:" line')]),
 }
 
 
@@ -57,13 +65,20 @@ def test_a_function_defined_outside_its_headers_folder_is_reported(tmp_path):
         "daemon/report/metrics.c": "int metrics_write(void)\n{\n\treturn 0;\n}\n",
         "daemon/report/stage.c": "void report_stage_tick(void)\n{\n}\n",
         "daemon/pipeline.c": "static int helper(void)\n{\n\treturn 0;\n}\n",
-        "include/taod/metrics.h": "int metrics_write(void);\n",
-        "include/taod/daemon.h": "int pipeline_tick(void);\nvoid report_stage_tick(void);\n"
-                                 "static inline int f(void) { return 0; }\n",
+        "daemon/report/metrics.h": "int metrics_write(void);\n",
+        "daemon/pipeline.h": "int pipeline_tick(void);\nvoid report_stage_tick(void);\n"
+                             "static inline int f(void) { return 0; }\n",
     })
     assert check_layering.misplaced_functions(repo) == [
-        ("daemon.h", "pipeline", "pipeline_tick", []),
-        ("daemon.h", "pipeline", "report_stage_tick", ["report"])]
+        ("pipeline.h", "pipeline", "pipeline_tick", []),
+        ("pipeline.h", "pipeline", "report_stage_tick", ["report"])]
+
+
+def test_include_taod_holds_only_contracts():
+    """A header that is not a contract lives beside its code: each file
+    left in include/taod/ names the boundary it crosses."""
+    for h in sorted(REPO.glob("include/taod/*.h")):
+        assert check_layering.contract_stage(h), f"{h.name} has no Contract: line"
 
 
 def test_json_is_built_one_way():
@@ -79,13 +94,15 @@ def test_json_is_built_one_way():
 
 
 def test_tests_use_public_headers_only():
-    """Unit and fuzz tests reach the daemon through include/taod/, never a
-    folder's private header (daemon/*/..._internal.h)."""
+    """Unit and fuzz tests reach the daemon through its folders' headers and
+    the contracts, never a folder's private header (daemon/*/..._internal.h)."""
     tests = (REPO / "tests").resolve()
     files = sorted(list(REPO.glob("tests/unit/**/*.[ch]")) + list(REPO.glob("tests/fuzz/*.[ch]")))
     assert any(f.parent.name == "support" for f in files), "the glob finds the unit tests"
     for f in files:
         for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read_text(), re.M):
             here = (f.parent / inc).resolve()
-            assert inc.startswith("taod/") or here.exists() and here.is_relative_to(tests), \
-                f"{f.relative_to(REPO)} includes {inc}"
+            daemon = REPO / "daemon" / inc
+            public = daemon.exists() and not inc.endswith("_internal.h")
+            assert inc.startswith("taod/") or public or \
+                here.exists() and here.is_relative_to(tests), f"{f.relative_to(REPO)} includes {inc}"

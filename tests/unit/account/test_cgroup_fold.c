@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/cgroup_fold.h"
+#include "account/cgroup_fold.h"
 
 static struct cgroup_table t;
 static uint64_t forgotten[8];

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "taod/cgroup_state.h"
+#include "account/cgroup_state.h"
 
 static struct taod_cg_counters counts(uint64_t allocs, uint64_t splits)
 {

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <stdlib.h>
 
-#include "taod/machine_stats.h"
+#include "account/machine_stats.h"
 
 static const char zoneinfo[] = "Node 0, zone      DMA\n"
 			       "  per-node stats\n"

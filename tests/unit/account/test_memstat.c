@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "taod/memstat.h"
+#include "account/memstat.h"
 
 static const char v2_stat[] = "anon 10485760\n"
 			      "file 4096\n"

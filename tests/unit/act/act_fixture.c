@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/log.h"
-#include "taod/rootfs.h"
+#include "common/log.h"
+#include "common/rootfs.h"
 
 #include "../support/scratch.h"
 

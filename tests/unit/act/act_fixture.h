@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "taod/act.h"
-#include "taod/config.h"
+#include "act/act.h"
+#include "config/config.h"
 
 #include "../support/scratch.h"
 

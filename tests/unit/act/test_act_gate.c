@@ -11,11 +11,11 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
+#include "act/act_parts.h"
 #include "act_fixture.h"
-#include "taod/audit.h"
-#include "taod/cgroup_dir.h"
-#include "taod/rootfs.h"
+#include "act/audit.h"
+#include "observe/cgroup_dir.h"
+#include "common/rootfs.h"
 
 #define CG    "/sys/fs/cgroup/app/a/"
 #define SPLIT "/sys/kernel/debug/split_huge_pages"

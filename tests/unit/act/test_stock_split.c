@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "act_fixture.h"
-#include "taod/act_parts.h"
+#include "act/act_parts.h"
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"
 #define COMPACT	 "/proc/sys/vm/compact_memory"

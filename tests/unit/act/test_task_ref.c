@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "taod/act_parts.h"
-#include "taod/rootfs.h"
+#include "act/act_parts.h"
+#include "common/rootfs.h"
 
 static pid_t sleeper_with_pid(pid_t want)
 {

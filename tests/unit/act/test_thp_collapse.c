@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "act_fixture.h"
-#include "taod/act_parts.h"
+#include "act/act_parts.h"
 
 #define MAP	0x7f3000000000ULL /* a 16 MiB mapping: 8 chunks */
 #define CHUNK	(2ULL << 20)

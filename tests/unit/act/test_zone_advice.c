@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "taod/cmdline_dropin.h"
-#include "taod/zone_advice.h"
+#include "act/cmdline_dropin.h"
+#include "act/zone_advice.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "taod/act_parts.h"
+#include "act/act_parts.h"
 #include "act_fixture.h"
-#include "taod/audit.h"
+#include "act/audit.h"
 
 #define MEM "/sys/devices/system/memory/"
 

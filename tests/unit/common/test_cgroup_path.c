@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "taod/cgroup_path.h"
+#include "common/cgroup_path.h"
 
 Test(cgroup_path, canonical_paths_pass)
 {

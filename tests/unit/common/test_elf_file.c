@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/elf_file.h"
-#include "taod/explain.h"
+#include "common/elf_file.h"
+#include "control/explain.h"
 #include "../support/scratch.h"
 
 static const char *self_path(void)

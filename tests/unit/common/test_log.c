@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "taod/log.h"
+#include "common/log.h"
 
 static void plain_stderr(void)
 {

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "taod/parse.h"
+#include "common/parse.h"
 
 Test(parse, durations)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/metrics.h"
-#include "taod/sink_health.h"
+#include "report/metrics.h"
+#include "common/sink_health.h"
 
 Test(sink_health, logged_once_per_new_error_and_recovers)
 {

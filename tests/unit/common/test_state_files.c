@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/history.h"
-#include "taod/state_files.h"
+#include "report/history.h"
+#include "common/state_files.h"
 
 #include "../support/scratch.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "taod/json_fields.h"
-#include "taod/metrics.h"
-#include "taod/utf8.h"
+#include "report/metrics.h"
+#include "common/utf8.h"
 
 Test(utf8, sequence_lengths)
 {

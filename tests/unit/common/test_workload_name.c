@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/workload_name.h"
+#include "common/workload_name.h"
 
 #define ID64 "3f2a9c0d1e4b5a6978877665544332211009f8e7d6c5b4a39281706f5e4d3c2b"
 #define UID  "0b2c5f7e-1d3a-4c8e-9f00-6a7b8c9d0e1f"

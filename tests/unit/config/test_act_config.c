@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 
 #include "../support/tmp_conf.h"
 

@@ -7,7 +7,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 #include "../support/tmp_conf.h"
 
 static const char *dir;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 #include "../support/tmp_conf.h"
 
 static const char *dir;

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "taod/config.h"
-#include "taod/decide.h"
-#include "taod/policy_match.h"
+#include "config/config.h"
+#include "decide/decide.h"
+#include "decide/policy_match.h"
 #include "../support/tmp_conf.h"
 
 static const char *dir;

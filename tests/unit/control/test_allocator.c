@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/allocator.h"
-#include "taod/rootfs.h"
+#include "control/allocator.h"
+#include "common/rootfs.h"
 #include "../support/scratch.h"
 
 #define LINE(path) "7f0000000000-7f0000021000 r-xp 00000000 08:01 1234 " path "\n"

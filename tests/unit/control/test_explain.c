@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/explain.h"
+#include "control/explain.h"
 #include "taod/json_fields.h"
 
 static struct task_row sample_row(void)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/cgroup_state.h"
+#include "account/cgroup_state.h"
 #include "taod/protocol.h"
 
 Test(protocol, request_round_trip)

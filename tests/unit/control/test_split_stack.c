@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/elf_file.h"
-#include "taod/split_stack.h"
+#include "common/elf_file.h"
+#include "control/split_stack.h"
 
 static const char *frames_text(struct json_object *o)
 {

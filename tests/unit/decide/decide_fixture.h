@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "taod/decide.h"
-#include "taod/task_rows.h"
+#include "decide/decide.h"
+#include "observe/task_rows.h"
 
 #define FIXTURE_REQS 64
 #define FIXTURE_ROWS 8

@@ -3,9 +3,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/decide.h"
-#include "taod/split_cause.h"
-#include "taod/task_rows.h"
+#include "decide/decide.h"
+#include "observe/split_cause.h"
+#include "observe/task_rows.h"
 
 static struct task_row row(uint32_t tgid, uint64_t cg, uint64_t splits)
 {

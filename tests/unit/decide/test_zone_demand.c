@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/decide.h"
+#include "decide/decide.h"
 
 #define MIB   (1ULL << 20)
 #define BLOCK (128 * MIB)

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/attach_plan.h"
+#include "observe/attach_plan.h"
 
 static const struct btf_facts modern = {.memcg_tracepoints = true,
 					.memcg_functions = true,

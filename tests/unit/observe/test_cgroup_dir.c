@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/cgroup_dir.h"
-#include "taod/cgroup_tree.h"
+#include "observe/cgroup_dir.h"
+#include "observe/cgroup_tree.h"
 
 #include "../support/scratch.h"
 

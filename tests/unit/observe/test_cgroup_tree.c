@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/cgroup_dir.h"
-#include "taod/cgroup_tree.h"
-#include "taod/kernel_probe.h"
-#include "taod/rootfs.h"
+#include "observe/cgroup_dir.h"
+#include "observe/cgroup_tree.h"
+#include "observe/kernel_probe.h"
+#include "common/rootfs.h"
 
 #include "../support/scratch.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "taod/huge_zero_probe.h"
+#include "observe/huge_zero_probe.h"
 
 #define KPF_ZERO_PAGE 24
 

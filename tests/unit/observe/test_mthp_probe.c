@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "taod/mthp_probe.h"
-#include "taod/rootfs.h"
+#include "observe/mthp_probe.h"
+#include "common/rootfs.h"
 
 #include "../support/scratch.h"
 

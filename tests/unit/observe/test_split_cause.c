@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "taod/split_cause.h"
+#include "observe/split_cause.h"
 
 Test(split_cause, split_cause_name_follows_the_enum)
 {

@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "taod/split_cause.h"
+#include "observe/split_cause.h"
 #include "taod/split_cause_rules.h"
 
 #ifndef MADV_PAGEOUT

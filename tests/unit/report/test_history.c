@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/history.h"
-#include "taod/report.h"
+#include "report/history.h"
+#include "report/report.h"
 
 #include "../support/scratch.h"
 

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "taod/metrics.h"
-#include "taod/rootfs.h"
+#include "report/metrics.h"
+#include "common/rootfs.h"
 
 #include "../support/scratch.h"
 

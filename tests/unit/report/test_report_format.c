@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/report.h"
+#include "report/report.h"
 
 typedef int (*writer_fn)(FILE *, const struct report *);
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 
 struct btf_facts {
 	bool memcg_tracepoints;	    /* btf_trace_count_memcg_events (6.13+) */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 
 #define ZONE_ADVICE_ORDERS 16
 /* MAX_ORDER of the kernels that carry the code (6.6: orders 0..10). */

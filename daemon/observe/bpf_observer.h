@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "taod/bpf_shared.h"
-#include "taod/config.h"
+#include "config/config.h"
 
 struct bpf_observer;
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taod/history.h"
-#include "taod/sink_health.h"
+#include "history.h"
+#include "common/sink_health.h"
 
 struct history_sink {
 	struct history *h; /* NULL: not open (off, or failing) */

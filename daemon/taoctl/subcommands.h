@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* taoctl subcommands: each parses its options and prints the reply. */
-#ifndef TAOCTL_COMMANDS_H
-#define TAOCTL_COMMANDS_H
+#ifndef TAOCTL_SUBCOMMANDS_H
+#define TAOCTL_SUBCOMMANDS_H
 
 #include <stdbool.h>
 

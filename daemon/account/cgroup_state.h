@@ -13,8 +13,8 @@
 #include <linux/types.h>
 
 #include "taod/bpf_shared.h"
-#include "taod/id_vec.h"
-#include "taod/memstat.h"
+#include "common/id_vec.h"
+#include "memstat.h"
 
 /*
  * What a cgroup did with THPs, cumulative: the figures decide judges. A

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "taod/act_backend.h"
+#include "act_backend.h"
 
 struct actor;
 struct action_record;

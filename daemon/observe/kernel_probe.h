@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "taod/cgroup_tree.h"
-#include "taod/config.h"
+#include "cgroup_tree.h"
+#include "config/config.h"
 
 enum kernel_kind { KERNEL_STOCK, KERNEL_TAO };
 

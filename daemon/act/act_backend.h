@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "taod/act_settings.h"
+#include "config/act_settings.h"
 #include "taod/action.h"
-#include "taod/cgroup_tree.h"
-#include "taod/config.h"
-#include "taod/kernel_probe.h"
+#include "observe/cgroup_tree.h"
+#include "config/config.h"
+#include "observe/kernel_probe.h"
 
 struct backoff_table;
 

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "taod/action.h"
-#include "taod/cgroup_state.h"
-#include "taod/machine_stats.h"
+#include "account/cgroup_state.h"
+#include "account/machine_stats.h"
 
 #define HISTORY_SCHEMA_VERSION 3
 

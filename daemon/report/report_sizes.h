@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "taod/report.h"
+#include "report.h"
 
 struct json_object;
 

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taod/act_backend.h"
-#include "taod/machine_stats.h" /* HVO_SAVED_PER_THP */
+#include "act_backend.h"
+#include "account/machine_stats.h" /* HVO_SAVED_PER_THP */
 
 /* --- rate_limit.c: actions per minute and bytes per minute --- */
 struct rate_limit {

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "taod/allocator.h"
-#include "taod/task_rows.h"
+#include "allocator.h"
+#include "observe/task_rows.h"
 
 struct json_object;
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "taod/cgroup_state.h"
-#include "taod/machine_stats.h"
-#include "taod/sink_health.h"
+#include "account/cgroup_state.h"
+#include "account/machine_stats.h"
+#include "common/sink_health.h"
 
 struct audit_log;
 

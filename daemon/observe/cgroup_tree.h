@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 
 struct cgroup_tree {
 	int version;	      /* 1 or 2 */

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "taod/cgroup_state.h"
+#include "account/cgroup_state.h"
 
 /*
  * Writes family taod_cgroup_mthp_folios_total{cgroup, size_kb, event}:

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "taod/act_settings.h"
-#include "taod/policy.h"
+#include "act_settings.h"
+#include "policy.h"
 
 /* In the Makefile's SYSCONFDIR, where make install puts it. */
 #define TAOD_DEFAULT_CONFIG TAOD_SYSCONFDIR "/taod.conf"

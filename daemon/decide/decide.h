@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "taod/action.h"
-#include "taod/id_vec.h"
-#include "taod/cgroup_state.h"
-#include "taod/policy.h"
+#include "common/id_vec.h"
+#include "account/cgroup_state.h"
+#include "config/policy.h"
 
 #define DECIDE_HISTORY	 16
 #define DECIDE_OFFENDERS 4

@@ -6,7 +6,7 @@
 #ifndef TAOD_POLICY_MATCH_H
 #define TAOD_POLICY_MATCH_H
 
-#include "taod/policy.h"
+#include "config/policy.h"
 
 /* Why a glob is more or less specific than another (see README). */
 struct glob_specificity {

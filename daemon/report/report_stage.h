@@ -10,10 +10,10 @@
 
 #include <stdint.h>
 
-#include "taod/config.h"
-#include "taod/history.h"
-#include "taod/history_sink.h"
-#include "taod/metrics.h"
+#include "config/config.h"
+#include "history.h"
+#include "history_sink.h"
+#include "metrics.h"
 
 struct report_stage {
 	struct history_sink history;   /* its .h is NULL: no history (off or unusable) */

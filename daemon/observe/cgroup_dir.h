@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "taod/cgroup_tree.h"
+#include "cgroup_tree.h"
 
 /*
  * Opens the directory @rel ("/" or a canonical "/a/b") below the directory

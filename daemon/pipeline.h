@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The running daemon: the stages composed in struct taod, which only the
+ * The pipeline's header: the stages composed in struct taod, which only the
  * pipeline (daemon/pipeline.c, daemon/taod.c) and the control plane
  * (daemon/control/) see. Each stage declares its functions in its own
  * header (decide.h, act.h, report_stage.h, ...) and is handed what it reads.
  */
-#ifndef TAOD_DAEMON_H
-#define TAOD_DAEMON_H
+#ifndef TAOD_PIPELINE_H
+#define TAOD_PIPELINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "taod/bpf_observer.h"
-#include "taod/cgroup_state.h"
-#include "taod/cgroup_tree.h"
-#include "taod/cgroup_watch.h"
-#include "taod/clock.h"
-#include "taod/config.h"
-#include "taod/decide.h"
-#include "taod/kernel_probe.h"
-#include "taod/report_stage.h"
+#include "observe/bpf_observer.h"
+#include "account/cgroup_state.h"
+#include "observe/cgroup_tree.h"
+#include "observe/cgroup_watch.h"
+#include "common/clock.h"
+#include "config/config.h"
+#include "decide/decide.h"
+#include "observe/kernel_probe.h"
+#include "report/report_stage.h"
 
 struct control_server;
 struct actor;

@@ -3,9 +3,9 @@
 #ifndef TAOD_COMMANDS_H
 #define TAOD_COMMANDS_H
 
-#include "taod/control_server.h"
-#include "taod/daemon.h"
-#include "taod/metrics.h"
+#include "control_server.h"
+#include "pipeline.h"
+#include "report/metrics.h"
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);

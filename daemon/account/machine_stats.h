@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "taod/config.h"
+#include "config/config.h"
 
 #define MACHINE_MAX_ZONES  32
 #define MACHINE_MAX_ORDERS 16
