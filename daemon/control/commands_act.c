@@ -52,13 +52,12 @@ struct json_object *cmd_actions(struct taod *d, struct json_object *req)
 
 static int kind_from_name(const char *name, enum action_kind *out)
 {
-	for (int k = 0; k < ACTION_KIND_MAX; k++) {
-		if (!strcmp(name, action_kind_name((enum action_kind)k))) {
-			*out = (enum action_kind)k;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int k = action_kind_by_name(name);
+
+	if (k < 0)
+		return -EINVAL;
+	*out = (enum action_kind)k;
+	return 0;
 }
 
 /* Fills the numeric and boolean arguments; NULL or an error reply. */
