@@ -28,12 +28,12 @@
 
 /* One restriction in force, as its state file keeps it. */
 struct saved {
-	uint64_t id;		/* the cgroup's inode: a cgroup made again is not it */
-	char file[32];		/* memory.high or memory.soft_limit_in_bytes */
-	char original[32];	/* what was there, written back as it was read */
-	uint64_t set;		/* what taod wrote */
-	uint64_t until_ms;	/* monotonic: put back from then on */
-	char cgroup[PATH_MAX];	/* last in the file: a cgroup path may hold any byte */
+	uint64_t id;	       /* the cgroup's inode: a cgroup made again is not it */
+	char file[32];	       /* memory.high or memory.soft_limit_in_bytes */
+	char original[32];     /* what was there, written back as it was read */
+	uint64_t set;	       /* what taod wrote */
+	uint64_t until_ms;     /* monotonic: put back from then on */
+	char cgroup[PATH_MAX]; /* last in the file: a cgroup path may hold any byte */
 };
 
 static const char *limit_file(const struct cgroup_tree *t)
@@ -95,8 +95,9 @@ static int write_saved(FILE *f, const void *ctx)
 {
 	const struct saved *s = ctx;
 
-	fprintf(f, "id=%" PRIu64 "\nfile=%s\noriginal=%s\nset=%" PRIu64 "\nuntil_ms=%" PRIu64
-		   "\ncgroup=%s",
+	fprintf(f,
+		"id=%" PRIu64 "\nfile=%s\noriginal=%s\nset=%" PRIu64 "\nuntil_ms=%" PRIu64
+		"\ncgroup=%s",
 		s->id, s->file, s->original, s->set, s->until_ms, s->cgroup);
 	return ferror(f) ? -EIO : 0;
 }
@@ -181,8 +182,9 @@ static void put_back(const struct act_ctx *c, const struct saved *s, struct act_
 	}
 	r = read_limit(c, s->cgroup, s->file, NULL, &now);
 	if (!r && now != s->set) {
-		act_outcome_set(o, RESULT_DONE, 0, "%s left at %" PRIu64 ": changed since taod set %" PRIu64,
-				s->file, now, s->set);
+		act_outcome_set(o, RESULT_DONE, 0,
+				"%s left at %" PRIu64 ": changed since taod set %" PRIu64, s->file,
+				now, s->set);
 		o->kernel_untouched = true;
 		return;
 	}
@@ -273,20 +275,20 @@ void memory_limit_restrict(const struct act_ctx *c, const struct action_request 
 		return;
 	}
 	r = save(c, &s);
-	act_outcome_set(o, r ? RESULT_FAILED : RESULT_DONE, -r,
-			"%s kept at %s, %" PRIu64 " s more", s.file, was,
-			c->s->stock_restrict_for_ms / 1000);
+	act_outcome_set(o, r ? RESULT_FAILED : RESULT_DONE, -r, "%s kept at %s, %" PRIu64 " s more",
+			s.file, was, c->s->stock_restrict_for_ms / 1000);
 }
 
-void memory_limit_grant(const struct act_ctx *c, const struct action_request *req,
-			uint64_t budget, struct act_outcome *o)
+void memory_limit_grant(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			struct act_outcome *o)
 {
 	struct saved s;
 	uint64_t id;
 
 	(void)budget;
 	if (cgroup_id(c, req->cgroup, &id) || load(c, id, &s)) {
-		act_outcome_set(o, RESULT_DONE, 0, "%s holds no restriction of taod's: nothing to give back",
+		act_outcome_set(o, RESULT_DONE, 0,
+				"%s holds no restriction of taod's: nothing to give back",
 				req->cgroup);
 		o->kernel_untouched = true;
 		return;
@@ -323,8 +325,10 @@ static int expire_one(const struct act_ctx *c, const char *name, bool all, act_r
 	if (!all && c->now_ms() < s.until_ms)
 		return 0;
 	put_back(c, &s, &o);
-	rec.req = (struct action_request){.kind = ACTION_GRANT, .cgroup_id = s.id, .cgroup = s.cgroup};
-	snprintf(rec.req.policy, sizeof(rec.req.policy), "%s", all ? "(taod start or exit)" : "(time up)");
+	rec.req =
+	    (struct action_request){.kind = ACTION_GRANT, .cgroup_id = s.id, .cgroup = s.cgroup};
+	snprintf(rec.req.policy, sizeof(rec.req.policy), "%s",
+		 all ? "(taod start or exit)" : "(time up)");
 	snprintf(rec.req.evidence, sizeof(rec.req.evidence), "restricted through %s", s.file);
 	rec.result = o.result;
 	rec.err = o.err;

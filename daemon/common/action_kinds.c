@@ -5,7 +5,8 @@
 #include "taod/action_kinds.h"
 
 static const struct action_kind_row rows[ACTION_KIND_MAX] = {
-#define X(kind, word, rung, bytes, machine, what) [ACTION_##kind] = {word, rung, bytes, machine, what},
+#define X(kind, word, rung, bytes, machine, what)                                                  \
+	[ACTION_##kind] = {word, rung, bytes, machine, what},
     TAOD_ACTION_KINDS(X)
 #undef X
 };

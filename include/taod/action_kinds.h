@@ -19,15 +19,15 @@
 
 #include <stdbool.h>
 
-#define TAOD_ACTION_KINDS(X)                                                                  \
-	/* KIND, word, rung, bytes, machine-wide, what */                                    \
-	X(WARN, "warn", true, false, false, "log and audit only")                              \
-	X(RESTRICT, "restrict", true, false, false,                                            \
-	  "take THP room away: TAO policy zones, or stock memory.high/soft limit")             \
-	X(GRANT, "grant", false, false, false, "give back what restrict took, or reward")      \
+#define TAOD_ACTION_KINDS(X)                                                                       \
+	/* KIND, word, rung, bytes, machine-wide, what */                                          \
+	X(WARN, "warn", true, false, false, "log and audit only")                                  \
+	X(RESTRICT, "restrict", true, false, false,                                                \
+	  "take THP room away: TAO policy zones, or stock memory.high/soft limit")                 \
+	X(GRANT, "grant", false, false, false, "give back what restrict took, or reward")          \
 	X(SHATTER, "shatter", true, true, false, "split an offender's THPs (partly mapped first)") \
-	X(COLLAPSE, "collapse", false, true, false, "MADV_COLLAPSE a guaranteed cgroup's memory") \
-	X(RESIZE_ZONES, "resize-zones", false, false, true,                                   \
+	X(COLLAPSE, "collapse", false, true, false, "MADV_COLLAPSE a guaranteed cgroup's memory")  \
+	X(RESIZE_ZONES, "resize-zones", false, false, true,                                        \
 	  "move memory blocks between the TAO policy zones")
 
 enum action_kind {

@@ -20,8 +20,8 @@
 void memory_limit_restrict(const struct act_ctx *c, const struct action_request *req,
 			   uint64_t budget, struct act_outcome *o);
 /* act_op_fn: puts back what restrict lowered; done, touching nothing, when it lowered nothing. */
-void memory_limit_grant(const struct act_ctx *c, const struct action_request *req,
-			uint64_t budget, struct act_outcome *o);
+void memory_limit_grant(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+			struct act_outcome *o);
 /* act_backend_ops.withheld: restrict and grant are off unless stock_restrict = yes. */
 const char *memory_limit_withheld(const struct act_ctx *c, enum action_kind k);
 /* act_backend_ops.expire: puts back the restrictions whose time is up (@all: every one). */
