@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The action kinds' table (action_kinds.h), and lookups by kind and by word. */
+#include <stdio.h>
 #include <string.h>
 
 #include "taod/action_kinds.h"
 
 static const struct action_kind_row rows[ACTION_KIND_MAX] = {
-#define X(kind, word, rung, bytes, machine, what)                                                  \
-	[ACTION_##kind] = {word, rung, bytes, machine, what},
+#define X(kind, word, rung, bytes, machine, task, what)                                            \
+	[ACTION_##kind] = {word, rung, bytes, machine, task, what},
     TAOD_ACTION_KINDS(X)
 #undef X
 };
@@ -27,4 +28,13 @@ int action_kind_by_name(const char *name)
 		if (!strcmp(name, rows[k].name))
 			return k;
 	return -1;
+}
+
+void action_kind_words(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < ACTION_KIND_MAX && off < len; k++)
+		off += snprintf(buf + off, len - off, "%s%s", k ? ", " : "", rows[k].name);
 }

@@ -78,11 +78,13 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 /* The words come from the kinds' table (action_kinds.h). */
 static int act_usage(void)
 {
-	fprintf(stderr, "taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
-			"  ACTION: ");
-	for (int k = 0; k < ACTION_KIND_MAX; k++)
-		fprintf(stderr, "%s%s", k ? ", " : "", action_kind_name(k));
-	fprintf(stderr, "\n");
+	char words[160];
+
+	action_kind_words(words, sizeof(words));
+	fprintf(stderr,
+		"taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
+		"  ACTION: %s\n",
+		words);
 	for (int k = 0; k < ACTION_KIND_MAX; k++)
 		fprintf(stderr, "    %-13s %s\n", action_kind_name(k), action_kind_row(k)->what);
 	return EXIT_USAGE;
