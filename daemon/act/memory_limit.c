@@ -165,15 +165,14 @@ static void forget(const struct act_ctx *c, uint64_t id)
 
 /*
  * Writes back what was there when taod lowered it, if it is still what
- * taod set: a value someone changed since is theirs. The state file goes
- * either way. RESULT_DONE, _VANISHED or _FAILED, with @o's detail.
+ * taod set: a value someone changed since is theirs. RESULT_DONE,
+ * _VANISHED or _FAILED, with @o's detail.
  */
-static void put_back(const struct act_ctx *c, const struct saved *s, struct act_outcome *o)
+static void write_back(const struct act_ctx *c, const struct saved *s, struct act_outcome *o)
 {
 	uint64_t id = 0, now;
 	int r = cgroup_id(c, s->cgroup, &id);
 
-	forget(c, s->id);
 	if (r || id != s->id) {
 		act_outcome_set(o, RESULT_VANISHED, r ? -r : ESTALE,
 				"cgroup %s is gone: its %s needs no putting back", s->cgroup,
@@ -195,6 +194,14 @@ static void put_back(const struct act_ctx *c, const struct saved *s, struct act_
 	else
 		act_outcome_set(o, RESULT_DONE, 0, "put %s back to %s (taod had set %" PRIu64 ")",
 				s->file, s->original, s->set);
+}
+
+/* The state file goes once the value is back (a crash before keeps it), or
+ * once putting it back failed: it is audited, and retrying would repeat it. */
+static void put_back(const struct act_ctx *c, const struct saved *s, struct act_outcome *o)
+{
+	write_back(c, s, o);
+	forget(c, s->id);
 }
 
 /* The new limit: a share of what the cgroup uses now, in whole pages. */
@@ -234,6 +241,16 @@ static void lower(const struct act_ctx *c, struct saved *s, uint64_t target, uin
 			c->s->stock_restrict_for_ms / 1000, s->original);
 }
 
+/* What a cgroup taod has not restricted yet starts its state with. */
+static void first_restriction(const struct act_ctx *c, struct saved *s, uint64_t id,
+			      const char *cgroup, const char *was)
+{
+	*s = (struct saved){.id = id};
+	snprintf(s->file, sizeof(s->file), "%s", limit_file(c->tree));
+	snprintf(s->original, sizeof(s->original), "%s", was);
+	snprintf(s->cgroup, sizeof(s->cgroup), "%s", cgroup);
+}
+
 void memory_limit_restrict(const struct act_ctx *c, const struct action_request *req,
 			   uint64_t budget, struct act_outcome *o)
 {
@@ -256,12 +273,8 @@ void memory_limit_restrict(const struct act_ctx *c, const struct action_request 
 		return;
 	}
 	had = !load(c, id, &s) && !strcmp(s.cgroup, req->cgroup);
-	if (!had) {
-		s = (struct saved){.id = id};
-		snprintf(s.file, sizeof(s.file), "%s", limit_file(c->tree));
-		snprintf(s.original, sizeof(s.original), "%s", was);
-		snprintf(s.cgroup, sizeof(s.cgroup), "%s", req->cgroup);
-	}
+	if (!had)
+		first_restriction(c, &s, id, req->cgroup, was);
 	s.until_ms = c->now_ms() + c->s->stock_restrict_for_ms;
 	if (target_of(c, usage) < limit) {
 		lower(c, &s, target_of(c, usage), usage, had, o);

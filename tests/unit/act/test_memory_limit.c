@@ -71,6 +71,17 @@ static int saved(void)
 	return n;
 }
 
+/* A restrict that ends in @want wrote nothing and saved nothing. */
+static void restrict_touches_nothing(enum action_result want)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(submit(ACTION_RESTRICT, &rec), want, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_eq(saved(), 0);
+}
+
 Test(memory_limit, memory_limit_restrict_lowers_memory_high_after_saving_it)
 {
 	struct action_record rec;
@@ -88,13 +99,8 @@ Test(memory_limit, memory_limit_restrict_lowers_memory_high_after_saving_it)
 
 Test(memory_limit, memory_limit_restrict_keeps_a_lower_limit)
 {
-	struct action_record rec;
-
 	fx_file(HIGH, "10485760\n");
-	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_NO_GAIN, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, "");
-	cr_assert_eq(saved(), 0);
+	restrict_touches_nothing(RESULT_NO_GAIN);
 }
 
 Test(memory_limit, memory_limit_restrict_keeps_the_first_original)
@@ -208,13 +214,8 @@ Test(memory_limit, memory_limit_withheld_unless_turned_on)
 
 Test(memory_limit, memory_limit_restrict_in_observe_mode_writes_nothing)
 {
-	struct action_record rec;
-
 	fx.cfg.enforce.mode = ACT_MODE_OBSERVE;
-	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DRY_RUN, "%s", rec.detail);
-	cr_assert_str_eq(fx.writes, "");
-	cr_assert_eq(saved(), 0);
+	restrict_touches_nothing(RESULT_DRY_RUN);
 }
 
 Test(memory_limit, memory_limit_restrict_write_failure_keeps_no_state)
