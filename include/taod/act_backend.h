@@ -40,9 +40,9 @@ struct act_outcome {
 };
 
 /*
- * One backend. shatter and collapse get a byte budget (never 0); the others
- * ignore it. resize_zones reads the THP demand of guaranteed cgroups from
- * req->bytes.
+ * One kind's op in a backend. The kinds whose row says bytes (shatter,
+ * collapse) get a byte budget (never 0); the others ignore it.
+ * resize-zones reads the THP demand of guaranteed cgroups from req->bytes.
  */
 typedef void (*act_op_fn)(const struct act_ctx *c, const struct action_request *req,
 			  uint64_t budget, struct act_outcome *o);
