@@ -36,7 +36,10 @@ _taoctl()
 	top-tasks|actions) COMPREPLY=($(compgen -W "--limit --cgroup --json" -- "$cur")) ;;
 	act)
 		if [[ $prev == act ]]; then
-			COMPREPLY=($(compgen -W "warn restrict grant shatter collapse resize-zones" -- "$cur"))
+			# The words of taoctl's own table of action kinds, as its usage lists them.
+			local kinds
+			kinds=$("${COMP_WORDS[0]}" act 2>&1 | sed -n 's/^  ACTION: //p' | tr -d ,)
+			COMPREPLY=($(compgen -W "$kinds" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --json" -- "$cur"))
 		fi ;;

@@ -262,6 +262,9 @@ int pipeline_tick(struct taod *d)
 	read_memstats(d);
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	decide_step(d, t.now);
+	/* act: bounded actions whose time is up are put back. */
+	if (d->actor)
+		actor_tick(d->actor);
 	/* The top offenders' split stacks are sampled; who they are moves slowly. */
 	if (d->ticks % STACK_WATCH_TICKS == 0)
 		log_errno(LOG_WARNING, task_rows_watch_top(d->obs),

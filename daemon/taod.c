@@ -295,6 +295,9 @@ static void stop(struct taod *d)
 	control_server_stop(d->ctl);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);
+	/* Nothing taod lowered outlives it; audited while history is open. */
+	if (d->actor)
+		actor_release(d->actor);
 	pipeline_report_tick(d, &last);
 	report_stage_close(&d->report, &last);
 	bpf_observer_close(d->obs);

@@ -56,6 +56,15 @@ struct reward_state {
 
 /* 0, or -ENOENT when no collapse was asked for @cgroup. */
 int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_state *out);
+/*
+ * Puts back what bounded actions changed once their time is up (the stock
+ * restrict, memory_limit.h), each audited as a grant; the first call after
+ * actor_open() puts back every one a crashed taod left. Call once per tick.
+ * Returns how many were put back.
+ */
+int actor_tick(struct actor *a);
+/* Puts back every bounded action in force (taod exiting); how many. */
+int actor_release(struct actor *a);
 /* decide's action sink: @actor is the struct actor. */
 void actor_sink(void *actor, const struct action_request *req);
 /*

@@ -40,9 +40,9 @@ struct act_outcome {
 };
 
 /*
- * One backend. shatter and collapse get a byte budget (never 0); the others
- * ignore it. resize_zones reads the THP demand of guaranteed cgroups from
- * req->bytes.
+ * One kind's op in a backend. The kinds whose row says bytes (shatter,
+ * collapse) get a byte budget (never 0); the others ignore it.
+ * resize-zones reads the THP demand of guaranteed cgroups from req->bytes.
  */
 typedef void (*act_op_fn)(const struct act_ctx *c, const struct action_request *req,
 			  uint64_t budget, struct act_outcome *o);
@@ -65,14 +65,26 @@ struct act_cgroup_stats {
 	uint64_t hvo_saved_bytes;
 };
 
+/* An expired or released restriction put back, for the audit log. */
+typedef void (*act_restored_fn)(void *ctx, const struct action_record *rec);
+
 struct act_backend_ops {
 	const char *name;
-	act_op_fn restrict_zones; /* `restrict` is a C keyword; NULL: unsupported */
-	act_op_fn grant;
-	act_op_fn shatter;
-	act_op_fn collapse;
-	act_op_fn resize_zones;
+	/*
+	 * The op carrying out each action kind (action_kinds.h), by intent:
+	 * [ACTION_RESTRICT], [ACTION_GRANT], [ACTION_SHATTER], ... NULL:
+	 * unsupported (the actor says so; warn is the actor's own).
+	 */
+	act_op_fn op[ACTION_KIND_MAX];
+	/* NULL, or why an op given above is off under @c's settings (NULL: on). */
+	const char *(*withheld)(const struct act_ctx *c, enum action_kind k);
 	int (*read_stats)(const struct act_ctx *c, struct act_stats *out);
+	/*
+	 * NULL, or puts back what a bounded action changed once its time is
+	 * up, or all of it when @all (taod starting after a crash, or
+	 * exiting), calling @fn with a record of each. Returns how many.
+	 */
+	int (*expire)(const struct act_ctx *c, bool all, act_restored_fn fn, void *ctx);
 };
 
 extern const struct act_backend_ops backend_tao_ops;

@@ -39,6 +39,7 @@ struct actor {
 	struct audit_log *audit;
 	actor_record_fn on_record; /* e.g. the history database */
 	void *on_record_ctx;
+	bool swept; /* what a crashed taod left restricted is put back at the first tick */
 };
 
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx)
@@ -117,12 +118,16 @@ struct audit_log *actor_audit(const struct actor *a)
 
 static bool machine_wide(const struct action_request *req)
 {
-	return req->kind == ACTION_RESIZE_ZONES;
+	const struct action_kind_row *row = action_kind_row(req->kind);
+
+	return row && row->machine_wide;
 }
 
 static bool moves_bytes(const struct action_request *req)
 {
-	return req->kind == ACTION_SHATTER || req->kind == ACTION_COLLAPSE;
+	const struct action_kind_row *row = action_kind_row(req->kind);
+
+	return row && row->bytes;
 }
 
 /* The backend takes its own pidfd and checks again; this names the result. */
@@ -335,22 +340,18 @@ static bool no_room(const struct actor *a, const struct action_request *req, str
 	return true;
 }
 
-static act_op_fn backend_op(const struct act_backend_ops *be, enum action_kind k)
+/*
+ * The backend's op for @k, NULL when it has none or its settings withhold
+ * it (then *@why, if given, says which setting turns it on).
+ */
+static act_op_fn backend_op(const struct actor *a, enum action_kind k, const char **why)
 {
-	switch (k) {
-	case ACTION_RESTRICT:
-		return be->restrict_zones;
-	case ACTION_GRANT:
-		return be->grant;
-	case ACTION_SHATTER:
-		return be->shatter;
-	case ACTION_COLLAPSE:
-		return be->collapse;
-	case ACTION_RESIZE_ZONES:
-		return be->resize_zones;
-	default:
-		return NULL;
-	}
+	act_op_fn op = (unsigned)k < ACTION_KIND_MAX ? a->be->op[k] : NULL;
+	const char *off = op && a->be->withheld ? a->be->withheld(&a->ctx, k) : NULL;
+
+	if (why)
+		*why = off;
+	return off ? NULL : op;
 }
 
 /* Past the gate: act, charge the budgets, and back off on failure. */
@@ -358,7 +359,7 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 {
 	uint64_t left = rate_limit_bytes_left(&a->rl);
 	uint64_t budget = req->bytes && req->bytes < left ? req->bytes : left;
-	act_op_fn op = backend_op(a->be, req->kind);
+	act_op_fn op = backend_op(a, req->kind, NULL);
 	char key[320];
 	size_t n;
 
@@ -388,15 +389,22 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 /*
  * A lever the backend lacks (NULL: the stock backend's zone levers) is
  * unsupported in every mode: a dry run saying it "would" resize would lie.
+ * One its settings turn off says which setting turns it on.
  */
 static bool unsupported(const struct actor *a, const struct action_request *req,
 			struct act_outcome *o)
 {
-	if (req->kind == ACTION_WARN || backend_op(a->be, req->kind))
+	const char *off;
+
+	if (req->kind == ACTION_WARN || backend_op(a, req->kind, &off))
 		return false;
-	act_outcome_set(o, RESULT_UNSUPPORTED, 0,
-			"%s needs the TAO kernel's policy zones; the %s backend has none",
-			action_kind_name(req->kind), a->be->name);
+	if (off)
+		act_outcome_set(o, RESULT_UNSUPPORTED, 0, "%s is off in the %s backend: %s",
+				action_kind_name(req->kind), a->be->name, off);
+	else
+		act_outcome_set(o, RESULT_UNSUPPORTED, 0,
+				"%s needs the TAO kernel's policy zones; the %s backend has none",
+				action_kind_name(req->kind), a->be->name);
 	return true;
 }
 
@@ -452,6 +460,30 @@ int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_
 	backoff_key(ACTION_COLLAPSE, cgroup, key, sizeof(key));
 	out->retry_in_ms = backoff_wait_ms(&a->failures, key, now);
 	return 0;
+}
+
+/* A restriction put back: audited as a grant, though no request asked for it. */
+static void restored(void *ctx, const struct action_record *r)
+{
+	struct actor *a = ctx;
+	struct action_record rec = *r;
+
+	audit_record(a->audit, &rec);
+	if (a->on_record)
+		a->on_record(a->on_record_ctx, &rec);
+}
+
+int actor_tick(struct actor *a)
+{
+	bool all = !a->swept;
+
+	a->swept = true;
+	return a->be->expire ? a->be->expire(&a->ctx, all, restored, a) : 0;
+}
+
+int actor_release(struct actor *a)
+{
+	return a->be->expire ? a->be->expire(&a->ctx, true, restored, a) : 0;
 }
 
 void actor_sink(void *actor, const struct action_request *req)

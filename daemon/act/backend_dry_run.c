@@ -22,10 +22,13 @@ static int no_stats(const struct act_ctx *c, struct act_stats *out)
 
 const struct act_backend_ops backend_dry_run_ops = {
     .name = "dry-run",
-    .restrict_zones = would,
-    .grant = would,
-    .shatter = would,
-    .collapse = would,
-    .resize_zones = would,
+    .op =
+	{
+	    [ACTION_RESTRICT] = would,
+	    [ACTION_GRANT] = would,
+	    [ACTION_SHATTER] = would,
+	    [ACTION_COLLAPSE] = would,
+	    [ACTION_RESIZE_ZONES] = would,
+	},
     .read_stats = no_stats,
 };

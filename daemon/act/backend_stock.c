@@ -5,8 +5,10 @@
  * page tables say hold THP pages (partly unmapped ones too), so the
  * subpages it no longer maps go back; with compact_after_shatter the freed
  * pages are then merged into free 2 MiB blocks (contiguity.c). Collapse is
- * process_madvise(MADV_COLLAPSE). There are no policy zones to restrict,
- * grant or size (ZONE_MOVABLE sizing is left out on stock).
+ * process_madvise(MADV_COLLAPSE). Restrict and grant lower and put back
+ * memory.high (v1: the soft limit) when stock_restrict is on
+ * (memory_limit.c); there are no policy zones to size (ZONE_MOVABLE
+ * sizing is left out on stock).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +21,7 @@
 
 #include "act_parts.h"
 #include "common/log.h"
+#include "memory_limit.h"
 #include "common/rootfs.h"
 
 struct split_run {
@@ -316,11 +319,16 @@ static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
 
 const struct act_backend_ops backend_stock_ops = {
     .name = "stock",
-    /* No policy zones: restrict, grant and resize-zones are unsupported (actor.c). */
-    .restrict_zones = NULL,
-    .grant = NULL,
-    .shatter = stock_shatter,
-    .collapse = thp_collapse_cgroup,
-    .resize_zones = NULL,
+    /* No policy zones: resize-zones is unsupported (actor.c); restrict and
+     * grant through memory.high or the v1 soft limit when turned on. */
+    .op =
+	{
+	    [ACTION_RESTRICT] = memory_limit_restrict,
+	    [ACTION_GRANT] = memory_limit_grant,
+	    [ACTION_SHATTER] = stock_shatter,
+	    [ACTION_COLLAPSE] = thp_collapse_cgroup,
+	},
+    .withheld = memory_limit_withheld,
+    .expire = memory_limit_expire,
     .read_stats = stock_read_stats,
 };

@@ -195,10 +195,13 @@ int act_cgroup_stats_parse(const char *text, struct act_cgroup_stats *out)
 
 const struct act_backend_ops backend_tao_ops = {
     .name = "tao",
-    .restrict_zones = tao_restrict,
-    .grant = tao_grant,
-    .shatter = tao_shatter,
-    .collapse = thp_collapse_cgroup,
-    .resize_zones = tao_resize,
+    .op =
+	{
+	    [ACTION_RESTRICT] = tao_restrict,
+	    [ACTION_GRANT] = tao_grant,
+	    [ACTION_SHATTER] = tao_shatter,
+	    [ACTION_COLLAPSE] = thp_collapse_cgroup,
+	    [ACTION_RESIZE_ZONES] = tao_resize,
+	},
     .read_stats = tao_read_stats,
 };

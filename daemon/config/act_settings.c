@@ -21,6 +21,11 @@ void act_settings_defaults(struct act_settings *s)
 	/* Debian grub reads every .cfg in /etc/default/grub.d after /etc/default/grub. */
 	snprintf(s->zone_cmdline_dropin, sizeof(s->zone_cmdline_dropin), "%s",
 		 "/etc/default/grub.d/taod-zones.cfg");
+	s->stock_restrict = 0;
+	s->stock_restrict_percent = 90;
+	s->stock_restrict_for_ms = 10 * 60 * 1000;
+	snprintf(s->stock_restrict_state, sizeof(s->stock_restrict_state), "%s",
+		 "/var/lib/taod/restricted");
 }
 
 const char *act_mode_name(enum act_mode m)

@@ -27,6 +27,11 @@ struct act_settings {
 	char audit_log[PATH_MAX];	    /* JSON lines; "" for none */
 	int compact_after_shatter;	    /* stock: compact, drain per-CPU lists (machine-wide) */
 	char zone_cmdline_dropin[PATH_MAX]; /* boot-zone TAO: `taoctl zones --apply` writes it */
+	/* Stock restrict (memory_limit.h): off unless asked for. */
+	int stock_restrict;		     /* lower memory.high / the v1 soft limit */
+	uint64_t stock_restrict_percent;     /* of the cgroup's usage, 1..99 */
+	uint64_t stock_restrict_for_ms;	     /* then put back */
+	char stock_restrict_state[PATH_MAX]; /* the values put back, one file per cgroup */
 };
 
 void act_settings_defaults(struct act_settings *s);

@@ -31,6 +31,7 @@ enum setting_type {
 	T_GLOBS, /* cgroup globs, each maybe "=GLOB"; may be empty */
 	T_MODE,
 	T_U64,
+	T_PERCENT, /* a whole percentage, 1 to 99 */
 	T_COUNT,
 	T_SIZE,
 	T_ENUM
@@ -136,6 +137,10 @@ static const struct setting settings[] = {
     {"enforce", "zone_cmdline_dropin", T_PATH, FIELD(enforce.zone_cmdline_dropin), NULL},
     {"enforce", "compact_after_shatter", T_ENUM, FIELD(enforce.compact_after_shatter),
      yes_no_values},
+    {"enforce", "stock_restrict", T_ENUM, FIELD(enforce.stock_restrict), yes_no_values},
+    {"enforce", "stock_restrict_percent", T_PERCENT, FIELD(enforce.stock_restrict_percent), NULL},
+    {"enforce", "stock_restrict_for", T_DURATION, FIELD(enforce.stock_restrict_for_ms), NULL},
+    {"enforce", "stock_restrict_state", T_PATH, FIELD(enforce.stock_restrict_state), NULL},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
     {"history", "every", T_COUNT, FIELD(history_every), NULL},
     {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
@@ -267,6 +272,11 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 	}
 	case T_U64:
 		return parse_u64(v, dst);
+	case T_PERCENT: {
+		int r = parse_u64(v, dst);
+
+		return r ? r : (*(uint64_t *)dst >= 1 && *(uint64_t *)dst <= 99 ? 0 : -ERANGE);
+	}
 	case T_COUNT: {
 		int r = parse_u64(v, dst);
 
@@ -318,6 +328,8 @@ static const char *expected(const struct setting *s, char *buf, size_t len)
 		return "a duration above zero such as 500ms, 1s, 5m";
 	case T_U64:
 		return "a whole number";
+	case T_PERCENT:
+		return "a whole percentage from 1 to 99";
 	case T_SIZE:
 		return "a size such as 4096, 64M, 2G";
 	case T_COUNT:

@@ -34,16 +34,30 @@ const char *policy_sizes_name(unsigned sizes)
 	return sizes & POLICY_SIZES_MTHP ? "all" : "pmd";
 }
 
+enum action_kind ladder_rung_kind(enum ladder_rung r)
+{
+	return (enum action_kind)(r - 1);
+}
+
 const char *ladder_rung_name(enum ladder_rung r)
 {
-	static const char *const names[RUNG_MAX] = {
-	    [RUNG_OBSERVE] = "observe",
-	    [RUNG_WARN] = "warn",
-	    [RUNG_RESTRICT] = "restrict",
-	    [RUNG_SHATTER] = "shatter",
-	};
+	const struct action_kind_row *row;
 
-	return r < RUNG_MAX ? names[r] : "?";
+	if (r == RUNG_OBSERVE)
+		return "observe";
+	row = action_kind_row(ladder_rung_kind(r));
+	return row && row->rung ? row->name : "?";
+}
+
+void ladder_rung_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int r = 0; r < RUNG_MAX && off < len; r++)
+		if (strcmp(ladder_rung_name(r), "?"))
+			off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+					ladder_rung_name(r));
 }
 
 void ladder_format(const struct policy *p, char *buf, size_t len)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/action_kinds.h"
+
 #define TAOD_MAX_POLICIES 64
 #define POLICY_NAME_MAX	  64
 #define POLICY_MAX_GLOBS  8
@@ -19,8 +21,19 @@
 #define POLICY_FILE_MAX	  256
 #define POLICY_DEFAULT	  "default"
 
-/* The rungs of the action ladder, in the order they must appear. */
-enum ladder_rung { RUNG_OBSERVE, RUNG_WARN, RUNG_RESTRICT, RUNG_SHATTER, RUNG_MAX };
+/*
+ * The rungs of the action ladder, in the order they must appear: observe
+ * (no action), then one per action kind, rung r asking for kind r - 1
+ * (action_kinds.h). Only the kinds whose row says rung may stand on a
+ * ladder (warn, restrict, shatter): the others' slots stay 0.
+ */
+enum ladder_rung {
+	RUNG_OBSERVE,
+#define X(kind, ...) RUNG_##kind,
+	TAOD_ACTION_KINDS(X)
+#undef X
+	    RUNG_MAX,
+};
 
 /* Folio sizes a policy judges (key `sizes`): PMD THPs, the multi-size THPs
  * below them (16 KiB up; each partial unmap weighed by the folio size it
@@ -76,7 +89,12 @@ struct policy_set {
 
 /* Built-in values of the default policy. */
 void policy_builtin_default(struct policy *p);
+/* "observe", a rung kind's word, or "?" for a kind that is no rung. */
 const char *ladder_rung_name(enum ladder_rung r);
+/* The action rung @r asks for; @r must not be RUNG_OBSERVE. */
+enum action_kind ladder_rung_kind(enum ladder_rung r);
+/* "observe, warn, restrict, shatter": the rungs in their order. */
+void ladder_rung_names(char *buf, size_t len);
 /* The taod.conf name of a policy key; NULL for PK_MAX. */
 const char *policy_key_name(enum policy_key k);
 /* "warn:1 restrict:3 shatter:5". */

@@ -197,9 +197,7 @@ static const struct policy_setting policy_settings[] = {
      "THP bytes broken per THP byte given or held, a number above 0 such as 0.25"},
     {"min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number"},
     {"window", PK_WINDOW, set_window, "a duration above zero such as 2s, 30s, 5m"},
-    {"ladder", PK_LADDER, set_ladder,
-     "rungs observe, warn, restrict, shatter in this order, each NAME:STRIKE with "
-     "strikes going up, such as warn:1 restrict:3 shatter:5"},
+    {"ladder", PK_LADDER, set_ladder, NULL /* the rungs come from the kinds' table */},
     {"cooldown", PK_COOLDOWN, set_cooldown, "a duration such as 0s, 30s, 5m"},
     {"dry_run", PK_DRY_RUN, set_dry_run, "yes or no"},
     {"escalate_after", PK_ESCALATE_AFTER, set_escalate, "a number of windows, 1 to 1000"},
@@ -260,9 +258,25 @@ static struct policy *policy_get(struct config_parse *p, const char *section, co
 	return pol;
 }
 
+static const char *expected_text(const struct policy_setting *s, char *buf, size_t len)
+{
+	char rungs[128];
+
+	if (s->expected)
+		return s->expected;
+	ladder_rung_names(rungs, sizeof(rungs));
+	snprintf(buf, len,
+		 "rungs %s in this order, each NAME:STRIKE with strikes going up, such as "
+		 "warn:1 restrict:3 shatter:5",
+		 rungs);
+	return buf;
+}
+
 static void apply_policy_key(struct config_parse *p, const char *section, struct policy *pol,
 			     const char *key, const char *value)
 {
+	char expected[256];
+
 	for (size_t i = 0; i < NSETTINGS; i++) {
 		const struct policy_setting *s = &policy_settings[i];
 
@@ -275,7 +289,7 @@ static void apply_policy_key(struct config_parse *p, const char *section, struct
 					 section);
 		else if (s->set(pol, value))
 			config_error_add(p, "[%s] %s = \"%s\": expected %s", section, key, value,
-					 s->expected);
+					 expected_text(s, expected, sizeof(expected)));
 		else
 			pol->set |= 1u << s->bit;
 		return;

@@ -52,13 +52,12 @@ struct json_object *cmd_actions(struct taod *d, struct json_object *req)
 
 static int kind_from_name(const char *name, enum action_kind *out)
 {
-	for (int k = 0; k < ACTION_KIND_MAX; k++) {
-		if (!strcmp(name, action_kind_name((enum action_kind)k))) {
-			*out = (enum action_kind)k;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int k = action_kind_by_name(name);
+
+	if (k < 0)
+		return -EINVAL;
+	*out = (enum action_kind)k;
+	return 0;
 }
 
 /* Fills the numeric and boolean arguments; NULL or an error reply. */
@@ -89,15 +88,16 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	struct action_record rec;
 	const char *kind = NULL, *cgroup = "";
 	struct json_object *o, *err;
-	char why[96];
+	char why[96], words[160];
 	struct stat st;
 	int dir;
 
-	if (protocol_arg_string(req, "action", &kind) || kind_from_name(kind, &ar.kind))
-		return protocol_error("args.action must be one of warn, restrict, grant, shatter, "
-				      "collapse, resize-zones");
+	if (protocol_arg_string(req, "action", &kind) || kind_from_name(kind, &ar.kind)) {
+		action_kind_words(words, sizeof(words));
+		return protocol_errorf("args.action must be one of %s", words);
+	}
 	if (protocol_arg_string(req, "cgroup", &cgroup) == -EINVAL ||
-	    (ar.kind != ACTION_RESIZE_ZONES && !cgroup[0]))
+	    (!action_kind_row(ar.kind)->machine_wide && !cgroup[0]))
 		return protocol_error("args.cgroup must name a cgroup, e.g. \"/app.slice/x\"");
 	if (cgroup[0] && !cgroup_path_canonical(cgroup, why, sizeof(why)))
 		return protocol_errorf("args.cgroup %s", why);

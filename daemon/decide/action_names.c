@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Names of action kinds and results, as the audit log and taoctl show them. */
+/* Names of action results (kinds: action_kinds.c), as the audit log and taoctl show them. */
 #include "taod/action.h"
-
-const char *action_kind_name(enum action_kind k)
-{
-	static const char *const names[ACTION_KIND_MAX] = {
-	    [ACTION_WARN] = "warn",	    [ACTION_RESTRICT] = "restrict",
-	    [ACTION_GRANT] = "grant",	    [ACTION_SHATTER] = "shatter",
-	    [ACTION_COLLAPSE] = "collapse", [ACTION_RESIZE_ZONES] = "resize-zones",
-	};
-
-	return (unsigned)k < ACTION_KIND_MAX ? names[k] : "?";
-}
 
 const char *action_result_name(enum action_result r)
 {

@@ -117,7 +117,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 
 	req.cgroup = j->path;
 	snprintf(req.policy, sizeof(req.policy), "%s", p->name);
-	if ((kind == ACTION_WARN || kind == ACTION_SHATTER) && j->noffenders)
+	if (action_kind_row(kind)->task && j->noffenders)
 		req.pid = (pid_t)j->offenders[0].pid;
 	req.bytes = request_bytes(kind, &j->last);
 	verdict_evidence(&j->last, p, ev, sizeof(ev));

@@ -18,13 +18,6 @@
  */
 #include "decide.h"
 
-static enum action_kind rung_action(enum ladder_rung r)
-{
-	return r == RUNG_SHATTER    ? ACTION_SHATTER
-	       : r == RUNG_RESTRICT ? ACTION_RESTRICT
-				    : ACTION_WARN;
-}
-
 static bool reward_due(const struct cg_judge *j, const struct verdict *v)
 {
 	return j->cls == CLASS_GOOD && v->below_guarantee && v->reward_bytes >= DECIDE_THP_BYTES;
@@ -51,7 +44,7 @@ static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms, 
 	j->fresh_pages = 0;
 	if (rung == RUNG_OBSERVE)
 		return false;
-	*kind = rung_action(rung);
+	*kind = ladder_rung_kind(rung);
 	j->restricted |= *kind == ACTION_RESTRICT;
 	start_cooldown(j, p, now_ms);
 	return true;
@@ -99,7 +92,7 @@ static unsigned strikes_to_action(const struct cg_judge *j, const struct policy 
 		enum ladder_rung r = usable_rung(p, ladder_rung_for(p, s), no_memcg_zones);
 
 		if (r != RUNG_OBSERVE) {
-			*kind = rung_action(r);
+			*kind = ladder_rung_kind(r);
 			return s - j->strikes;
 		}
 	}

@@ -11,6 +11,7 @@
 #include "client.h"
 #include "subcommands.h"
 #include "format.h"
+#include "common/action_kinds.h"
 #include "taod/json_fields.h"
 
 static const char *fmt_when(char *buf, size_t len, uint64_t ms)
@@ -74,10 +75,18 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* The words come from the kinds' table (action_kinds.h). */
 static int act_usage(void)
 {
-	fprintf(stderr, "taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
-			"  ACTION: warn, restrict, grant, shatter, collapse, resize-zones\n");
+	char words[160];
+
+	action_kind_words(words, sizeof(words));
+	fprintf(stderr,
+		"taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
+		"  ACTION: %s\n",
+		words);
+	for (int k = 0; k < ACTION_KIND_MAX; k++)
+		fprintf(stderr, "    %-13s %s\n", action_kind_name(k), action_kind_row(k)->what);
 	return EXIT_USAGE;
 }
 

@@ -15,15 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum action_kind {
-	ACTION_WARN,	     /* log and audit only */
-	ACTION_RESTRICT,     /* TAO: take policy zones away (memory.thp_zones) */
-	ACTION_GRANT,	     /* TAO: give policy zones back / reward */
-	ACTION_SHATTER,	     /* TAO: memory.thp_shatter; stock: split_huge_pages of a task */
-	ACTION_COLLAPSE,     /* stock: process_madvise(MADV_COLLAPSE) for a guaranteed cgroup */
-	ACTION_RESIZE_ZONES, /* TAO: move memory blocks between Movable/NoSplit/NoMerge */
-	ACTION_KIND_MAX,
-};
+#include "common/action_kinds.h" /* enum action_kind: the table of kinds */
 
 enum action_result {
 	RESULT_DONE,
@@ -94,7 +86,6 @@ struct zone_view {
 /* Fills @out for @demand; 0, or -errno when the zones cannot be read. */
 typedef int (*zone_view_fn)(void *ctx, uint64_t demand, struct zone_view *out);
 
-const char *action_kind_name(enum action_kind k);
 const char *action_result_name(enum action_result r);
 
 #endif

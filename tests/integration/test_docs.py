@@ -60,7 +60,10 @@ def test_config_page_names_every_key():
 
 def complete(*words):
     line = " ".join(("taoctl",) + words)
-    script = (f"source {REPO}/completion/taoctl.bash; COMP_WORDS=(taoctl {' '.join(words)}); "
+    # taoctl on the PATH, as where it is installed: the completion asks it
+    # for the action words.
+    script = (f"PATH={TAOCTL.parent}:$PATH; source {REPO}/completion/taoctl.bash; "
+              f"COMP_WORDS=(taoctl {' '.join(words)}); "
               f"COMP_CWORD={len(words)}; COMP_LINE='{line}'; _taoctl; "
               "printf '%s\\n' \"${COMPREPLY[@]}\"")
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
@@ -75,6 +78,37 @@ def test_completion_offers_commands_and_values():
     assert complete("report", "--format", "") == {"table", "json", "csv", "html"}
     assert "shatter" in complete("act", "")
     assert complete("--socket", "/tmp/x", "abu") == {"abusers"}
+
+
+def action_kinds():
+    """(word, rung) of each row of the action kinds' table, in its order."""
+    text = (REPO / "daemon/common/action_kinds.h").read_text()
+    return [(m.group(1), m.group(2) == "true")
+            for m in re.finditer(r'X\(\w+, "([a-z-]+)", (true|false),', text)]
+
+
+def flat(text):
+    return re.sub(r"\s+", " ", text)
+
+
+def test_docs_list_every_action_kind_as_the_table_has_them():
+    """A new action kind is a row of daemon/common/action_kinds.h: taoctl's
+    usage and the completion come from it; these lists are held to it."""
+    kinds = action_kinds()
+    words = [w for w, _ in kinds]
+    rungs = ", ".join(["observe"] + [w for w, rung in kinds if rung])
+    assert len(words) >= 6 and rungs.startswith("observe, warn")
+    man = (REPO / "man/taoctl.8").read_text()
+    assert f"Send one request ({', '.join(words)})" in flat(man), "taoctl.8's act list"
+    readme = (REPO / "README.md").read_text()
+    acting = readme.split("| action | TAO backend | stock backend |")[1].split("\n\n")[0]
+    assert re.findall(r"^\| ([a-z-]+) \|", acting, re.M) == words, "README's action table"
+    assert f"lists rungs ({rungs}, in this order)" in flat(readme), "README's ladder rungs"
+    conf5 = (REPO / "man/taod.conf.5").read_text()
+    assert f"Rungs ({rungs})" in flat(conf5), "taod.conf.5's ladder rungs"
+    assert complete("act", "") == set(words)
+    p = subprocess.run([str(TAOCTL), "act"], capture_output=True, text=True)
+    assert f"ACTION: {', '.join(words)}" in p.stderr, p.stderr
 
 
 def protocol_commands():

@@ -213,6 +213,35 @@ Test(policy, ladder_rungs_for_strikes)
 	cr_assert_eq(ladder_rung_for(&p, 9), RUNG_SHATTER);
 }
 
+/* Rung r asks for action kind r - 1; kinds that are no rung have no name here. */
+Test(policy, ladder_rung_kind_and_name_from_the_kinds_table)
+{
+	cr_assert_eq(ladder_rung_kind(RUNG_WARN), ACTION_WARN);
+	cr_assert_eq(ladder_rung_kind(RUNG_RESTRICT), ACTION_RESTRICT);
+	cr_assert_eq(ladder_rung_kind(RUNG_SHATTER), ACTION_SHATTER);
+	cr_assert_str_eq(ladder_rung_name(RUNG_OBSERVE), "observe");
+	cr_assert_str_eq(ladder_rung_name(RUNG_RESTRICT), "restrict");
+	cr_assert_str_eq(ladder_rung_name(RUNG_GRANT), "?");
+	cr_assert_str_eq(ladder_rung_name(RUNG_RESIZE_ZONES), "?");
+}
+
+Test(policy, ladder_rung_names_in_their_order)
+{
+	char buf[128];
+
+	ladder_rung_names(buf, sizeof(buf));
+	cr_assert_str_eq(buf, "observe, warn, restrict, shatter");
+}
+
+/* A kind that is no rung is refused, and the error names the rungs. */
+Test(policy, ladder_refuses_a_kind_that_is_no_rung)
+{
+	cr_assert_neq(load("[policy default]\nladder = warn:1 grant:2\n"), 0);
+	cr_assert(strstr(errs.items[0].msg, "rungs observe, warn, restrict, shatter in this order"),
+		  "%s", errs.items[0].msg);
+	cr_assert_neq(load("[policy default]\nladder = collapse:1\n"), 0);
+}
+
 /* sizes: pmd (built-in), mthp or all, inherited from the default; anything
  * else is an error naming the line and the values it takes. */
 Test(policy, sizes_key_parsed_inherited_and_checked)
