@@ -18,7 +18,12 @@
 #include <unistd.h>
 
 #include "act.h"
-#include "act_parts.h"
+#include "rate_limit.h"
+#include "backoff.h"
+#include "reward_state.h"
+#include "free_blocks.h"
+#include "proc_tasks.h"
+#include "zone_sizing.h"
 #include "audit.h"
 #include "observe/cgroup_dir.h"
 #include "common/cgroup_path.h"

@@ -2,7 +2,7 @@
 /* The dry-run backend: says what it would do, touches nothing. */
 #include <string.h>
 
-#include "act_parts.h"
+#include "act_backend.h"
 
 static void would(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 		  struct act_outcome *o)

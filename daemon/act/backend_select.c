@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "act_parts.h"
+#include "act_backend.h"
 
 const struct act_backend_ops *act_backend_pick(enum act_backend_choice choice,
 					       enum kernel_kind kind)

@@ -19,7 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "backend_stock.h"
+#include "smaps.h"
+#include "proc_tasks.h"
+#include "thp_collapse.h"
+#include "thp_chunks.h"
+#include "thp_split_pageout.h"
+#include "contiguity.h"
 #include "common/log.h"
 #include "memory_limit.h"
 #include "common/rootfs.h"

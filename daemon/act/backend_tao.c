@@ -18,10 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "thp_collapse.h"
+#include "thp_chunks.h"
+#include "split_shatter.h"
+#include "zone_sizing.h"
 #include "observe/cgroup_dir.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
+#include "account/machine_stats.h"
 
 static uint64_t lookup(const char *text, const char *key)
 {

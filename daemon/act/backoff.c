@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "backoff.h"
+#include "act_backend.h"
 
 #define BACKOFF_TABLE_MAX 4096
 

@@ -20,7 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "contiguity.h"
+#include "proc_tasks.h"
 #include "common/log.h"
 #include "common/rootfs.h"
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "free_blocks.h"
+#include "act_backend.h"
 #include "account/machine_stats.h"
 #include "common/rootfs.h"
 

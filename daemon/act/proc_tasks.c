@@ -16,7 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "proc_tasks.h"
+#include "act_backend.h"
 #include "common/cgroup_path.h"
 #include "observe/cgroup_dir.h"
 #include "common/rootfs.h"

@@ -4,7 +4,8 @@
  * (shattered or collapsed) per minute. Both start full, so a burst of up to
  * one minute's worth passes and the rest waits for the refill.
  */
-#include "act_parts.h"
+#include "rate_limit.h"
+#include "act_backend.h"
 
 static double refill(double have, uint64_t per_minute, uint64_t elapsed_ms)
 {

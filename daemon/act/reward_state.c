@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "reward_state.h"
+#include "act_backend.h"
 
 #define REWARD_TABLE_MAX 4096
 

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "smaps.h"
+#include "act_backend.h"
 
 static bool parse_header(const char *line, struct vma_info *v)
 {

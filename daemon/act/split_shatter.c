@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "act_parts.h"
+#include "split_shatter.h"
+#include "thp_chunks.h"
+#include "backend_stock.h"
+#include "contiguity.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
 

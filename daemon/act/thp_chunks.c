@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "thp_chunks.h"
+#include "act_backend.h"
 #include "common/rootfs.h"
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)

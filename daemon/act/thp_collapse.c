@@ -17,7 +17,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "thp_collapse.h"
+#include "smaps.h"
+#include "proc_tasks.h"
+#include "thp_chunks.h"
 #include "common/rootfs.h"
 
 #ifndef MADV_COLLAPSE

@@ -13,7 +13,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "thp_split_pageout.h"
+#include "proc_tasks.h"
 
 long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n)
 {

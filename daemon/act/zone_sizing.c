@@ -15,7 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_parts.h"
+#include "zone_sizing.h"
+#include "backoff.h"
 #include "common/rootfs.h"
 
 #define ZONE_MOVABLE "Movable" /* the stock kernel's name */

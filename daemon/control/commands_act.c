@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "act/act.h"
-#include "act/act_parts.h"
+#include "act/proc_tasks.h"
 #include "taod/json_fields.h"
 #include "act/audit.h"
 #include "observe/cgroup_dir.h"

@@ -11,7 +11,8 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "act/act_parts.h"
+#include "act/smaps.h"
+#include "act/proc_tasks.h"
 #include "act_fixture.h"
 #include "act/audit.h"
 #include "observe/cgroup_dir.h"

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "act_fixture.h"
-#include "act/act_parts.h"
+#include "act/thp_chunks.h"
+#include "act/contiguity.h"
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"
 #define COMPACT	 "/proc/sys/vm/compact_memory"

@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "act_fixture.h"
-#include "act/act_parts.h"
+#include "act/free_blocks.h"
+#include "act/thp_collapse.h"
 
 #define MAP	0x7f3000000000ULL /* a 16 MiB mapping: 8 chunks */
 #define CHUNK	(2ULL << 20)

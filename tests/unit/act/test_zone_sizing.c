@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "act/act_parts.h"
+#include "act/rate_limit.h"
+#include "act/zone_sizing.h"
 #include "act_fixture.h"
 #include "act/audit.h"
 

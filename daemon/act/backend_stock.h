@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The page-table split, also the boot-zone TAO shatter.
+ * Defined in backend_stock.c.
+ */
+#ifndef TAOD_ACT_BACKEND_STOCK_H
+#define TAOD_ACT_BACKEND_STOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "act_backend.h"
+
+struct split_tally {
+	uint64_t bytes, partial_bytes; /* THP bytes asked to split; of them partly mapped */
+	int tasks, writes, failed, err;
+	bool pageout; /* debugfs refused: MADV_PAGEOUT did it */
+};
+
+/*
+ * Splits the THPs of @req's task (or its cgroup's tasks) within @budget
+ * through debugfs split_huge_pages, or MADV_PAGEOUT where debugfs is
+ * refused. 0 with @t filled (some writes may have failed), or -errno with
+ * @o set to the failure when nothing could be split.
+ */
+int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
+		       struct split_tally *t, struct act_outcome *o);
+/* How the split went: the debugfs file, or MADV_PAGEOUT. */
+const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
+
+#endif
