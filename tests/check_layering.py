@@ -9,7 +9,9 @@ A header lives beside the code that owns it (daemon/<stage>/x.h, included as
 stage. include/taod/ holds only the contracts that cross a boundary; each
 names its ends in a "Contract: a -> b" line, and ranks as the earliest
 stage it names. A header is one folder's public face: every function it
-declares is defined in that folder.
+declares is defined in that folder. Inside a folder, calls between files
+do not go round (a.c -> b.c -> a.c): such files are one unit split in two,
+or share a piece that belongs in a third file.
 
 Usage: check_layering.py [REPO]   (prints the back edges, exit 1 if any)
 """
@@ -99,6 +101,63 @@ def misplaced_functions(repo):
     return bad
 
 
+CALL = re.compile(r"\b([a-z_][a-z0-9_]*)\s*\(")
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def folder_calls(repo):
+    """{folder: {file: set of files of the folder whose functions it calls}}."""
+    repo = Path(repo)
+    graph = {}
+    for folder in sorted({c.parent for c in repo.glob("daemon/**/*.c")}):
+        files = sorted(folder.glob("*.c"))
+        owner = {}
+        for c in files:
+            for name in DEFINITION.findall(c.read_text(errors="replace")):
+                owner[name] = c.name
+        graph[folder.name] = {
+            c.name: {owner[n] for n in CALL.findall(COMMENT.sub("", c.read_text(errors="replace")))
+                     if n in owner and owner[n] != c.name}
+            for c in files}
+    return graph
+
+
+def folder_cycles(repo):
+    """(folder, files) for each cycle of calls between the files of one
+    folder: each such group is one unit split in two, or needs a third file
+    both call."""
+    cycles = []
+    for folder, edges in folder_calls(repo).items():
+        index, low, stack, on, n = {}, {}, [], set(), [0]
+
+        def visit(v):
+            index[v] = low[v] = n[0]
+            n[0] += 1
+            stack.append(v)
+            on.add(v)
+            for w in sorted(edges.get(v, ())):
+                if w not in index:
+                    visit(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                group = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    group.append(w)
+                    if w == v:
+                        break
+                if len(group) > 1:
+                    cycles.append((folder, sorted(group)))
+
+        for v in sorted(edges):
+            if v not in index:
+                visit(v)
+    return cycles
+
+
 def main():
     repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
     bad = back_edges(repo)
@@ -107,7 +166,10 @@ def main():
     misplaced = misplaced_functions(repo)
     for h, stage, name, where in misplaced:
         print(f"daemon/{h} ({stage}) declares {name}(), defined in {where or 'no folder'}")
-    return 1 if bad or misplaced else 0
+    cycles = folder_cycles(repo)
+    for folder, group in cycles:
+        print(f"daemon/{folder}: calls go round {' <-> '.join(group)}")
+    return 1 if bad or misplaced or cycles else 0
 
 
 if __name__ == "__main__":

@@ -68,11 +68,6 @@ void cgroup_table_begin_tick(struct cgroup_table *t)
 
 _Static_assert(offsetof(struct cgroup_entry, id) == 0, "id_vec needs the id first");
 
-struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id)
-{
-	return id_vec_find(&t->ids, id);
-}
-
 static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t now_ms)
 {
 	struct cgroup_entry *e = calloc(1, sizeof(*e));
@@ -171,51 +166,6 @@ void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, b
 	if (ok)
 		e->mem = *m;
 	e->coverage_pct = ok ? memstat_coverage_pct(m) : -1;
-}
-
-void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
-{
-	out->thp_alloc = cg_thp_allocs(c);
-	out->pmd_split = c->pmd_split;
-	out->split_pages = c->pmd_split_pages;
-	out->mthp_alloc_bytes = out->mthp_broken_bytes = 0;
-}
-
-/*
- * The bytes of the folios below the PMD size faulted, and of those left
- * partially mapped (a split that follows one breaks nothing more; one
- * without is reclaim's or taod's, not the tenant's unmapping).
- */
-static void sizes_evidence(const struct taod_cg_sizes *s, struct cg_evidence *out)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t pmd = page * (page / 8); /* a page table of 8-byte entries */
-
-	for (int order = 2; order < TAOD_MAX_ORDER && (page << order) < pmd; order++) {
-		out->mthp_alloc_bytes += s->fault_alloc[order] * (page << order);
-		out->mthp_broken_bytes += s->partial[order] * (page << order);
-	}
-}
-
-void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
-{
-	to->thp_alloc += e->thp_alloc;
-	to->pmd_split += e->pmd_split;
-	to->split_pages += e->split_pages;
-	to->mthp_alloc_bytes += e->mthp_alloc_bytes;
-	to->mthp_broken_bytes += e->mthp_broken_bytes;
-}
-
-void cgroup_entry_evidence(const struct cgroup_entry *e, struct cg_evidence *out)
-{
-	cg_evidence_of(&e->counters, out);
-	sizes_evidence(&e->sizes, out);
-	cg_evidence_add(out, &e->folded);
-}
-
-uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
-{
-	return c->thp_fault_alloc + c->thp_collapse_alloc;
 }
 
 double cg_split_ratio(uint64_t splits, uint64_t allocs)

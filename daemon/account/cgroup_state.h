@@ -96,7 +96,11 @@ void cgroup_table_free(struct cgroup_table *t);
 /* Samples kept per cgroup from now on; every ring keeps its newest ones. */
 int cgroup_table_set_ring_cap(struct cgroup_table *t, size_t ring_cap);
 void cgroup_table_begin_tick(struct cgroup_table *t);
-struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id);
+/* The entry of cgroup @id, or NULL. */
+static inline struct cgroup_entry *cgroup_table_find(const struct cgroup_table *t, uint64_t id)
+{
+	return id_vec_find(&t->ids, id);
+}
 /* Found by the tree walk this tick under @parent_id (creates, renames or moves). */
 struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
 					uint64_t parent_id, uint64_t now_ms);

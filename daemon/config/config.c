@@ -202,23 +202,6 @@ void config_defaults(struct taod_config *c)
 	COPY(k->state_offline, "offline");
 }
 
-void config_error_add(struct config_parse *p, const char *fmt, ...)
-{
-	struct config_errors *errs = p->errs;
-	struct config_error *e;
-	va_list ap;
-
-	errs->total++;
-	if (errs->count >= (int)(sizeof(errs->items) / sizeof(errs->items[0])))
-		return;
-	e = &errs->items[errs->count++];
-	COPY(e->file, p->file);
-	e->line = p->line;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
-
 static int set_enum(const struct setting *s, void *dst, const char *v)
 {
 	for (const struct enum_value *e = s->values; e->name; e++) {
@@ -614,26 +597,6 @@ int config_load(struct taod_config *cfg, const char *path, const char *dropin_di
 		parse_dropins(&p, dropin_dir);
 	config_policies_finish(&p);
 	return errs->total;
-}
-
-void config_error_format(const struct config_error *e, char *buf, size_t len)
-{
-	if (e->line > 0)
-		snprintf(buf, len, "%s:%d: %s", e->file, e->line, e->msg);
-	else
-		snprintf(buf, len, "%s: %s", e->file, e->msg);
-}
-
-void config_errors_print(const struct config_errors *errs)
-{
-	for (int i = 0; i < errs->count; i++) {
-		char line[PATH_MAX + 300];
-
-		config_error_format(&errs->items[i], line, sizeof(line));
-		fprintf(stderr, "%s\n", line);
-	}
-	if (errs->total > errs->count)
-		fprintf(stderr, "(%d more errors not shown)\n", errs->total - errs->count);
 }
 
 const char *tao_detect_name(enum tao_detect t)

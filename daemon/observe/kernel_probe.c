@@ -6,22 +6,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-bool zoneinfo_has_zone(const char *text, const char *zone)
-{
-	size_t zlen = strlen(zone);
-
-	for (const char *p = strstr(text, "zone"); p; p = strstr(p + 4, "zone")) {
-		const char *name = p + 4;
-
-		while (*name == ' ')
-			name++;
-		if (!strncmp(name, zone, zlen) &&
-		    (name[zlen] == '\n' || name[zlen] == ' ' || !name[zlen]))
-			return true;
-	}
-	return false;
-}
-
 /* A TAO kernel has the policy zones or the memcg shatter file (tao-kernel-abi.md). */
 void kernel_probe(const struct taod_config *cfg, const struct cgroup_tree *tree,
 		  struct kernel_info *out)

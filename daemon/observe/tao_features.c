@@ -160,3 +160,19 @@ bool kernel_has(const struct kernel_info *k, enum tao_feature f)
 {
 	return !k || ((unsigned)f < TAO_FEATURE_MAX && k->feat[f].present);
 }
+
+bool zoneinfo_has_zone(const char *text, const char *zone)
+{
+	size_t zlen = strlen(zone);
+
+	for (const char *p = strstr(text, "zone"); p; p = strstr(p + 4, "zone")) {
+		const char *name = p + 4;
+
+		while (*name == ' ')
+			name++;
+		if (!strncmp(name, zone, zlen) &&
+		    (name[zlen] == '\n' || name[zlen] == ' ' || !name[zlen]))
+			return true;
+	}
+	return false;
+}

@@ -9,37 +9,6 @@
 #include "common/workload_name.h"
 
 /* Any control character: a TAB or an ESC in a name is quoted, the bytes kept. */
-static bool needs_quotes(const char *s)
-{
-	for (; *s; s++)
-		if (*s == ',' || *s == '"' || (unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
-}
-
-/*
- * CSV is data: a field keeps its characters, as JSON does, and like JSON
- * has ill-formed UTF-8 replaced by U+FFFD (a spreadsheet refuses it).
- */
-void csv_field(FILE *f, const char *text)
-{
-	char *clean = utf8_sanitize_dup(text);
-	const char *s = clean ? clean : "?";
-
-	if (!needs_quotes(s)) {
-		fputs(s, f);
-		free(clean);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-	free(clean);
-}
 
 /* A number, or an empty field when unknown. */
 static void csv_known(FILE *f, double v)

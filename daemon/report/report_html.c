@@ -25,35 +25,6 @@ static const char style[] =
     ".legend span{margin-right:1.5em}"
     ".guarantee.met{color:#1e8449}.guarantee.missed{color:#c0392b;font-weight:bold}";
 
-/* Text as HTML: ill-formed UTF-8 as U+FFFD, as in the JSON report; markup escaped. */
-void html_text(FILE *f, const char *text)
-{
-	char *clean = utf8_sanitize_dup(text);
-
-	for (const char *s = clean ? clean : "?"; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-	free(clean);
-}
-
 static void cell_pct(FILE *f, double v)
 {
 	if (v < 0)

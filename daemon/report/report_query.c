@@ -15,24 +15,6 @@
 #include "report_internal.h"
 #include "history.h"
 
-sqlite3_stmt *prepare_window(struct loader *l, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(l->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, l->q->since_ms);
-	sqlite3_bind_int64(st, 2, l->q->until_ms);
-	return st;
-}
-
-void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-
-	snprintf(dst, len, "%s", s ? (const char *)s : "");
-}
-
 static double real_or_unknown(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_double(st, col);
@@ -41,25 +23,6 @@ static double real_or_unknown(sqlite3_stmt *st, int col)
 static int64_t int_or_unknown(sqlite3_stmt *st, int col)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
-}
-
-void *push(void *vp, size_t *n, size_t size)
-{
-	void **v = vp;
-	char *bigger = realloc(*v, (*n + 1) * size);
-
-	if (!bigger)
-		return NULL;
-	*v = bigger;
-	memset(bigger + *n * size, 0, size);
-	return bigger + (*n)++ * size;
-}
-
-int report_no_memory(struct loader *l, sqlite3_stmt *st)
-{
-	sqlite3_finalize(st);
-	snprintf(l->why, sizeof(l->why), "out of memory");
-	return -ENOMEM;
 }
 
 int report_step_end(sqlite3_stmt *st)

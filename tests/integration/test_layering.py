@@ -74,6 +74,20 @@ def test_a_function_defined_outside_its_headers_folder_is_reported(tmp_path):
         ("pipeline.h", "pipeline", "report_stage_tick", ["report"])]
 
 
+def test_calls_that_go_round_inside_a_folder_are_reported(tmp_path):
+    """a.c calls b.c and b.c calls a.c: one unit in two files. A chain
+    through a third file that calls no one back is fine."""
+    repo = tree(tmp_path, {
+        "daemon/report/a.c": "int a_one(void)\n{\n\treturn b_one();\n}\n",
+        "daemon/report/b.c": "int b_one(void)\n{\n\treturn a_one() + c_one();\n}\n",
+        "daemon/report/c.c": "/* a_one() in a comment is no call */\n"
+                             "int c_one(void)\n{\n\treturn 0;\n}\n",
+    })
+    assert check_layering.folder_cycles(repo) == [("report", ["a.c", "b.c"])]
+    (repo / "daemon/report/b.c").write_text("int b_one(void)\n{\n\treturn c_one();\n}\n")
+    assert check_layering.folder_cycles(repo) == []
+
+
 def test_include_taod_holds_only_contracts():
     """A header that is not a contract lives beside its code: each file
     left in include/taod/ names the boundary it crosses."""

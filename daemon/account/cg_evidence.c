@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A cgroup's evidence for the verdict: THP bytes given and broken, from its
+ * own BPF counters and per-size counts, and added up when removed cgroups
+ * fold into their ancestor or a tenant sums its subtree.
+ */
+#include <unistd.h>
+
+#include "cgroup_state.h"
+
+uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
+{
+	return c->thp_fault_alloc + c->thp_collapse_alloc;
+}
+
+void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
+{
+	out->thp_alloc = cg_thp_allocs(c);
+	out->pmd_split = c->pmd_split;
+	out->split_pages = c->pmd_split_pages;
+	out->mthp_alloc_bytes = out->mthp_broken_bytes = 0;
+}
+
+void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
+{
+	to->thp_alloc += e->thp_alloc;
+	to->pmd_split += e->pmd_split;
+	to->split_pages += e->split_pages;
+	to->mthp_alloc_bytes += e->mthp_alloc_bytes;
+	to->mthp_broken_bytes += e->mthp_broken_bytes;
+}
+
+/*
+ * The bytes of the folios below the PMD size faulted, and of those left
+ * partially mapped (a split that follows one breaks nothing more; one
+ * without is reclaim's or taod's, not the tenant's unmapping).
+ */
+static void sizes_evidence(const struct taod_cg_sizes *s, struct cg_evidence *out)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t pmd = page * (page / 8); /* a page table of 8-byte entries */
+
+	for (int order = 2; order < TAOD_MAX_ORDER && (page << order) < pmd; order++) {
+		out->mthp_alloc_bytes += s->fault_alloc[order] * (page << order);
+		out->mthp_broken_bytes += s->partial[order] * (page << order);
+	}
+}
+
+void cgroup_entry_evidence(const struct cgroup_entry *e, struct cg_evidence *out)
+{
+	cg_evidence_of(&e->counters, out);
+	sizes_evidence(&e->sizes, out);
+	cg_evidence_add(out, &e->folded);
+}
