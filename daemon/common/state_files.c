@@ -66,8 +66,15 @@ int replace_file_atomically(const char *path, mode_t mode, file_writer_fn fn, co
 		unlink(tmp);
 		return r;
 	}
+	errno = 0;
 	r = fn(f, ctx);
-	/* A writer's -EIO is a stream error: the flush's errno (ENOSPC) says more. */
+	/*
+	 * A writer's -EIO is a stream error: the errno of the write that failed
+	 * (ENOSPC) says more, whether that write was inside the writer or is
+	 * the flush at close.
+	 */
+	if (r == -EIO && errno)
+		r = -errno;
 	if (fclose(f) && (!r || r == -EIO))
 		r = -errno;
 	if (!r && rename(tmp, path))
