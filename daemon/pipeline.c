@@ -86,14 +86,18 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 }
 
 /* Per-size counters of a cgroup the table knows (a removed one's are not
- * folded into its ancestor: they stay with it until it goes). */
+ * folded into its ancestor: they stay with it until it goes). When they
+ * move, its memory.stat is read again: the anon bytes coverage per size
+ * is reckoned against. */
 static void on_bpf_sizes(void *user, uint64_t id, const struct taod_cg_sizes *s)
 {
 	struct tick_ctx *t = user;
 	struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
 
-	if (e)
-		e->sizes = *s;
+	if (!e || !memcmp(&e->sizes, s, sizeof(*s)))
+		return;
+	e->sizes = *s;
+	e->memstat_due = true;
 }
 
 static void read_memstat(struct taod *d, struct cgroup_entry *e)

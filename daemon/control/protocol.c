@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "taod/cgroup_state.h"
+#include "taod/size_held.h"
 #include "taod/workload_name.h"
 
 /*
@@ -191,21 +192,24 @@ static struct json_object *sizes_json(const struct cgroup_entry *e)
 {
 	const struct taod_cg_sizes *z = &e->sizes;
 	struct json_object *list = json_object_new_array();
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
 		uint64_t page_alloc = e->counters.folio_alloc[order];
+		uint64_t held = size_held_bytes(e, order);
 		struct json_object *o;
 
-		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] && !page_alloc)
+		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] &&
+		    !page_alloc && !held)
 			continue;
 		o = json_object_new_object();
 		json_add_i64(o, "order", order);
-		json_add_u64(o, "size_kb", (uint64_t)(page_kb > 0 ? page_kb : 4) << order);
+		json_add_u64(o, "size_kb", size_kb_of(order));
 		json_add_u64(o, "fault_alloc", z->fault_alloc[order]);
 		json_add_u64(o, "partial_unmap", z->partial[order]);
 		json_add_u64(o, "split", z->split[order]);
 		json_add_u64(o, "page_alloc", page_alloc);
+		json_add_u64(o, "mapped_bytes", held);
+		json_add(o, "coverage_pct", protocol_pct_or_null(size_coverage_pct(e, order)));
 		json_object_array_add(list, o);
 	}
 	return list;

@@ -20,7 +20,7 @@
 #include "taod/cgroup_state.h"
 #include "taod/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 3
+#define HISTORY_SCHEMA_VERSION 4
 
 struct history;
 struct sqlite3;
