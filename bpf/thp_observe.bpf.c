@@ -99,6 +99,14 @@ struct {
 	__type(value, struct taod_cg_sizes);
 } cg_sizes SEC(".maps");
 
+/* Large-folio events per task and order (struct taod_task_sizes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TAOD_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct taod_task_sizes);
+} task_sizes SEC(".maps");
+
 /*
  * THP paths mode (fentry): the events are taken where the kernel handles
  * huge pages, so a base-page fault runs no program at all. Not autoloaded;
@@ -1096,6 +1104,27 @@ static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup
 	return bpf_map_lookup_elem(&cg_sizes, &cgid);
 }
 
+/* The running task's own count of a large-folio event, by order. */
+static __always_inline void task_size_count(__u32 order, enum size_event ev)
+{
+	static const struct taod_task_sizes zero;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct taod_task_sizes *s = bpf_map_lookup_elem(&task_sizes, &tgid);
+
+	if (!s) {
+		bpf_map_update_elem(&task_sizes, &tgid, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&task_sizes, &tgid);
+	}
+	if (!s || order >= TAOD_MAX_ORDER)
+		return;
+	if (ev == SIZE_FAULT_ALLOC)
+		__sync_fetch_and_add(&s->fault_alloc[order], 1);
+	else if (ev == SIZE_PARTIAL)
+		__sync_fetch_and_add(&s->partial[order], 1);
+	else
+		__sync_fetch_and_add(&s->split[order], 1);
+}
+
 /* One large-folio event of order @order in @memcg; the running task is
  * charged too if it owns that memory (below the PMD order only: PMD THPs
  * have their own task counters). */
@@ -1117,6 +1146,7 @@ static __always_inline void count_size(struct mem_cgroup *memcg, __u32 order, en
 		__sync_fetch_and_add(&s->split[order], 1);
 	if (order >= taod_cfg.pmd_order || !current_owns(cgid))
 		return;
+	task_size_count(order, ev);
 	t = current_task_get(cgid);
 	if (t && ev == SIZE_FAULT_ALLOC)
 		t->mthp_fault_alloc++;

@@ -183,6 +183,26 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 	return o;
 }
 
+struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *partial,
+				      const __u64 *split)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (int o = 2; o < TAOD_MAX_ORDER; o++) {
+		struct json_object *s;
+
+		if (!fault_alloc[o] && !partial[o] && !split[o])
+			continue;
+		s = json_object_new_object();
+		json_add_u64(s, "size_kb", size_kb_of(o));
+		json_add_u64(s, "fault_alloc", fault_alloc[o]);
+		json_add_u64(s, "partial_unmap", partial[o]);
+		json_add_u64(s, "split", split[o]);
+		json_object_array_add(list, s);
+	}
+	return list;
+}
+
 /*
  * Per folio size, orders 2 and up that saw anything: the per-size programs'
  * counts (fentry) and the page allocator's folio allocations by order

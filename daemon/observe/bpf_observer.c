@@ -498,6 +498,13 @@ int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
 	return 0;
 }
 
+int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.task_sizes), &tgid, out))
+		return -errno;
+	return 0;
+}
+
 int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(o->skel->maps.task_counters);

@@ -105,6 +105,18 @@ struct taod_cg_sizes {
 };
 
 /*
+ * Per task (map "task_sizes", key: __u32 tgid, an LRU of its own), per
+ * folio order below the PMD: the large-folio events of struct
+ * taod_cg_sizes the task caused in memory it owns (its identity is in
+ * task_counters). Shared by the CPUs, as cg_sizes.
+ */
+struct taod_task_sizes {
+	__u64 fault_alloc[TAOD_MAX_ORDER];
+	__u64 partial[TAOD_MAX_ORDER];
+	__u64 split[TAOD_MAX_ORDER];
+};
+
+/*
  * User stacks of splits, sampled only for the few tasks the daemon marks
  * in map "stack_watch" (the top offenders): per task, the last one.
  */

@@ -142,6 +142,15 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
         t = mine[0]
         assert t["mthp_fault_alloc"] == sum(want[kb]["fault_alloc"] for kb in SIZES_KB)
         assert t["mthp_partial_unmap"] == sum(want[kb]["partial_unmap"] for kb in SIZES_KB)
+        # ... and its size mix: the faults and partial maps per size are all its own
+        mix = {s["size_kb"]: s for s in t["sizes"]}
+        for kb in SIZES_KB:
+            assert mix[kb]["fault_alloc"] == want[kb]["fault_alloc"], (kb, mix)
+            assert mix[kb]["partial_unmap"] == want[kb]["partial_unmap"], (kb, mix)
+        rc, out, _ = d.ctl_rc("top-tasks", "--limit", "200")
+        ln = next(x for x in out.splitlines() if x.split()[0] == str(w["pid"]))
+        f = mix[64]
+        assert f"64K:{f['fault_alloc']}/{f['partial_unmap']}/{f['split']}" in ln.split(), ln
 
 
 def nr_anon():
