@@ -11,6 +11,7 @@
 
 #include "taod/act.h"
 #include "taod/cgroup_dir.h"
+#include "taod/cgroup_fold.h"
 #include "taod/commands.h"
 #include "taod/task_rows.h"
 #include "taod/daemon.h"
@@ -85,16 +86,20 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 											     : &a);
 }
 
-/* Per-size counters of a cgroup the table knows (a removed one's are not
- * folded into its ancestor: they stay with it until it goes). When they
- * move, its memory.stat is read again: the anon bytes coverage per size
- * is reckoned against. */
+/* Per-size counters of a cgroup the table knows, or of a removed one
+ * (what moved folds into its live ancestor). When a known one's move, its
+ * memory.stat is read again: the anon bytes coverage per size is reckoned
+ * against. */
 static void on_bpf_sizes(void *user, uint64_t id, const struct taod_cg_sizes *s)
 {
 	struct tick_ctx *t = user;
 	struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
 
-	if (!e || !memcmp(&e->sizes, s, sizeof(*s)))
+	if (!e) {
+		cgroup_fold_late_sizes(&t->d->cgroups, id, s, t->now);
+		return;
+	}
+	if (!memcmp(&e->sizes, s, sizeof(*s)))
 		return;
 	e->sizes = *s;
 	e->memstat_due = true;

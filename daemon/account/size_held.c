@@ -10,6 +10,16 @@ uint64_t size_kb_of(int order)
 	return (uint64_t)(page_kb > 0 ? page_kb : 4) << order;
 }
 
+void size_counts_shown(const struct cgroup_entry *e, struct taod_cg_sizes *out)
+{
+	*out = e->sizes;
+	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
+		out->fault_alloc[o] += e->folded_sizes.fault_alloc[o];
+		out->partial[o] += e->folded_sizes.partial[o];
+		out->split[o] += e->folded_sizes.split[o];
+	}
+}
+
 uint64_t size_held_bytes(const struct cgroup_entry *e, int order)
 {
 	if (order < 2 || order >= TAOD_MAX_ORDER || e->sizes.nr_anon[order] <= 0)

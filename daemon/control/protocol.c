@@ -205,14 +205,15 @@ struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *par
 
 /*
  * Per folio size, orders 2 and up that saw anything: the per-size programs'
- * counts (fentry) and the page allocator's folio allocations by order
- * (tracepoint mode's only per-size figure).
+ * counts (fentry; removed descendants' folded in) and the page allocator's
+ * folio allocations by order (tracepoint mode's only per-size figure).
  */
 static struct json_object *sizes_json(const struct cgroup_entry *e)
 {
-	const struct taod_cg_sizes *z = &e->sizes;
 	struct json_object *list = json_object_new_array();
+	struct taod_cg_sizes shown, *z = &shown;
 
+	size_counts_shown(e, &shown);
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
 		uint64_t page_alloc = e->counters.folio_alloc[order];
 		uint64_t held = size_held_bytes(e, order);

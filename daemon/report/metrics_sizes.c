@@ -17,8 +17,11 @@ static uint64_t event_count(const struct taod_cg_sizes *s, int ev, int order)
 
 static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label, long page_kb)
 {
+	struct taod_cg_sizes shown;
+
+	size_counts_shown(e, &shown); /* removed descendants' folded in */
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
-		const struct taod_cg_sizes *s = &e->sizes;
+		const struct taod_cg_sizes *s = &shown;
 
 		if (!s->fault_alloc[order] && !s->partial[order] && !s->split[order])
 			continue;

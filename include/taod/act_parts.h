@@ -14,6 +14,7 @@
 
 #include "taod/act_backend.h"
 #include "taod/machine_stats.h" /* HVO_SAVED_PER_THP */
+#include "taod/mthp_split.h"
 
 /* --- rate_limit.c: actions per minute and bytes per minute --- */
 struct rate_limit {
@@ -195,6 +196,9 @@ struct split_tally {
 	uint64_t bytes, partial_bytes; /* THP bytes asked to split; of them partly mapped */
 	int tasks, writes, failed, err;
 	bool pageout; /* debugfs refused: MADV_PAGEOUT did it */
+	/* Below the PMD size (@req->sizes with POLICY_SIZES_MTHP): the
+	 * mappings written and the kernel's per-size split deltas. */
+	struct mthp_split_tally mthp;
 };
 
 /*

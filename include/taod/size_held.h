@@ -20,6 +20,10 @@ uint64_t size_held_bytes(const struct cgroup_entry *e, int order);
  * not read or shows no anon memory. */
 double size_coverage_pct(const struct cgroup_entry *e, int order);
 
+/* The per-size events shown for @e: its own and its removed descendants'
+ * (cgroup_fold.c), with its own nr_anon. */
+void size_counts_shown(const struct cgroup_entry *e, struct taod_cg_sizes *out);
+
 /* Folio size of @order in KiB (the page size's). */
 uint64_t size_kb_of(int order);
 
