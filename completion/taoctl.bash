@@ -38,7 +38,7 @@ _taoctl()
 		if [[ $prev == act ]]; then
 			COMPREPLY=($(compgen -W "warn restrict grant shatter collapse resize-zones" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --json" -- "$cur"))
+			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --sizes --json" -- "$cur"))
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;

@@ -298,8 +298,8 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .err = s.err,
 				  .pageout = s.pageout,
 				  .mthp = s.mthp_t};
-	o->bytes = s.bytes;
-	if (s.unreadable && !s.bytes) {
+	o->bytes = s.bytes + s.mthp_bytes; /* the rate limit pays for both */
+	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
 		act_outcome_set(o, RESULT_FAILED, s.read_err,
 				"cannot read the smaps of %d task(s): %s", s.unreadable,
 				strerror(s.read_err));

@@ -47,12 +47,14 @@ static uint64_t split_bytes(const struct mthp_split_tally *t)
 	return b;
 }
 
-/* A mapping worth writing: anonymous memory of at least the smallest size,
+/* A mapping worth writing: an anonymous one (a private file mapping's
+ * copied pages are base pages) with anonymous memory of at least the smallest size,
  * no PMD THP (those are the PMD passes' to split, or a `sizes = mthp`
  * policy's to leave alone), not MADV_NOHUGEPAGE. */
 static bool may_hold_mthp(const struct vma_info *v)
 {
-	return v->anon >= size_kb_of(2) * 1024 && !v->anon_huge && !v->no_hugepage;
+	return v->anon_mapping && v->anon >= size_kb_of(2) * 1024 && !v->anon_huge &&
+	       !v->no_hugepage;
 }
 
 int64_t mthp_split_mapping(const struct kernel_paths *k, const char *path, pid_t pid,
@@ -86,8 +88,8 @@ void mthp_split_text(const struct mthp_split_tally *t, char *buf, size_t len)
 	buf[0] = 0;
 	if (!t->writes && !t->failed)
 		return;
-	used = (size_t)snprintf(buf, len, "; below the PMD: %d mapping write(s)%s, split", t->writes,
-				t->failed ? " (some failed)" : "");
+	used = (size_t)snprintf(buf, len, "; below the PMD: %d mapping write(s)%s, split",
+				t->writes, t->failed ? " (some failed)" : "");
 	for (int order = 2; order < TAOD_MAX_ORDER && used < len; order++)
 		if (t->split[order])
 			used += (size_t)snprintf(buf + used, len - used, " %lluK %llu",

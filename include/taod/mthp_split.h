@@ -22,10 +22,10 @@ struct kernel_paths;
 struct vma_info;
 
 struct mthp_split_tally {
-	bool counted;			  /* the kernel has per-size split stats */
-	int writes, failed, err;	  /* debugfs writes, failed ones, the last error */
-	uint64_t split[TAOD_MAX_ORDER];	  /* the kernel's split stat deltas, by order */
-	uint64_t before[TAOD_MAX_ORDER];  /* the stats at the start */
+	bool counted;			 /* the kernel has per-size split stats */
+	int writes, failed, err;	 /* debugfs writes, failed ones, the last error */
+	uint64_t split[TAOD_MAX_ORDER];	 /* the kernel's split stat deltas, by order */
+	uint64_t before[TAOD_MAX_ORDER]; /* the stats at the start */
 };
 
 /* Reads the per-size split stats into @t->before; false (and @t->counted

@@ -7,6 +7,7 @@ anonymous mTHP (6.8+; the lab's 6.1 has none) and fentry is allowed (the
 per-size programs are fentry programs)."""
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -241,7 +242,10 @@ def test_mthp_shatter_splits_a_tasks_small_folios_and_leaves_pmd_thps(
     assert rec["result"] == "done", rec
     split = mthp_stat(64, "split") - before
     assert split >= 32, (split, rec)
-    assert "below the PMD: 32 mapping write(s), split" in rec["detail"], rec
+    # a write per chunk (each its own mapping), and per other anonymous
+    # mapping the task has (heap, stack) that holds no PMD THP
+    writes = re.search(r"below the PMD: (\d+) mapping write\(s\), split", rec["detail"])
+    assert writes and int(writes.group(1)) >= 32, rec
     assert f"64K {split}" in rec["detail"], rec
     assert "split 0 THPs" in rec["detail"], rec  # PMD THPs left alone
     assert anon_huge_kib(w.pid) == thp_kib
