@@ -99,6 +99,14 @@ struct {
 	__type(value, struct taod_cg_sizes);
 } cg_sizes SEC(".maps");
 
+/* Large-folio events per task and order (struct taod_task_sizes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TAOD_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct taod_task_sizes);
+} task_sizes SEC(".maps");
+
 /*
  * THP paths mode (fentry): the events are taken where the kernel handles
  * huge pages, so a base-page fault runs no program at all. Not autoloaded;
@@ -117,6 +125,10 @@ struct thp_path_ctx {
 	 * memcg, counted at the exit if the split succeeded. */
 	__u32 size_split_order; /* 0: not in one */
 	__u64 size_split_memcg; /* struct mem_cgroup *, or 0 */
+	/* ... and for the folios held per size: the order it splits to, and
+	 * whether the folio is anonymous. */
+	__u32 size_split_new_order;
+	__u8 size_split_anon;
 };
 
 struct {
@@ -1092,6 +1104,27 @@ static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup
 	return bpf_map_lookup_elem(&cg_sizes, &cgid);
 }
 
+/* The running task's own count of a large-folio event, by order. */
+static __always_inline void task_size_count(__u32 order, enum size_event ev)
+{
+	static const struct taod_task_sizes zero;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct taod_task_sizes *s = bpf_map_lookup_elem(&task_sizes, &tgid);
+
+	if (!s) {
+		bpf_map_update_elem(&task_sizes, &tgid, &zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&task_sizes, &tgid);
+	}
+	if (!s || order >= TAOD_MAX_ORDER)
+		return;
+	if (ev == SIZE_FAULT_ALLOC)
+		__sync_fetch_and_add(&s->fault_alloc[order], 1);
+	else if (ev == SIZE_PARTIAL)
+		__sync_fetch_and_add(&s->partial[order], 1);
+	else
+		__sync_fetch_and_add(&s->split[order], 1);
+}
+
 /* One large-folio event of order @order in @memcg; the running task is
  * charged too if it owns that memory (below the PMD order only: PMD THPs
  * have their own task counters). */
@@ -1113,6 +1146,7 @@ static __always_inline void count_size(struct mem_cgroup *memcg, __u32 order, en
 		__sync_fetch_and_add(&s->split[order], 1);
 	if (order >= taod_cfg.pmd_order || !current_owns(cgid))
 		return;
+	task_size_count(order, ev);
 	t = current_task_get(cgid);
 	if (t && ev == SIZE_FAULT_ALLOC)
 		t->mthp_fault_alloc++;
@@ -1120,6 +1154,50 @@ static __always_inline void count_size(struct mem_cgroup *memcg, __u32 order, en
 		t->mthp_partial++;
 	else if (t)
 		t->mthp_split++;
+}
+
+/* folio_test_anon(): the low bit of ->mapping. */
+static __always_inline bool folio_is_anon(struct folio *folio)
+{
+	return (unsigned long)BPF_CORE_READ(folio, mapping) & 1;
+}
+
+/*
+ * @n folios of @order more (or fewer) held as anonymous memory by @memcg
+ * (struct taod_cg_sizes nr_anon). A removal never takes the count below
+ * zero: folios mapped before taod attached are not in it.
+ */
+static __always_inline void anon_folios_add(struct mem_cgroup *memcg, __u32 order, __s64 n)
+{
+	__u64 cgid = memcg ? memcg_id(memcg) : 0;
+	struct taod_cg_sizes *s;
+
+	if (!taod_cfg.size_held || !cgid || order < 2 || order >= TAOD_MAX_ORDER)
+		return;
+	if (n > 0) {
+		s = sizes_get(cgid, &memcg->css);
+		if (s)
+			__sync_fetch_and_add(&s->nr_anon[order], n);
+		return;
+	}
+	s = bpf_map_lookup_elem(&cg_sizes, &cgid);
+	if (s && s->nr_anon[order] + n >= 0)
+		__sync_fetch_and_add(&s->nr_anon[order], n);
+}
+
+/*
+ * A folio leaves its memcg (freed): if it is a large anonymous one, its
+ * memcg holds one folio of its size fewer. The kernel's nr_anon drops in
+ * the free path itself, which is inlined; the memcg uncharge is the last
+ * call that still sees the folio's memcg.
+ */
+static __always_inline void anon_folio_released(struct folio *folio)
+{
+	__u32 order = folio_order_of(folio);
+
+	if (order < 2 || order > taod_cfg.pmd_order || !folio_is_anon(folio))
+		return;
+	anon_folios_add(folio_memcg(folio), order, -1);
 }
 
 /*
@@ -1135,12 +1213,17 @@ SEC("?fentry/folio_add_new_anon_rmap")
 int BPF_PROG(on_new_anon_rmap, struct folio *folio)
 {
 	__u32 order = folio_order_of(folio);
+	struct mem_cgroup *memcg;
 
-	if (order < 2 || order >= taod_cfg.pmd_order)
+	if (order < 2 || order > taod_cfg.pmd_order)
+		return 0;
+	memcg = folio_memcg(folio);
+	anon_folios_add(memcg, order, 1);
+	if (order == taod_cfg.pmd_order)
 		return 0;
 	if (bpf_get_current_task_btf()->flags & TAOD_PF_KTHREAD)
 		return 0;
-	count_size(folio_memcg(folio), order, SIZE_FAULT_ALLOC);
+	count_size(memcg, order, SIZE_FAULT_ALLOC);
 	return 0;
 }
 
@@ -1170,6 +1253,31 @@ int BPF_PROG(on_deferred_split, struct folio *folio, bool partially_mapped)
 	return 0;
 }
 
+/* A folio split starts: what the folios held per size need at its end. */
+static __always_inline void size_split_note(void *ctx, struct thp_path_ctx *x, struct folio *folio)
+{
+	__u64 new_order = 0;
+
+	bpf_get_func_arg(ctx, taod_cfg.split_new_order_arg, &new_order);
+	x->size_split_new_order = (__u32)new_order;
+	x->size_split_anon = folio_is_anon(folio);
+}
+
+/* A split of an anonymous folio of @order into folios of new_order
+ * succeeded: its memcg holds one folio of @order fewer, and 2^(order -
+ * new_order) of new_order more (none below order 2). */
+static __always_inline void size_split_done(struct thp_path_ctx *x, __u32 order)
+{
+	struct mem_cgroup *memcg = (struct mem_cgroup *)x->size_split_memcg;
+	__u32 to = x->size_split_new_order;
+
+	if (!x->size_split_anon)
+		return;
+	anon_folios_add(memcg, order, -1);
+	if (to >= 2 && to < order)
+		anon_folios_add(memcg, to, 1LL << (order - to));
+}
+
 /* A folio split starts (__folio_split or split_huge_page_to_list_to_order,
  * set by the daemon): note its order and memcg, for the exit. */
 SEC("?fentry/__folio_split")
@@ -1182,6 +1290,7 @@ int BPF_PROG(on_size_split_enter, void *page_or_folio)
 		return 0;
 	x->size_split_order = folio_order_of(folio);
 	x->size_split_memcg = (__u64)folio_memcg(folio);
+	size_split_note(ctx, x, folio);
 	return 0;
 }
 
@@ -1198,7 +1307,39 @@ int BPF_PROG(on_size_split_exit, void *page_or_folio)
 	order = x->size_split_order;
 	x->size_split_order = 0;
 	bpf_get_func_ret(ctx, &ret);
-	if ((int)ret == 0 && order >= 2)
+	if ((int)ret == 0 && order >= 2) {
 		count_size((struct mem_cgroup *)x->size_split_memcg, order, SIZE_SPLIT);
+		size_split_done(x, order);
+	}
+	return 0;
+}
+
+/*
+ * Folios freed one at a time (folio_put) and in batches (the unmap and
+ * reclaim paths): large anonymous ones leave the per-size count. These
+ * run for every charged folio freed, base pages too (no free path only
+ * large folios reach keeps its memcg), so the daemon attaches them only
+ * with the fault program, while an mTHP size is enabled; a fault runs
+ * neither.
+ */
+SEC("?fentry/__mem_cgroup_uncharge")
+int BPF_PROG(on_uncharge, struct folio *folio)
+{
+	anon_folio_released(folio);
+	return 0;
+}
+
+SEC("?fentry/__mem_cgroup_uncharge_folios")
+int BPF_PROG(on_uncharge_folios, struct folio_batch *fbatch)
+{
+	__u32 nr = BPF_CORE_READ(fbatch, nr);
+
+	for (__u32 i = 0; i < 31 && i < nr; i++) {
+		struct folio *folio = NULL;
+
+		bpf_probe_read_kernel(&folio, sizeof(folio), &fbatch->folios[i]);
+		if (folio)
+			anon_folio_released(folio);
+	}
 	return 0;
 }

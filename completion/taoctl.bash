@@ -41,7 +41,7 @@ _taoctl()
 			kinds=$("${COMP_WORDS[0]}" act 2>&1 | sed -n 's/^  ACTION: //p' | tr -d ,)
 			COMPREPLY=($(compgen -W "$kinds" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --json" -- "$cur"))
+			COMPREPLY=($(compgen -W "--cgroup --pid --bytes --dry-run --sizes --json" -- "$cur"))
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;

@@ -18,6 +18,8 @@
 #include "account/memstat.h"
 #include "common/rootfs.h"
 #include "report/report_stage.h"
+#include "account/cgroup_fold.h"
+#include "pipeline.h"
 
 #define RATE_WINDOW_MS 10000
 /* memory.stat reads per tick besides the cgroups with THP events: every
@@ -85,15 +87,23 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 											     : &a);
 }
 
-/* Per-size counters of a cgroup the table knows (a removed one's are not
- * folded into its ancestor: they stay with it until it goes). */
+/* Per-size counters of a cgroup the table knows, or of a removed one
+ * (what moved folds into its live ancestor). When a known one's move, its
+ * memory.stat is read again: the anon bytes coverage per size is reckoned
+ * against. */
 static void on_bpf_sizes(void *user, uint64_t id, const struct taod_cg_sizes *s)
 {
 	struct tick_ctx *t = user;
 	struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
 
-	if (e)
-		e->sizes = *s;
+	if (!e) {
+		cgroup_fold_late_sizes(&t->d->cgroups, id, s, t->now);
+		return;
+	}
+	if (!memcmp(&e->sizes, s, sizeof(*s)))
+		return;
+	e->sizes = *s;
+	e->memstat_due = true;
 }
 
 static void read_memstat(struct taod *d, struct cgroup_entry *e)

@@ -12,7 +12,8 @@
 struct cg_tomb {
 	uint64_t id; /* first: id_vec */
 	uint64_t into;
-	struct cg_evidence seen; /* the id's own BPF evidence already folded */
+	struct cg_evidence seen;	 /* the id's own BPF evidence already folded */
+	struct taod_cg_sizes seen_sizes; /* ... and its per-size events */
 	uint64_t changed_ms;
 	bool doomed; /* among the quietest over FOLD_TOMB_MAX */
 };
@@ -48,6 +49,34 @@ static void fold_into(struct cgroup_table *t, uint64_t into, const struct cg_evi
 		t->folded_lost += ev->pmd_split + ev->thp_alloc;
 }
 
+/* @to += @add's per-size events (nr_anon is the cgroup's own: not folded). */
+static void sizes_add(struct taod_cg_sizes *to, const struct taod_cg_sizes *add)
+{
+	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
+		to->fault_alloc[o] += add->fault_alloc[o];
+		to->partial[o] += add->partial[o];
+		to->split[o] += add->split[o];
+	}
+}
+
+static void fold_sizes_into(struct cgroup_table *t, uint64_t into, const struct taod_cg_sizes *s)
+{
+	struct cgroup_entry *to = cgroup_fold_target(t, into);
+
+	if (to)
+		sizes_add(&to->folded_sizes, s);
+}
+
+/* A removed cgroup's per-size events, its own and its removed
+ * descendants', to its live ancestor. */
+static void fold_removed_sizes(struct cgroup_table *t, const struct cgroup_entry *gone)
+{
+	struct taod_cg_sizes all = gone->folded_sizes;
+
+	sizes_add(&all, &gone->sizes);
+	fold_sizes_into(t, gone->parent_id, &all);
+}
+
 static void tomb_put(struct cgroup_table *t, const struct cgroup_entry *e, uint64_t now_ms)
 {
 	struct cg_tomb *tb = tomb_find(t, e->id);
@@ -64,6 +93,7 @@ static void tomb_put(struct cgroup_table *t, const struct cgroup_entry *e, uint6
 	}
 	tb->into = e->parent_id;
 	cg_evidence_of(&e->counters, &tb->seen);
+	tb->seen_sizes = e->sizes;
 	tb->changed_ms = now_ms;
 }
 
@@ -98,7 +128,38 @@ void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gon
 			continue; /* never walked, no ancestry: no ancestor known */
 		cgroup_entry_evidence(gone[i], &ev);
 		fold_into(t, gone[i]->parent_id, &ev);
+		fold_removed_sizes(t, gone[i]);
 	}
+}
+
+/* What moved from @seen to @now (a counter below @seen: BPF's entry was
+ * made anew, so all of @now). */
+static uint64_t moved(uint64_t now, uint64_t seen)
+{
+	return now >= seen ? now - seen : now;
+}
+
+bool cgroup_fold_late_sizes(struct cgroup_table *t, uint64_t id, const struct taod_cg_sizes *s,
+			    uint64_t now_ms)
+{
+	struct cg_tomb *tb = tomb_find(t, id);
+	struct taod_cg_sizes delta = {0};
+	bool any = false;
+
+	if (!tb)
+		return false;
+	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
+		delta.fault_alloc[o] = moved(s->fault_alloc[o], tb->seen_sizes.fault_alloc[o]);
+		delta.partial[o] = moved(s->partial[o], tb->seen_sizes.partial[o]);
+		delta.split[o] = moved(s->split[o], tb->seen_sizes.split[o]);
+		any = any || delta.fault_alloc[o] || delta.partial[o] || delta.split[o];
+	}
+	if (any) {
+		fold_sizes_into(t, tb->into, &delta);
+		tb->seen_sizes = *s;
+		tb->changed_ms = now_ms;
+	}
+	return true;
 }
 
 static bool evidence_below(const struct cg_evidence *a, const struct cg_evidence *b)

@@ -31,6 +31,11 @@ void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gon
  * the last reading is folded), false when it is not one. */
 bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
 		      uint64_t now_ms);
+/* Per-size counters of @id (BPF's cg_sizes): true when @id is a removed
+ * cgroup (the events that moved since the last reading are added to its
+ * live ancestor's folded_sizes), false when it is not one. */
+bool cgroup_fold_late_sizes(struct cgroup_table *t, uint64_t id, const struct taod_cg_sizes *s,
+			    uint64_t now_ms);
 /* Stops following quiet tombstones; @forget (may be NULL) is told each id. */
 void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx,
 			uint64_t now_ms);

@@ -48,6 +48,9 @@ struct cgroup_entry {
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
 	struct taod_cg_sizes sizes;	  /* large-folio events by order, cumulative */
 	struct cg_evidence folded;	  /* of removed descendants, cumulative */
+	/* Per-size events (fault_alloc, partial, split; nr_anon unused) of
+	 * removed descendants, cumulative: shown with the cgroup's own. */
+	struct taod_cg_sizes folded_sizes;
 	/* An id BPF charged before any walk found it: its ancestors as BPF
 	 * noted them (nearest first), so that it folds into one even if no
 	 * walk ever sees it (made and removed between two ticks). */

@@ -29,6 +29,7 @@
 #include "common/log.h"
 #include "memory_limit.h"
 #include "common/rootfs.h"
+#include "config/policy.h" /* POLICY_SIZES_* */
 
 struct split_run {
 	const struct task_ref *task;
@@ -45,6 +46,12 @@ struct split_run {
 	enum thp_chunk_kind pass;
 	uint64_t partial_bytes;	  /* of s->bytes, partly mapped THPs */
 	int unreadable, read_err; /* live tasks whose smaps could not be read */
+	/* Folios below the PMD size too (a policy with sizes = mthp or all);
+	 * PMD THPs too unless @mthp_only. */
+	bool mthp, mthp_only;
+	const struct kernel_paths *k;
+	struct mthp_split_tally mthp_t;
+	uint64_t mthp_bytes; /* split below the PMD size, per the kernel's stats */
 };
 
 /* debugfs closed (lockdown: EPERM), absent (ENOENT), or not writable in a
@@ -207,6 +214,25 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
 		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
 }
 
+/* The task's folios below the PMD size, a mapping at a time, within the
+ * budget the PMD passes left. */
+static void split_mthp(struct split_run *s, const struct vma_info *v, int n)
+{
+	for (int i = 0; i < n && s->mthp && s->bytes + s->mthp_bytes < s->budget; i++) {
+		int64_t r;
+
+		if (!task_ref_alive(s->task))
+			return;
+		r = mthp_split_mapping(s->k, s->path, s->task->pid, &v[i], &s->mthp_t);
+		if (r < 0) {
+			log_info("%s: %s; no split below the PMD size", s->path, strerror((int)-r));
+			s->mthp = false;
+			return;
+		}
+		s->mthp_bytes = (uint64_t)r;
+	}
+}
+
 /*
  * Partly mapped THPs first: splitting them frees the pages the task no
  * longer maps. Then, with budget left, the whole ones: the task loses its
@@ -234,7 +260,8 @@ static int split_task(void *ctx, const struct task_ref *t)
 		return 0;
 	}
 	have_maps = thp_pagemaps_open(t->pid, &s->maps) == 0;
-	for (s->pass = THP_CHUNK_PARTIAL; s->pass <= THP_CHUNK_WHOLE && n > 0; s->pass++) {
+	for (s->pass = THP_CHUNK_PARTIAL; s->pass <= THP_CHUNK_WHOLE && n > 0 && !s->mthp_only;
+	     s->pass++) {
 		uint64_t before = s->bytes;
 
 		for (int i = 0; i < n && s->budget - s->bytes >= THP_BYTES && task_ref_alive(t);
@@ -244,15 +271,16 @@ static int split_task(void *ctx, const struct task_ref *t)
 			s->partial_bytes += s->bytes - before;
 	}
 	thp_pagemaps_close(&s->maps);
+	split_mthp(s, v, n);
 	free(v);
-	return s->bytes >= s->budget;
+	return s->bytes + s->mthp_bytes >= s->budget;
 }
 
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 		       struct split_tally *t, struct act_outcome *o)
 {
 	char path[PATH_MAX];
-	struct split_run s = {.path = path, .budget = budget};
+	struct split_run s = {.path = path, .budget = budget, .k = c->k};
 	int n;
 
 	memset(t, 0, sizeof(*t));
@@ -262,6 +290,10 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 		return -ENAMETOOLONG;
 	}
 	ensure_debugfs(c, path);
+	if (req->sizes & POLICY_SIZES_MTHP) {
+		s.mthp = mthp_split_begin(c->k, &s.mthp_t);
+		s.mthp_only = !(req->sizes & POLICY_SIZES_PMD);
+	}
 	n = for_each_task(c->tree, req->cgroup, req->pid, split_task, &s);
 	if (n < 0) {
 		act_outcome_set(o, RESULT_FAILED, -n, "cannot list tasks of %s", req->cgroup);
@@ -273,9 +305,10 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .writes = s.writes,
 				  .failed = s.failed,
 				  .err = s.err,
-				  .pageout = s.pageout};
-	o->bytes = s.bytes;
-	if (s.unreadable && !s.bytes) {
+				  .pageout = s.pageout,
+				  .mthp = s.mthp_t};
+	o->bytes = s.bytes + s.mthp_bytes; /* the rate limit pays for both */
+	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
 		act_outcome_set(o, RESULT_FAILED, s.read_err,
 				"cannot read the smaps of %d task(s): %s", s.unreadable,
 				strerror(s.read_err));
@@ -298,11 +331,12 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 			  uint64_t budget, struct act_outcome *o)
 {
 	struct split_tally t;
-	char after[160] = "";
+	char after[160] = "", small[192];
 	int r = 0;
 
 	if (thp_split_offender(c, req, budget, &t, o))
 		return;
+	mthp_split_text(&t.mthp, small, sizeof(small));
 	if (t.bytes && c->s->compact_after_shatter) {
 		r = contiguity_restore(c->k, after, sizeof(after));
 		if (r && !t.failed)
@@ -310,10 +344,10 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	}
 	act_outcome_set(
 	    o, RESULT_DONE, t.failed || r ? t.err : 0,
-	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s",
+	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s%s",
 	    (unsigned long long)(t.bytes / THP_BYTES), (unsigned long long)t.bytes,
 	    (unsigned long long)(t.partial_bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
-	    t.failed ? ", some writes failed" : "", after[0] ? "; " : "", after);
+	    t.failed ? ", some writes failed" : "", small, after[0] ? "; " : "", after);
 }
 
 static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)

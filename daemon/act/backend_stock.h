@@ -12,11 +12,15 @@
 #include <sys/types.h>
 
 #include "act_backend.h"
+#include "mthp_split.h"
 
 struct split_tally {
 	uint64_t bytes, partial_bytes; /* THP bytes asked to split; of them partly mapped */
 	int tasks, writes, failed, err;
 	bool pageout; /* debugfs refused: MADV_PAGEOUT did it */
+	/* Below the PMD size (@req->sizes with POLICY_SIZES_MTHP): the
+	 * mappings written and the kernel's per-size split deltas. */
+	struct mthp_split_tally mthp;
 };
 
 /*

@@ -62,21 +62,23 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 	bool counted = read_counts(c, b);
 	struct shatter_counts n;
 	struct split_tally t;
-	char after[192] = "";
+	char after[192] = "", small[192];
 	int r;
 
 	if (thp_split_offender(c, req, budget, &t, o))
 		return;
+	mthp_split_text(&t.mthp, small, sizeof(small));
 	counted = read_counts(c, a) && counted;
 	n = (struct shatter_counts){counted, delta(b[0], a[0]), delta(b[1], a[1]),
 				    delta(b[2], a[2]), delta(b[3], a[3])};
 	r = compact(c, &n, after, sizeof(after));
 	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
 			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu, split %llu%s%s",
+			"discarded %llu, split %llu%s%s%s",
 			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
 			(unsigned long long)n.shattered, (unsigned long long)n.failed,
 			(unsigned long long)n.discarded, (unsigned long long)n.split,
-			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)", after);
+			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)", small,
+			after);
 	o->shatter = n;
 }

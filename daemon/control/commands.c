@@ -14,6 +14,7 @@
 #include "act/act.h"
 #include "explain.h"
 #include "report/metrics.h"
+#include "observe/bpf_observer.h"
 #include "taod/protocol.h"
 #include "common/rootfs.h"
 #include "observe/task_rows.h"
@@ -285,6 +286,16 @@ bool task_alive(uint32_t tgid)
 	return !rootfs_path(path, sizeof(path), rel) && !access(path, F_OK);
 }
 
+/* The task's folio size mix below the PMD (fentry only; [] elsewhere). */
+static struct json_object *task_sizes_json(struct taod *d, uint32_t tgid)
+{
+	struct taod_task_sizes s;
+
+	if (bpf_observer_task_sizes(d->obs, tgid, &s))
+		return json_object_new_array();
+	return protocol_size_mix(s.fault_alloc, s.partial, s.split);
+}
+
 static struct json_object *task_json(struct taod *d, const struct task_row *t)
 {
 	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, t->c.cgroup_id);
@@ -308,6 +319,7 @@ static struct json_object *task_json(struct taod *d, const struct task_row *t)
 	json_add_u64(o, "mthp_partial_unmap", t->c.mthp_partial);
 	json_add_u64(o, "mthp_split", t->c.mthp_split);
 	json_add(o, "split_causes", explain_causes_json(t->c.pmd_split_by_cause));
+	json_add(o, "sizes", task_sizes_json(d, t->tgid));
 	return o;
 }
 

@@ -25,8 +25,6 @@ static struct json_object *ms_since(uint64_t then, uint64_t now)
  */
 static struct json_object *size_mix_json(const struct taod *d, const struct cg_judge *j)
 {
-	struct json_object *list = json_object_new_array();
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	struct taod_cg_sizes sum = {0};
 
 	for (size_t i = 0; i < d->decide.n; i++) {
@@ -40,19 +38,7 @@ static struct json_object *size_mix_json(const struct taod *d, const struct cg_j
 			sum.split[o] += e->sizes.split[o];
 		}
 	}
-	for (int o = 2; o < TAOD_MAX_ORDER; o++) {
-		struct json_object *s;
-
-		if (!sum.fault_alloc[o] && !sum.partial[o] && !sum.split[o])
-			continue;
-		s = json_object_new_object();
-		json_add_u64(s, "size_kb", (uint64_t)(page_kb > 0 ? page_kb : 4) << o);
-		json_add_u64(s, "fault_alloc", sum.fault_alloc[o]);
-		json_add_u64(s, "partial_unmap", sum.partial[o]);
-		json_add_u64(s, "split", sum.split[o]);
-		json_object_array_add(list, s);
-	}
-	return list;
+	return protocol_size_mix(sum.fault_alloc, sum.partial, sum.split);
 }
 
 static struct json_object *evidence_json(const struct taod *d, const struct cg_judge *j,

@@ -82,6 +82,26 @@ static struct json_object *act_numbers(struct json_object *req, struct action_re
 	return NULL;
 }
 
+/* args.sizes: the folio sizes a shatter splits, as a policy's key (pmd,
+ * mthp, all); PMD THPs when absent. */
+static struct json_object *act_sizes(struct json_object *req, struct action_request *ar)
+{
+	static const unsigned choices[] = {POLICY_SIZES_PMD, POLICY_SIZES_MTHP,
+					   POLICY_SIZES_PMD | POLICY_SIZES_MTHP};
+	const char *v = NULL;
+	int r = protocol_arg_string(req, "sizes", &v);
+
+	ar->sizes = POLICY_SIZES_PMD;
+	if (r == -EINVAL)
+		return protocol_error("args.sizes must be one of pmd, mthp, all");
+	for (size_t i = 0; v && i < sizeof(choices) / sizeof(*choices); i++)
+		if (!strcmp(v, policy_sizes_name(choices[i]))) {
+			ar->sizes = choices[i];
+			return NULL;
+		}
+	return v ? protocol_error("args.sizes must be one of pmd, mthp, all") : NULL;
+}
+
 struct json_object *cmd_act(struct taod *d, struct json_object *req)
 {
 	struct action_request ar = {0};
@@ -102,6 +122,8 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	if (cgroup[0] && !cgroup_path_canonical(cgroup, why, sizeof(why)))
 		return protocol_errorf("args.cgroup %s", why);
 	err = act_numbers(req, &ar);
+	if (!err)
+		err = act_sizes(req, &ar);
 	if (err)
 		return err;
 	ar.cgroup = cgroup;

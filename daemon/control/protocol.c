@@ -12,6 +12,7 @@
 
 #include "account/cgroup_state.h"
 #include "common/workload_name.h"
+#include "account/size_held.h"
 
 /*
  * The first string in @o holding a NUL byte (JSON's \u0000): its field
@@ -182,30 +183,54 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 	return o;
 }
 
+struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *partial,
+				      const __u64 *split)
+{
+	struct json_object *list = json_object_new_array();
+
+	for (int o = 2; o < TAOD_MAX_ORDER; o++) {
+		struct json_object *s;
+
+		if (!fault_alloc[o] && !partial[o] && !split[o])
+			continue;
+		s = json_object_new_object();
+		json_add_u64(s, "size_kb", size_kb_of(o));
+		json_add_u64(s, "fault_alloc", fault_alloc[o]);
+		json_add_u64(s, "partial_unmap", partial[o]);
+		json_add_u64(s, "split", split[o]);
+		json_object_array_add(list, s);
+	}
+	return list;
+}
+
 /*
  * Per folio size, orders 2 and up that saw anything: the per-size programs'
- * counts (fentry) and the page allocator's folio allocations by order
- * (tracepoint mode's only per-size figure).
+ * counts (fentry; removed descendants' folded in) and the page allocator's
+ * folio allocations by order (tracepoint mode's only per-size figure).
  */
 static struct json_object *sizes_json(const struct cgroup_entry *e)
 {
-	const struct taod_cg_sizes *z = &e->sizes;
 	struct json_object *list = json_object_new_array();
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	struct taod_cg_sizes shown, *z = &shown;
 
+	size_counts_shown(e, &shown);
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
 		uint64_t page_alloc = e->counters.folio_alloc[order];
+		uint64_t held = size_held_bytes(e, order);
 		struct json_object *o;
 
-		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] && !page_alloc)
+		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] &&
+		    !page_alloc && !held)
 			continue;
 		o = json_object_new_object();
 		json_add_i64(o, "order", order);
-		json_add_u64(o, "size_kb", (uint64_t)(page_kb > 0 ? page_kb : 4) << order);
+		json_add_u64(o, "size_kb", size_kb_of(order));
 		json_add_u64(o, "fault_alloc", z->fault_alloc[order]);
 		json_add_u64(o, "partial_unmap", z->partial[order]);
 		json_add_u64(o, "split", z->split[order]);
 		json_add_u64(o, "page_alloc", page_alloc);
+		json_add_u64(o, "mapped_bytes", held);
+		json_add(o, "coverage_pct", protocol_pct_or_null(size_coverage_pct(e, order)));
 		json_object_array_add(list, o);
 	}
 	return list;

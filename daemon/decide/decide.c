@@ -117,6 +117,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 
 	req.cgroup = j->path;
 	snprintf(req.policy, sizeof(req.policy), "%s", p->name);
+	req.sizes = p->sizes;
 	if (action_kind_row(kind)->task && j->noffenders)
 		req.pid = (pid_t)j->offenders[0].pid;
 	req.bytes = request_bytes(kind, &j->last);

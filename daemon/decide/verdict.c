@@ -75,15 +75,17 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 	/* Below the PMD, in THP units: bytes of contiguity given and broken. */
 	double m_given = (double)grew(j->seen.mthp_alloc_bytes, j->acc.mthp_alloc_bytes) /
 			 (double)DECIDE_THP_BYTES;
-	double m_broken = (double)grew(j->seen.mthp_broken_bytes, j->acc.mthp_broken_bytes) /
-			  (double)DECIDE_THP_BYTES;
+	uint64_t m_broken_bytes = grew(j->seen.mthp_broken_bytes, j->acc.mthp_broken_bytes);
+	double m_broken = (double)m_broken_bytes / (double)DECIDE_THP_BYTES;
 
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
 	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
 	j->broken = j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
 	j->held_peak = fmax(j->held_peak * f, pmd ? held : 0);
-	j->fresh_pages += pages;
+	/* Fresh breakage an action may answer: below the PMD too where judged
+	 * (else a tenant stranding only small folios would never be acted on). */
+	j->fresh_pages += pages + (mthp ? m_broken_bytes / 4096 : 0);
 	j->seen = j->acc;
 	j->decayed_ms = now_ms;
 }

@@ -212,6 +212,20 @@ static bool fn_takes(const struct btf *vmlinux, const char *name, int nargs)
 }
 
 /*
+ * The folios held per size (nr_anon): added by the fault program, moved
+ * by the split programs (which read the new order from the split
+ * function's argument), removed by the uncharge programs at free.
+ */
+static void select_held_programs(struct thp_observe_bpf *skel, const struct btf_facts *f, bool held)
+{
+	skel->rodata->taod_cfg.size_held = held;
+	skel->rodata->taod_cfg.split_new_order_arg =
+	    f->folio_split_fn && !strcmp(f->folio_split_fn, "__folio_split") ? 1 : 2;
+	bpf_program__set_autoload(skel->progs.on_uncharge, held);
+	bpf_program__set_autoload(skel->progs.on_uncharge_folios, held);
+}
+
+/*
  * The per-size (mTHP) programs, where fentry is allowed: splits by order
  * (6.12+ split functions take the order), partial maps (6.12+
  * deferred_split_folio(folio, partially_mapped)), and fault allocations
@@ -226,6 +240,8 @@ static void select_size_programs(struct bpf_observer *o, const struct taod_confi
 	bool partial = vmlinux && fn_takes(vmlinux, "deferred_split_folio", 2);
 	bool mthp = mthp_enabled(cfg->k.thp_sysfs);
 	bool fault = mthp && vmlinux && has_fn(vmlinux, "folio_add_new_anon_rmap");
+	bool held = fault && split && has_fn(vmlinux, "__mem_cgroup_uncharge") &&
+		    has_fn(vmlinux, "__mem_cgroup_uncharge_folios");
 
 	bpf_program__set_autoload(pr->on_size_split_enter, split);
 	bpf_program__set_autoload(pr->on_size_split_exit, split);
@@ -235,12 +251,13 @@ static void select_size_programs(struct bpf_observer *o, const struct taod_confi
 	}
 	bpf_program__set_autoload(pr->on_deferred_split, partial);
 	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
-	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s",
+	select_held_programs(o->skel, f, held);
+	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s",
 		 fault	? "fault allocations, "
 		 : mthp ? ""
 			: "(no mTHP size enabled at start) ",
-		 partial ? "partial maps, " : "", split ? "splits" : "no splits",
-		 split || partial || fault ? " per size" : "");
+		 held ? "folios held, " : "", partial ? "partial maps, " : "",
+		 split ? "splits" : "no splits", split || partial || fault ? " per size" : "");
 }
 
 static int load_and_attach(struct thp_observe_bpf *skel)
@@ -477,6 +494,13 @@ int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
 	__u64 key = cgroup_id;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.cg_parent), &key, out))
+		return -errno;
+	return 0;
+}
+
+int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.task_sizes), &tgid, out))
 		return -errno;
 	return 0;
 }

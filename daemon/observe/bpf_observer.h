@@ -41,6 +41,10 @@ int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
 typedef void (*cg_sizes_fn)(void *ctx, uint64_t cgroup_id, const struct taod_cg_sizes *s);
 int bpf_observer_read_sizes(struct bpf_observer *o, cg_sizes_fn fn, void *ctx);
 
+/* Task @tgid's large-folio events by order (fentry's per-size programs):
+ * 0, or -ENOENT when none was counted. */
+int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out);
+
 typedef void (*task_counters_fn)(void *ctx, uint32_t tgid, const struct taod_task_counters *t);
 int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx);
 

@@ -13,6 +13,7 @@
 
 #include "history_internal.h"
 #include "common/log.h"
+#include "account/size_held.h"
 
 static const struct hist_cg *remembered(const struct history *h, uint64_t id)
 {
@@ -154,28 +155,43 @@ static uint64_t delta_u64(__u64 *last, uint64_t now)
 	return d;
 }
 
-/* A row per folio size whose counts moved since the cgroup's last batch. */
+/* Whether the folios @e holds of @order moved since its last row of that
+ * size (and notes them for the next). */
+static bool held_moved(const struct cgroup_entry *e, struct hist_cg *c, int order)
+{
+	bool moved = c->raw_sizes.nr_anon[order] != e->sizes.nr_anon[order];
+
+	c->raw_sizes.nr_anon[order] = e->sizes.nr_anon[order];
+	return moved;
+}
+
+/* A row per folio size whose counts or held bytes moved since the
+ * cgroup's last batch; the held bytes and their coverage as now. */
 static int insert_sizes(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
 			uint64_t wall_ms)
 {
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
-
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
 		uint64_t df =
 		    delta_u64(&c->raw_sizes.fault_alloc[order], e->sizes.fault_alloc[order]);
 		uint64_t dp = delta_u64(&c->raw_sizes.partial[order], e->sizes.partial[order]);
 		uint64_t ds = delta_u64(&c->raw_sizes.split[order], e->sizes.split[order]);
+		double pct = size_coverage_pct(e, order);
 		sqlite3_stmt *st;
 
-		if (!df && !dp && !ds)
+		if (!held_moved(e, c, order) && !df && !dp && !ds)
 			continue;
 		st = hst(h, HS_INSERT_SIZE);
 		sqlite3_bind_int64(st, 1, c->cg);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)(page_kb > 0 ? page_kb : 4) << order);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)size_kb_of(order));
 		sqlite3_bind_int64(st, 4, (sqlite3_int64)df);
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)dp);
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)ds);
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)size_held_bytes(e, order));
+		if (pct >= 0)
+			sqlite3_bind_double(st, 8, pct);
+		else
+			sqlite3_bind_null(st, 8);
 		if (hst_done(h, st))
 			return -EIO;
 	}

@@ -70,7 +70,16 @@ static const char schema_v3[] =
     " PRIMARY KEY(cg, t_ms, size_kb)) WITHOUT ROWID;"
     "CREATE INDEX size_samples_time ON size_samples(t_ms);";
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
+/*
+ * Version 4: coverage by size (issue 17). On each per-size row, the bytes
+ * the cgroup held in folios of that size and their share of its anon
+ * memory (percent), as at that row's time; a row is also written when only
+ * those moved. Rows of version 3 keep NULL: not counted then.
+ */
+static const char schema_v4[] = "ALTER TABLE size_samples ADD COLUMN mapped_bytes INTEGER;"
+				"ALTER TABLE size_samples ADD COLUMN coverage_pct REAL;";
+
+static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "account/size_held.h"
 
 static const char *const events[] = {"fault_alloc", "partial_unmap", "split"};
 
@@ -16,8 +17,11 @@ static uint64_t event_count(const struct taod_cg_sizes *s, int ev, int order)
 
 static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label, long page_kb)
 {
+	struct taod_cg_sizes shown;
+
+	size_counts_shown(e, &shown); /* removed descendants' folded in */
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
-		const struct taod_cg_sizes *s = &e->sizes;
+		const struct taod_cg_sizes *s = &shown;
 
 		if (!s->fault_alloc[order] && !s->partial[order] && !s->split[order])
 			continue;
@@ -27,6 +31,51 @@ static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label
 				"event=\"%s\"} %llu\n",
 				label, page_kb << order, events[ev],
 				(unsigned long long)event_count(s, ev, order));
+	}
+}
+
+/* The bytes held in folios of each size, and their share of anon memory. */
+static void write_held(FILE *f, const struct cgroup_entry *e, const char *label, bool ratio)
+{
+	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
+		uint64_t held = size_held_bytes(e, order);
+		double pct = size_coverage_pct(e, order);
+
+		if (!held && !e->sizes.fault_alloc[order])
+			continue;
+		if (!ratio)
+			fprintf(
+			    f,
+			    "taod_cgroup_mthp_mapped_bytes{cgroup=\"%s\",size_kb=\"%llu\"} %llu\n",
+			    label, (unsigned long long)size_kb_of(order), (unsigned long long)held);
+		else if (pct >= 0)
+			fprintf(f,
+				"taod_cgroup_mthp_coverage_ratio{cgroup=\"%s\",size_kb=\"%llu\"} "
+				"%.6g\n",
+				label, (unsigned long long)size_kb_of(order), pct / 100.0);
+	}
+}
+
+static void write_held_families(FILE *f, const struct cgroup_table *t, char *label,
+				size_t label_max)
+{
+	fprintf(f, "# HELP taod_cgroup_mthp_mapped_bytes Bytes in large anonymous folios of each "
+		   "size the cgroup holds (mapped since taod started, until split or freed).\n"
+		   "# TYPE taod_cgroup_mthp_mapped_bytes gauge\n");
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->v[i]->path)
+			continue;
+		prom_escape_label(t->v[i]->path, label, label_max);
+		write_held(f, t->v[i], label, false);
+	}
+	fprintf(f, "# HELP taod_cgroup_mthp_coverage_ratio Share of the cgroup's anon memory in "
+		   "large folios of each size.\n"
+		   "# TYPE taod_cgroup_mthp_coverage_ratio gauge\n");
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->v[i]->path)
+			continue;
+		prom_escape_label(t->v[i]->path, label, label_max);
+		write_held(f, t->v[i], label, true);
 	}
 }
 
@@ -52,5 +101,6 @@ void metrics_write_sizes(FILE *f, const struct cgroup_table *t)
 		prom_escape_label(t->v[i]->path, label, label_max);
 		write_entry(f, t->v[i], label, page_kb > 0 ? page_kb : 4);
 	}
+	write_held_families(f, t, label, label_max);
 	free(label);
 }

@@ -39,6 +39,11 @@ struct report_action {
 struct report_size {
 	unsigned size_kb;
 	uint64_t fault_alloc, partial_unmap, split;
+	/* Schema 4+: the bytes held in folios of this size at the window's
+	 * end (its last row up to then), and their share of anon memory;
+	 * -1: not counted. */
+	int64_t mapped_bytes;
+	double coverage_pct;
 };
 
 struct report_cgroup {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Multi-size THP in `taoctl report` (issue 17): each cgroup's large folios
- * by size over the window, read from size_samples (schema version 3), and
+ * by size over the window, read from size_samples (schema version 3; the
+ * bytes held per size and their coverage, version 4), and
  * their renderings in every format.
  */
 #include <errno.h>
@@ -13,30 +14,89 @@
 #include "report_sizes.h"
 #include "common/utf8.h"
 
-int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c)
+/* The entry of @size_kb in @c's sizes, made (nothing counted) if none. */
+static struct report_size *size_entry(struct report_cgroup *c, unsigned size_kb)
 {
-	sqlite3_stmt *st;
+	struct report_size *s;
 
-	if (l->version < 3)
-		return 0; /* an older database: nothing was counted per size */
-	st = prepare_window(l, "SELECT size_kb, sum(d_fault_alloc), sum(d_partial_unmap),"
-			       " sum(d_split) FROM size_samples"
-			       " WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
-			       " GROUP BY size_kb ORDER BY size_kb");
+	for (size_t k = 0; k < c->nsizes; k++)
+		if (c->sizes[k].size_kb == size_kb)
+			return &c->sizes[k];
+	s = push(&c->sizes, &c->nsizes, sizeof(*s));
+	if (s) {
+		*s = (struct report_size){.size_kb = size_kb, .mapped_bytes = -1};
+		s->coverage_pct = -1;
+	}
+	return s;
+}
+
+static int load_counts(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st = prepare_window(l, "SELECT size_kb, sum(d_fault_alloc),"
+					     " sum(d_partial_unmap), sum(d_split) FROM size_samples"
+					     " WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+					     " GROUP BY size_kb");
+
 	if (!st)
 		return -EIO;
 	sqlite3_bind_int64(st, 3, cg);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct report_size *s = push(&c->sizes, &c->nsizes, sizeof(*s));
+		struct report_size *s = size_entry(c, (unsigned)sqlite3_column_int64(st, 0));
 
 		if (!s)
 			break;
-		s->size_kb = (unsigned)sqlite3_column_int64(st, 0);
 		s->fault_alloc = (uint64_t)sqlite3_column_int64(st, 1);
 		s->partial_unmap = (uint64_t)sqlite3_column_int64(st, 2);
 		s->split = (uint64_t)sqlite3_column_int64(st, 3);
 	}
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Held bytes per size at the window's end: each size's last row up to
+ * then (rows are written only when something moved). A size none of whose
+ * folios is held any more shows 0 only if it moved in the window. */
+static int load_held(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	sqlite3_stmt *st = prepare_window(
+	    l, "SELECT s.size_kb, s.mapped_bytes, s.coverage_pct FROM size_samples s"
+	       " WHERE s.cg = ?3 AND s.mapped_bytes IS NOT NULL AND s.t_ms = (SELECT max(t_ms)"
+	       " FROM size_samples z WHERE z.cg = s.cg AND z.size_kb = s.size_kb"
+	       " AND z.mapped_bytes IS NOT NULL AND z.t_ms <= ?2)"
+	       " AND (s.mapped_bytes > 0 OR s.t_ms > ?1)");
+
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 3, cg);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct report_size *s = size_entry(c, (unsigned)sqlite3_column_int64(st, 0));
+
+		if (!s)
+			break;
+		s->mapped_bytes = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			s->coverage_pct = sqlite3_column_double(st, 2);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int by_size(const void *a, const void *b)
+{
+	unsigned x = ((const struct report_size *)a)->size_kb;
+	unsigned y = ((const struct report_size *)b)->size_kb;
+
+	return x < y ? -1 : x > y;
+}
+
+int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c)
+{
+	if (l->version < 3)
+		return 0; /* an older database: nothing was counted per size */
+	if (load_counts(l, cg, c) || (l->version >= 4 && load_held(l, cg, c)))
+		return -EIO;
+	if (c->nsizes)
+		qsort(c->sizes, c->nsizes, sizeof(*c->sizes), by_size);
 	return 0;
 }
 
@@ -60,6 +120,11 @@ struct json_object *report_sizes_json(const struct report_cgroup *c)
 		json_add_u64(o, "partial_unmap", s->partial_unmap);
 		json_add_u64(o, "split", s->split);
 		json_add_known(o, "broken_pct", report_size_broken_pct(s));
+		if (s->mapped_bytes >= 0)
+			json_add_i64(o, "mapped_bytes", s->mapped_bytes);
+		else
+			json_add(o, "mapped_bytes", NULL);
+		json_add_known(o, "coverage_pct", s->coverage_pct);
 		json_object_array_add(list, o);
 	}
 	return list;
@@ -79,8 +144,7 @@ void report_sizes_table(FILE *f, const struct report *r)
 
 			if (!header)
 				fputs("\nlarge folios by size (faulted, left partially mapped, "
-				      "split; "
-				      "per cgroup over the window):\n",
+				      "split per cgroup over the window; held at its end):\n",
 				      f);
 			header = true;
 			fprintf(f, "  %s  %u KiB: %llu faulted, %llu partial, %llu split",
@@ -88,10 +152,30 @@ void report_sizes_table(FILE *f, const struct report *r)
 				(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
 			if (pct >= 0)
 				fprintf(f, " (%.1f%% broken)", pct);
+			if (s->mapped_bytes >= 0)
+				fprintf(f, ", %lld KiB held", (long long)s->mapped_bytes / 1024);
+			if (s->coverage_pct >= 0)
+				fprintf(f, " (%.1f%% of anon)", s->coverage_pct);
 			fputc('\n', f);
 		}
 		free(path);
 	}
+}
+
+/* A 100-pixel bar, @pct of it in @fill and the rest in @rest, and the figure. */
+static void pct_bar(FILE *f, double pct, const char *fill, const char *rest)
+{
+	double bar = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+
+	fprintf(f,
+		"<svg width=\"104\" height=\"10\"><rect width=\"%.0f\" height=\"10\" "
+		"fill=\"%s\"/><rect x=\"%.0f\" width=\"%.0f\" height=\"10\" "
+		"fill=\"%s\"/></svg> ",
+		bar, fill, bar, 100 - bar, rest);
+	if (pct >= 0)
+		fprintf(f, "%.1f%%", pct);
+	else
+		fputs("-", f);
 }
 
 void report_sizes_html(FILE *f, const struct report_cgroup *c)
@@ -99,25 +183,20 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 	if (!c->nsizes)
 		return;
 	fputs("<table class=\"sizes\"><tr><th>folio size</th><th>faulted</th><th>partially "
-	      "mapped</th><th>split</th><th>broken</th></tr>\n",
+	      "mapped</th><th>split</th><th>broken</th><th>held</th><th>coverage</th></tr>\n",
 	      f);
 	for (size_t k = 0; k < c->nsizes; k++) {
 		const struct report_size *s = &c->sizes[k];
-		double pct = report_size_broken_pct(s);
-		double bar = pct < 0 ? 0 : pct > 100 ? 100 : pct;
 
-		fprintf(f,
-			"<tr><td>%u KiB</td><td>%llu</td><td>%llu</td><td>%llu</td><td>"
-			"<svg width=\"104\" height=\"10\"><rect width=\"%.0f\" height=\"10\" "
-			"fill=\"#c0392b\"/><rect x=\"%.0f\" width=\"%.0f\" height=\"10\" "
-			"fill=\"#2471a3\"/></svg> ",
+		fprintf(f, "<tr><td>%u KiB</td><td>%llu</td><td>%llu</td><td>%llu</td><td>",
 			s->size_kb, (unsigned long long)s->fault_alloc,
-			(unsigned long long)s->partial_unmap, (unsigned long long)s->split, bar,
-			bar, 100 - bar);
-		if (pct >= 0)
-			fprintf(f, "%.1f%%", pct);
+			(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
+		pct_bar(f, report_size_broken_pct(s), "#c0392b", "#2471a3");
+		if (s->mapped_bytes >= 0)
+			fprintf(f, "</td><td>%lld KiB</td><td>", (long long)s->mapped_bytes / 1024);
 		else
-			fputs("-", f);
+			fputs("</td><td>-</td><td>", f);
+		pct_bar(f, s->coverage_pct, "#27ae60", "#d5d8dc");
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -125,16 +204,25 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 
 int report_write_sizes_csv(FILE *f, const struct report *r)
 {
-	fputs("cgroup,cgroup_id,size_kb,fault_alloc,partial_unmap,split\r\n", f);
+	fputs("cgroup,cgroup_id,size_kb,fault_alloc,partial_unmap,split,mapped_bytes,coverage_"
+	      "pct\r\n",
+	      f);
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
 
 		for (size_t k = 0; k < c->nsizes; k++) {
 			csv_field(f, c->path);
-			fprintf(f, ",%llu,%u,%llu,%llu,%llu\r\n", (unsigned long long)c->cgroup_id,
-				c->sizes[k].size_kb, (unsigned long long)c->sizes[k].fault_alloc,
-				(unsigned long long)c->sizes[k].partial_unmap,
-				(unsigned long long)c->sizes[k].split);
+			const struct report_size *s = &c->sizes[k];
+
+			fprintf(f, ",%llu,%u,%llu,%llu,%llu,", (unsigned long long)c->cgroup_id,
+				s->size_kb, (unsigned long long)s->fault_alloc,
+				(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
+			if (s->mapped_bytes >= 0)
+				fprintf(f, "%lld", (long long)s->mapped_bytes);
+			fputc(',', f);
+			if (s->coverage_pct >= 0)
+				fprintf(f, "%.2f", s->coverage_pct);
+			fputs("\r\n", f);
 		}
 	}
 	return ferror(f) ? -1 : 0;

@@ -12,12 +12,14 @@ struct json_object;
 /* Folios left partially mapped or split per folio faulted, in percent; -1
  * with none faulted. */
 double report_size_broken_pct(const struct report_size *s);
-/* [{size_kb, fault_alloc, partial_unmap, split, broken_pct}] of @c. */
+/* [{size_kb, fault_alloc, partial_unmap, split, broken_pct, mapped_bytes,
+ * coverage_pct}] of @c (the last two null where not counted). */
 struct json_object *report_sizes_json(const struct report_cgroup *c);
 /* The table format's section, a line per cgroup and size; nothing when no
  * cgroup has a size counted. */
 void report_sizes_table(FILE *f, const struct report *r);
-/* The HTML per-cgroup view: a row per size with a broken/intact bar. */
+/* The HTML per-cgroup view: a row per size with a broken/intact bar and a
+ * coverage bar. */
 void report_sizes_html(FILE *f, const struct report_cgroup *c);
 
 #endif

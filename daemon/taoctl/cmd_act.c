@@ -82,7 +82,8 @@ static int act_usage(void)
 
 	action_kind_words(words, sizeof(words));
 	fprintf(stderr,
-		"taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]\n"
+		"taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]"
+		" [--sizes pmd|mthp|all]\n"
 		"  ACTION: %s\n",
 		words);
 	for (int k = 0; k < ACTION_KIND_MAX; k++)
@@ -90,11 +91,9 @@ static int act_usage(void)
 	return EXIT_USAGE;
 }
 
-const struct taoctl_opt act_opts[] = {{"cgroup", 'g', "PATH"},
-				      {"pid", 'p', "PID"},
-				      {"bytes", 'b', "SIZE"},
-				      {"dry-run", 'd', NULL},
-				      {0}};
+const struct taoctl_opt act_opts[] = {{"cgroup", 'g', "PATH"}, {"pid", 'p', "PID"},
+				      {"bytes", 'b', "SIZE"},  {"dry-run", 'd', NULL},
+				      {"sizes", 'z', "KIND"},  {0}};
 
 static int act_options(int argc, char **argv, struct json_object *args)
 {
@@ -107,6 +106,8 @@ static int act_options(int argc, char **argv, struct json_object *args)
 			json_add_str(args, "cgroup", optarg);
 		else if (c == 'd')
 			json_add_bool(args, "dry_run", 1);
+		else if (c == 'z')
+			json_add_str(args, "sizes", optarg);
 		else if (c == 'p' && !opt_positive("--pid", optarg, &n))
 			json_add_i64(args, "pid", n);
 		else if (c == 'b' && !opt_size("--bytes", optarg, &bytes))

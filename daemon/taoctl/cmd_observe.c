@@ -229,6 +229,28 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* A task's size mix, "64K:32/8/4 16K:8/2/0" (faulted/partial/split per
+ * folio size), or "-" with none; cut short to fit @len. */
+static const char *size_mix_text(char *buf, size_t len, struct json_object *sizes)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t k = 0; sizes && k < json_object_array_length(sizes) && used < len; k++) {
+		struct json_object *s = json_object_array_get_idx(sizes, k);
+		int n = snprintf(buf + used, len - used, "%s%lluK:%llu/%llu/%llu", used ? " " : "",
+				 (unsigned long long)jget_u64(s, "size_kb"),
+				 (unsigned long long)jget_u64(s, "fault_alloc"),
+				 (unsigned long long)jget_u64(s, "partial_unmap"),
+				 (unsigned long long)jget_u64(s, "split"));
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return buf[0] ? buf : "-";
+}
+
 /* top-tasks' and actions': how many, of which cgroups. */
 const struct taoctl_opt list_opts[] = {{"limit", 'n', "N"}, {"cgroup", 'g', "GLOB"}, {0}};
 
@@ -261,17 +283,19 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 		return 0;
 	}
 	w = column_width(list, "cgroup", 6);
-	printf("%8s %-16s %-*s %8s %8s %8s %6s\n", "PID", "COMM", w, "CGROUP", "ALLOCS", "SPLITS",
-	       "WHOLE", "ALIVE");
+	printf("%8s %-16s %-*s %8s %8s %8s %6s  %s\n", "PID", "COMM", w, "CGROUP", "ALLOCS",
+	       "SPLITS", "WHOLE", "ALIVE", "SIZES");
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *t = json_object_array_get_idx(list, i);
+		char mix[256];
 
-		printf("%8llu %-16s %-*s %8llu %8llu %8llu %6s\n",
+		printf("%8llu %-16s %-*s %8llu %8llu %8llu %6s  %s\n",
 		       (unsigned long long)jget_u64(t, "pid"), jget_text(t, "comm"), w,
 		       jget_text(t, "cgroup"), (unsigned long long)jget_u64(t, "thp_fault_alloc"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
 		       (unsigned long long)jget_u64(t, "pmd_unmap_whole"),
-		       json_object_get_boolean(jget(t, "alive")) ? "yes" : "no");
+		       json_object_get_boolean(jget(t, "alive")) ? "yes" : "no",
+		       size_mix_text(mix, sizeof(mix), jget(t, "sizes")));
 	}
 	json_object_put(r);
 	return 0;

@@ -22,27 +22,42 @@ static const char *broken_pct(char *buf, size_t len, struct json_object *s)
 	return buf;
 }
 
+/* Share of the cgroup's anon memory held in folios of this size; "-"
+ * where memory.stat showed none. */
+static const char *coverage(char *buf, size_t len, struct json_object *s)
+{
+	struct json_object *v = jget(s, "coverage_pct");
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return "-";
+	snprintf(buf, len, "%.1f%%", json_object_get_double(v));
+	return buf;
+}
+
 static void print_text(struct json_object *list)
 {
 	int w = column_width(list, "path", 6);
 
-	printf("%-*s %8s %8s %8s %8s %8s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL", "SPLITS",
-	       "BROKEN", "PGALLOC");
+	printf("%-*s %8s %8s %8s %8s %8s %8s %9s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL",
+	       "SPLITS", "BROKEN", "PGALLOC", "MAPPED", "COVERAGE");
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *row = json_object_array_get_idx(list, i);
 		struct json_object *sizes = jget(row, "sizes");
 
 		for (size_t k = 0; sizes && k < json_object_array_length(sizes); k++) {
 			struct json_object *s = json_object_array_get_idx(sizes, k);
-			char size[32], pct[16];
+			char size[32], pct[16], mapped[32], cov[16];
 
-			printf("%-*s %8s %8llu %8llu %8llu %8s %8llu\n", w, jget_text(row, "path"),
+			printf("%-*s %8s %8llu %8llu %8llu %8s %8llu %9s %8s\n", w,
+			       jget_text(row, "path"),
 			       fmt_bytes(size, sizeof(size), jget_u64(s, "size_kb") * 1024),
 			       (unsigned long long)jget_u64(s, "fault_alloc"),
 			       (unsigned long long)jget_u64(s, "partial_unmap"),
 			       (unsigned long long)jget_u64(s, "split"),
 			       broken_pct(pct, sizeof(pct), s),
-			       (unsigned long long)jget_u64(s, "page_alloc"));
+			       (unsigned long long)jget_u64(s, "page_alloc"),
+			       fmt_bytes(mapped, sizeof(mapped), jget_u64(s, "mapped_bytes")),
+			       coverage(cov, sizeof(cov), s));
 		}
 	}
 }

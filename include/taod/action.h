@@ -49,6 +49,9 @@ struct action_request {
 	char evidence[320]; /* numbers over the window that led here */
 	/* what broke the tenant's THPs most (split_cause_name()), "" if untold */
 	char top_cause[24];
+	/* POLICY_SIZES_* of the policy that asked (0: PMD THPs): a shatter with
+	 * POLICY_SIZES_MTHP splits the folios below the PMD size too. */
+	unsigned sizes;
 };
 
 /*

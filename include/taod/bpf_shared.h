@@ -97,6 +97,24 @@ struct taod_cg_sizes {
 	__u64 fault_alloc[TAOD_MAX_ORDER]; /* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */
 	__u64 partial[TAOD_MAX_ORDER];	   /* split_deferred: became partially mapped */
 	__u64 split[TAOD_MAX_ORDER];	   /* split: split successfully, by the order it had */
+	/* nr_anon: anonymous folios of each order (2 to the PMD order) that
+	 * live in the memcg: added when first mapped, removed when split or
+	 * freed. A gauge, not monotonic; times the size it is the bytes the
+	 * cgroup holds in folios of that size (a partly unmapped folio stays
+	 * whole until split, as in the kernel's count). */
+	__s64 nr_anon[TAOD_MAX_ORDER];
+};
+
+/*
+ * Per task (map "task_sizes", key: __u32 tgid, an LRU of its own), per
+ * folio order below the PMD: the large-folio events of struct
+ * taod_cg_sizes the task caused in memory it owns (its identity is in
+ * task_counters). Shared by the CPUs, as cg_sizes.
+ */
+struct taod_task_sizes {
+	__u64 fault_alloc[TAOD_MAX_ORDER];
+	__u64 partial[TAOD_MAX_ORDER];
+	__u64 split[TAOD_MAX_ORDER];
 };
 
 /*
@@ -160,11 +178,17 @@ struct taod_bpf_config {
 	 * do_huge_pmd_anonymous_page's exit counts only fallbacks. */
 	__u32 fault_alloc_at_map;
 	__u32 thp_paths; /* THP paths mode: PMD splits mark the task's context */
-	__u32 pad;
+	/* The split function's argument holding the new order (6.12: 2,
+	 * __folio_split: 1), for the per-size folio counts. */
+	__u32 split_new_order_arg;
 	/* Before 6.2 a PMD split leaves no rmap call to see: it is told from
 	 * the PMD before and after, and the huge zero page's PMD (this PFN,
 	 * which taod keeps mapped) is not a THP. */
 	__u64 huge_zero_pfn;
+	/* The folios held per size (nr_anon) are counted: the fault and
+	 * release programs are both attached. */
+	__u32 size_held;
+	__u32 pad;
 };
 
 #endif

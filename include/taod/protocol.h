@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/types.h>
+
 struct json_object;
 struct cgroup_entry;
 struct taod_task_counters;
@@ -36,6 +38,10 @@ struct json_object *protocol_errorf(const char *fmt, ...) __attribute__((format(
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e);
 /* A number, or null when @v is negative (meaning "not known"). */
 struct json_object *protocol_pct_or_null(double v);
+/* A size mix: [{size_kb, fault_alloc, partial_unmap, split}] for each
+ * order from 2 with any of the three counts (arrays of TAOD_MAX_ORDER). */
+struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *partial,
+				      const __u64 *split);
 
 /* A reply as its text on one line ("...\n", valid UTF-8); puts @reply. Caller
  * frees; NULL on ENOMEM. */

@@ -57,6 +57,16 @@ int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *c
 	return 0;
 }
 
+/* The task's size mix: 64 KiB folios faulted, left partially mapped, split. */
+int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out)
+{
+	(void)o;
+	if (tgid != 4242)
+		return -ENOENT;
+	*out = (struct taod_task_sizes){.fault_alloc[4] = 32, .partial[4] = 8, .split[4] = 4};
+	return 0;
+}
+
 /* No split stack was sampled: explain's stack is null. */
 int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out)
 {

@@ -7,13 +7,14 @@ anonymous mTHP (6.8+; the lab's 6.1 has none) and fentry is allowed (the
 per-size programs are fentry programs)."""
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import TAOCTL, cgroup_row, finish, wait_for
+from conftest import TAOCTL, anon_huge_kib, cgroup_row, finish, wait_for
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
 SIZES_KB = (16, 64, 128)
@@ -131,8 +132,9 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
                         "--sizes", "--cgroup", rel], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     f = want[64]
-    assert f"{rel},{cgroup_row(d, rel)['id']},64,{f['fault_alloc']}," \
-           f"{f['partial_unmap']},{f['split']}" in p.stdout.splitlines(), p.stdout
+    prefix = f"{rel},{cgroup_row(d, rel)['id']},64,{f['fault_alloc']}," \
+             f"{f['partial_unmap']},{f['split']},"
+    assert any(ln.startswith(prefix) for ln in p.stdout.splitlines()), p.stdout
 
     # The task that did it, below the PMD order.
     tasks = d.ctl("top-tasks", "--limit", "200")
@@ -141,6 +143,122 @@ def test_mthp_counts_equal_kernel_per_size_stats(mthp_sizes_always, daemon_facto
         t = mine[0]
         assert t["mthp_fault_alloc"] == sum(want[kb]["fault_alloc"] for kb in SIZES_KB)
         assert t["mthp_partial_unmap"] == sum(want[kb]["partial_unmap"] for kb in SIZES_KB)
+        # ... and its size mix: the faults and partial maps per size are all its own
+        mix = {s["size_kb"]: s for s in t["sizes"]}
+        for kb in SIZES_KB:
+            assert mix[kb]["fault_alloc"] == want[kb]["fault_alloc"], (kb, mix)
+            assert mix[kb]["partial_unmap"] == want[kb]["partial_unmap"], (kb, mix)
+        rc, out, _ = d.ctl_rc("top-tasks", "--limit", "200")
+        ln = next(x for x in out.splitlines() if x.split()[0] == str(w["pid"]))
+        f = mix[64]
+        assert f"64K:{f['fault_alloc']}/{f['partial_unmap']}/{f['split']}" in ln.split(), ln
+
+
+def nr_anon():
+    return {kb: mthp_stat(kb, "nr_anon") for kb in SIZES_KB}
+
+
+def test_mthp_mapped_bytes_equal_kernel_nr_anon(mthp_sizes_always, daemon_factory, cgroups):
+    """Bytes held per size (added at map, moved at split, removed at free)
+    against the kernel's own count of anonymous folios per size (nr_anon)
+    times the size, for a single tenant; and nothing left once it exits."""
+    d = daemon_factory()
+    if "folios held" not in d.ctl("status")["mthp_observation"]:
+        pytest.skip(f"held folios not counted here: {d.ctl('status')['mthp_observation']}")
+    names = {p["name"] for p in d.ctl("status")["programs"]}
+    assert {"on_uncharge", "on_uncharge_folios"} <= names, names
+    a = cgroups.make("held")
+    rel = cgroups.rel(a)
+    d.proc.send_signal(signal.SIGSTOP)  # its heap would count machine-wide (see above)
+    try:
+        before = nr_anon()
+        # Faulted, some left partially mapped (still held whole, as the
+        # kernel counts them until split), some split by MADV_PAGEOUT, some
+        # faulted and unmapped whole (freed: no longer held).
+        w = cgroups.workload(a, "mthp-size", 64, "mthp-fault", 32, "mthp-partial", 8,
+                             "mthp-mprotect", 4, "mthp-pageout", 4,
+                             "mthp-size", 16, "mthp-fault", 8, "mthp-partial", 2,
+                             "mthp-size", 128, "mthp-fault", 8, "mthp-pageout", 2,
+                             "ready", "wait-signal")
+        line = w.stdout.readline()
+        assert json.loads(line) == {"ready": True}, (line, w.stderr.read() if w.poll() else "")
+        after = nr_anon()
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    want = {kb: (after[kb] - before[kb]) * kb * 1024 for kb in SIZES_KB}
+    assert want[64] >= (32 - 4) * 64 * 1024, (before, after)
+
+    def held():
+        row = cgroup_row(d, rel)
+        have = sizes_of(row) if row else {}
+        return {kb: have.get(kb, {}).get("mapped_bytes", 0) for kb in SIZES_KB}
+
+    try:
+        wait_for(lambda: held() == want, timeout=20, what="taod's bytes per size")
+    except AssertionError:
+        pass
+    assert held() == want, f"taod {held()}, kernel nr_anon x size {want}"
+    row = sizes_of(cgroup_row(d, rel))
+    anon = cgroup_row(d, rel)["anon_bytes"]
+    cov = row[64]["coverage_pct"]
+    assert cov == pytest.approx(min(100.0, 100.0 * want[64] / anon), abs=1.0), (cov, anon)
+
+    # taoctl cgroups --sizes: MAPPED and COVERAGE columns; metrics by size_kb.
+    rc, out, _ = d.ctl_rc("cgroups", "--sizes")
+    ln = next(x for x in out.splitlines() if x.startswith(rel + " ") and "64.0 KiB" in x)
+    assert ln.split()[-1] == f"{cov:.1f}%", ln
+    rc, text, _ = d.ctl_rc("metrics")
+    assert (f'taod_cgroup_mthp_mapped_bytes{{cgroup="{rel}",size_kb="64"}} {want[64]}'
+            in text.splitlines()), text
+    assert f'taod_cgroup_mthp_coverage_ratio{{cgroup="{rel}",size_kb="64"}} ' in text
+
+    # Its exit frees every folio: none held any more.
+    w.send_signal(signal.SIGUSR1)
+    finish(w)
+    wait_for(lambda: held() == {kb: 0 for kb in SIZES_KB}, timeout=20,
+             what="held bytes back to zero after the exit")
+
+
+def test_mthp_shatter_splits_a_tasks_small_folios_and_leaves_pmd_thps(
+        mthp_sizes_always, daemon_factory, cgroups):
+    """A shatter for a tenant judged under `sizes = mthp` (here asked by the
+    operator, `--sizes mthp`): the stock split aims at the task's folios
+    below the PMD size, a debugfs write per mapping with no PMD THP, and
+    leaves its PMD THPs; the audit record says what the kernel split per
+    size."""
+    d = daemon_factory("[enforce]\nmode = enforce\nbackend = stock\nactions_per_minute = 60\n"
+                       "shatter_bytes_per_minute = 1G\n")
+    a = cgroups.make("mshatter")
+    rel = cgroups.rel(a)
+    w = cgroups.workload(a, "mthp-size", 64, "mthp-fault", 32, "fault", 4, "ready",
+                         "wait-signal")
+    line = w.stdout.readline()
+    assert json.loads(line) == {"ready": True}, (line, w.stderr.read() if w.poll() else "")
+    thp_kib = anon_huge_kib(w.pid)
+    assert thp_kib >= 2048, "the workload's PMD THPs"
+
+    before = mthp_stat(64, "split")
+    rec = d.act("shatter", "--cgroup", rel, "--pid", str(w.pid), "--sizes", "mthp")
+    assert rec["result"] == "done", rec
+    split = mthp_stat(64, "split") - before
+    assert split >= 32, (split, rec)
+    # a write per chunk (each its own mapping), and per other anonymous
+    # mapping the task has (heap, stack) that holds no PMD THP
+    writes = re.search(r"below the PMD: (\d+) mapping write\(s\), split", rec["detail"])
+    assert writes and int(writes.group(1)) >= 32, rec
+    assert f"64K {split}" in rec["detail"], rec
+    assert "split 0 THPs" in rec["detail"], rec  # PMD THPs left alone
+    assert anon_huge_kib(w.pid) == thp_kib
+    # taod's own figures agree: none of that size held any more
+    wait_for(lambda: (r := cgroup_row(d, rel)) and
+             {s["size_kb"]: s for s in r["sizes"]}.get(64, {}).get("mapped_bytes") == 0,
+             what="64 KiB folios no longer held")
+    acts = d.ctl("actions", "--cgroup", rel)
+    assert "below the PMD" in acts[0]["detail"], acts
+    rc, _, err = d.ctl_rc("act", "shatter", "--cgroup", rel, "--sizes", "some")
+    assert rc != 0 and "sizes must be one of pmd, mthp, all" in err, err
+    w.send_signal(signal.SIGUSR1)
+    finish(w)
 
 
 def test_mthp_sizes_view_lists_each_cgroup(daemon, cgroups):

@@ -37,6 +37,8 @@
  *   unmap-whole    munmap every region still mapped, whole
  *   hold SECONDS   sleep (the task stays alive for inspection)
  *   wait-signal    pause until SIGUSR1 (tests run steps in phases)
+ *   ready          print {"ready": true} on a line of its own (a test reads
+ *                  it to know the steps before it are done)
  *   abuse SECONDS  every 50 ms fault a new region and partially unmap it
  *   fork-cow M     fork a child that keeps every mapping until this process
  *                  exits, then write one byte to each of M intact regions:
@@ -602,6 +604,8 @@ static int run_step(const char *step, long arg)
 		return sleep_ms(arg * 1000), 0;
 	if (!strcmp(step, "hold-ms"))
 		return sleep_ms(arg), 0;
+	if (!strcmp(step, "ready"))
+		return printf("{\"ready\": true}\n") < 0 ? -1 : 0;
 	if (!strcmp(step, "wait-signal")) {
 		while (!got_usr1)
 			pause();
@@ -626,8 +630,8 @@ static int run_step(const char *step, long arg)
 static bool takes_arg(const char *step)
 {
 	return strcmp(step, "dontneed-whole") && strcmp(step, "unmap-whole") &&
-	       strcmp(step, "wait-signal") && strcmp(step, "collapse") && strcmp(step, "thp-off") &&
-	       strcmp(step, "end-child") && strcmp(step, "mthp-unmap");
+	       strcmp(step, "wait-signal") && strcmp(step, "ready") && strcmp(step, "collapse") &&
+	       strcmp(step, "thp-off") && strcmp(step, "end-child") && strcmp(step, "mthp-unmap");
 }
 
 int main(int argc, char **argv)

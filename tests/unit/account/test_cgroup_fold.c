@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "account/cgroup_fold.h"
+#include "account/size_held.h"
 
 static struct cgroup_table t;
 static uint64_t forgotten[8];
@@ -263,4 +264,36 @@ Test(cgroup_fold, an_id_bpf_has_no_ancestry_of_is_asked_once_and_lost_when_gone)
 	walk_now((const uint64_t[][2]){{1, 0}}, (const char *const[]){"/"}, 1, 1200);
 	cr_assert_null(cgroup_table_find(&t, 98));
 	cr_assert_eq(evidence(1).pmd_split, 0);
+}
+
+/* Per-size events: a removed child's, and its late ones, are shown with
+ * its parent's own (size_counts_shown), which keeps its own nr_anon. */
+Test(cgroup_fold, per_size_events_of_a_removed_child_fold_into_its_parent)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}, {12, 11}};
+	const char *const paths[] = {"/", "/p", "/p/c", "/p/c/g"};
+	struct taod_cg_sizes child = {0}, shown;
+
+	walk(all, paths, 4, 1000);
+	cgroup_table_find(&t, 10)->sizes.fault_alloc[4] = 1;
+	cgroup_table_find(&t, 10)->sizes.nr_anon[4] = 1;
+	child.fault_alloc[4] = 32;
+	child.partial[4] = 8;
+	child.nr_anon[4] = 32;
+	cgroup_table_find(&t, 11)->sizes = child;
+	cgroup_table_find(&t, 12)->sizes.split[2] = 5; /* the grandchild goes too */
+	walk(all, paths, 2, 2000);
+	size_counts_shown(cgroup_table_find(&t, 10), &shown);
+	cr_assert_eq(shown.fault_alloc[4], 33);
+	cr_assert_eq(shown.partial[4], 8);
+	cr_assert_eq(shown.split[2], 5);
+	cr_assert_eq(shown.nr_anon[4], 1, "bytes held are the cgroup's own");
+
+	child.split[4] = 8; /* the deferred split comes after the removal */
+	cr_assert(cgroup_fold_late_sizes(&t, 11, &child, 3000));
+	cr_assert(cgroup_fold_late_sizes(&t, 11, &child, 4000)); /* the same reading: nothing */
+	size_counts_shown(cgroup_table_find(&t, 10), &shown);
+	cr_assert_eq(shown.split[4], 8);
+	cr_assert_eq(shown.fault_alloc[4], 33);
+	cr_assert_not(cgroup_fold_late_sizes(&t, 99, &child, 4000), "not a removed cgroup");
 }

@@ -16,6 +16,7 @@
 #include "act_fixture.h"
 #include "act/thp_chunks.h"
 #include "act/contiguity.h"
+#include "config/policy.h"
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"
 #define COMPACT	 "/proc/sys/vm/compact_memory"
@@ -225,4 +226,61 @@ Test(stock_split, no_split_no_compaction)
 	/* Less than one THP of budget: nothing split, nothing compacted. */
 	cr_assert_eq(shatter(1 << 20, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "");
+}
+
+/* A shatter for a policy with sizes = mthp: no PMD pass, a debugfs write
+ * per anonymous mapping with no PMD THP (the heap: the others hold PMD
+ * THPs or are MADV_NOHUGEPAGE), and the kernel's per-size split deltas in
+ * the record. */
+static enum action_result shatter_sizes(unsigned sizes, struct action_record *rec)
+{
+	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", FIX_PID, 0);
+
+	r.sizes = sizes;
+	return actor_submit(fx.actor, &r, rec);
+}
+
+#define MTHP_SPLIT "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/split"
+
+Test(stock_split, sizes_mthp_writes_mappings_without_pmd_thps_only)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_file(MTHP_SPLIT, "7\n");
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter_sizes(POLICY_SIZES_MTHP, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x55d0c0000000,0x55d0c0021000\n");
+	cr_assert(strstr(rec.detail, "split 0 THPs"), "%s", rec.detail);
+	cr_assert(strstr(rec.detail, "; below the PMD: 1 mapping write(s), split none (kernel, "
+				     "machine-wide)"),
+		  "%s", rec.detail);
+}
+
+Test(stock_split, sizes_all_splits_pmd_thps_then_the_rest)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_file(MTHP_SPLIT, "7\n");
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter_sizes(POLICY_SIZES_PMD | POLICY_SIZES_MTHP, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n" SPLIT
+					  "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
+					  "=4242,0x7f1000000000,0x7f1000200000\n" SPLIT
+					  "=4242,0x55d0c0000000,0x55d0c0021000\n");
+	cr_assert(strstr(rec.detail, "split 5 THPs"), "%s", rec.detail);
+}
+
+/* 6.1: no per-size stats, no anonymous mTHP: nothing below the PMD is written. */
+Test(stock_split, sizes_mthp_without_per_size_stats_writes_nothing)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	shatter_sizes(POLICY_SIZES_MTHP, &rec);
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_not(strstr(rec.detail, "below the PMD"), "%s", rec.detail);
 }

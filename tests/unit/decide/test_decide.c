@@ -486,3 +486,16 @@ Test(decide, pmd_policy_ignores_mthp)
 	cr_assert_not(decide_find(&st, ID)->last.judged);
 	cr_assert_eq(cls(), CLASS_GOOD);
 }
+
+/* What decide asks for a tenant judged under sizes = mthp carries the
+ * policy's sizes: a shatter then aims at the folios below the PMD size. */
+Test(decide, requests_carry_the_policy_sizes)
+{
+	pol->sizes = POLICY_SIZES_MTHP;
+	pol->act_on_misuser = true;
+	tick_64k(0, 0, 0);
+	for (int i = 0; i < 8 && !fx.nreqs; i++)
+		tick_64k(1024, 1024, 0);
+	cr_assert_gt(fx.nreqs, 0);
+	cr_assert_eq(fx.reqs[0].sizes, POLICY_SIZES_MTHP);
+}

@@ -622,8 +622,9 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
 	cr_assert_eq(report_write_table(f, &r), 0);
 	fclose(f);
-	cr_assert(strstr(text, "/m,10,64,32,8,4\r\n"), "%s", text);
-	cr_assert(strstr(text, "  /m  64 KiB: 32 faulted, 8 partial, 4 split (37.5% broken)\n"),
+	cr_assert(strstr(text, "/m,10,64,32,8,4,0,0.00\r\n"), "%s", text);
+	cr_assert(strstr(text, "  /m  64 KiB: 32 faulted, 8 partial, 4 split (37.5% broken), 0 KiB "
+			       "held (0.0% of anon)\n"),
 		  "%s", text);
 	free(text);
 	report_free(&r);
@@ -633,6 +634,90 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	cr_assert_eq(c->nsizes, 2);
 	cr_assert_eq(c->sizes[1].fault_alloc, 0);
 	cr_assert_eq(c->sizes[1].split, 4);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* Bytes held per size: a row when only they move, and the report shows
+ * each size's last figure up to the window's end, from a row before the
+ * window too (nothing moved since), with its coverage of anon memory. */
+Test(history, held_bytes_recorded_when_they_move_and_reported_at_window_end)
+{
+	struct cgroup_table t;
+	struct history *h = open_h();
+	const struct report_cgroup *c;
+	struct cgroup_entry *e;
+	struct report r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/m", 0, 0, 4 << 20, 0);
+	e = cgroup_table_find(&t, 10);
+	e->sizes.nr_anon[4] = 16; /* 1 MiB of 64 KiB folios: 25% of 4 MiB anon */
+	cr_assert_eq(history_record(h, &t, 1000, NULL, NULL, NULL), 0);
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0); /* nothing moved */
+	e->sizes.nr_anon[4] = 32;
+	cr_assert_eq(history_record(h, &t, 3000, NULL, NULL, NULL), 0);
+	cr_assert_eq(history_record(h, &t, 6000, NULL, NULL, NULL), 0); /* nothing moved */
+	history_close(h);
+	cr_assert_eq(query_int("SELECT count(*) FROM size_samples"), 2);
+
+	load(&r, 0, 2500, NULL); /* ends before the second row */
+	c = find(&r, "/m", 0);
+	cr_assert_eq(c->nsizes, 1);
+	cr_assert_eq(c->sizes[0].mapped_bytes, 1 << 20);
+	cr_assert_float_eq(c->sizes[0].coverage_pct, 25.0, 0.01);
+	report_free(&r);
+
+	load(&r, 5000, 10000, NULL); /* nothing moved in it: the held figure still shows */
+	c = find(&r, "/m", 0);
+	cr_assert_not_null(c);
+	cr_assert_eq(c->nsizes, 1);
+	cr_assert_eq(c->sizes[0].fault_alloc, 0);
+	cr_assert_eq(c->sizes[0].mapped_bytes, 2 << 20);
+	cr_assert_float_eq(c->sizes[0].coverage_pct, 50.0, 0.01);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
+	report_write_html(f, &r);
+	fclose(f);
+	cr_assert(strstr(text, "/m,10,64,0,0,0,2097152,50.00\r\n"), "%s", text);
+	cr_assert(strstr(text, "<td>2048 KiB</td>"), "%s", text);
+	free(text);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* A version 3 database (per-size counts, no held bytes) is read with the
+ * held bytes unknown, then migrated. */
+Test(history, version_3_database_has_no_held_bytes_then_migrates)
+{
+	struct cgroup_table t;
+	struct history *h;
+	struct report r;
+
+	old_database("v3.db", 3, "INSERT INTO size_samples VALUES(1, 1000, 64, 5, 1, 0);");
+
+	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
+	cr_assert_eq(r.cgroups[0].nsizes, 1);
+	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5);
+	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, -1);
+	cr_assert_eq(r.cgroups[0].sizes[0].coverage_pct, -1);
+	report_free(&r);
+	cr_assert_eq(query_int("PRAGMA user_version"), 3);
+
+	h = open_h();
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/old", 5, 1, 100, 50);
+	cgroup_table_find(&t, 10)->sizes.nr_anon[4] = 1;
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0);
+	history_close(h);
+	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.cgroups[0].nsizes, 1);
+	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5, "the old row still counts");
+	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, 64 * 1024);
 	report_free(&r);
 	cgroup_table_free(&t);
 }
