@@ -29,11 +29,17 @@ struct cg_counter {
  * build a table from a list of its own.
  */
 #define CG_COUNTER_ROW(type, f, j, h, m, hl)                                                       \
-	{.field = #f, .json = j, .history = h, .metric = m, .help = hl, .offset = offsetof(type, f)},
+	{.field = #f,                                                                              \
+	 .json = j,                                                                                \
+	 .history = h,                                                                             \
+	 .metric = m,                                                                              \
+	 .help = hl,                                                                               \
+	 .offset = offsetof(type, f)},
 
-#define TAOD_CG_COUNT_(...) +1
-enum { CG_NCOUNTERS = 0 TAOD_CG_COUNTERS(TAOD_CG_COUNT_) };
-#undef TAOD_CG_COUNT_
+/* Each counter's index in cg_counters[] (CG_IDX_pmd_split, ...), and their number. */
+#define TAOD_CG_INDEX_(f, ...) CG_IDX_##f,
+enum cg_counter_index { TAOD_CG_COUNTERS(TAOD_CG_INDEX_) CG_NCOUNTERS };
+#undef TAOD_CG_INDEX_
 
 /* The list's rows, in its order (the protocol's and the metrics'). */
 extern const struct cg_counter cg_counters[CG_NCOUNTERS];

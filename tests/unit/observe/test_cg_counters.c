@@ -23,7 +23,8 @@ Test(cg_counters, cg_counters)
 
 Test(cg_counters, cg_counter_value)
 {
-	struct taod_cg_counters c = {.thp_collapse_alloc = 7, .pmd_map_pages = 512, .split_exact = 9};
+	struct taod_cg_counters c = {
+	    .thp_collapse_alloc = 7, .pmd_map_pages = 512, .split_exact = 9};
 
 	cr_expect_eq(cg_counter_value(&c, &cg_counters[1]), 7);
 	cr_expect_eq(cg_counter_value(&c, &cg_counters[3]), 512);

@@ -68,8 +68,10 @@ TestSuite(report_golden, .init = make_db, .fini = remove_db);
 
 static void load(struct report *r, bool with_series)
 {
-	struct report_query q = {
-	    .db_path = db_path, .since_ms = SINCE_MS, .until_ms = UNTIL_MS, .with_series = with_series};
+	struct report_query q = {.db_path = db_path,
+				 .since_ms = SINCE_MS,
+				 .until_ms = UNTIL_MS,
+				 .with_series = with_series};
 	char err[256];
 
 	cr_assert_eq(report_load(&q, r, err, sizeof(err)), 0, "%s", err);
@@ -150,7 +152,8 @@ static uint64_t cgroup_id_of(const char *path)
 /* A restarted taod continues the recorded cgroup's row and its cumulative counts. */
 Test(report_golden, history_record)
 {
-	struct taod_cg_counters counts = {.thp_fault_alloc = 3, .pmd_split = 2, .pmd_unmap_whole = 1};
+	struct taod_cg_counters counts = {
+	    .thp_fault_alloc = 3, .pmd_split = 2, .pmd_unmap_whole = 1};
 	uint64_t id = cgroup_id_of(CG_A);
 	struct cgroup_table t;
 	struct report before, after;
@@ -171,11 +174,47 @@ Test(report_golden, history_record)
 	load(&after, false);
 	a = find(&after, CG_A);
 	cr_assert_eq(a->thp_alloc, b->thp_alloc + 3);
-	cr_assert_eq(a->pmd_split, b->pmd_split + 2);
-	cr_assert_eq(a->pmd_unmap_whole, b->pmd_unmap_whole + 1);
+	cr_assert_eq(a->counts[CG_IDX_pmd_split], b->counts[CG_IDX_pmd_split] + 2);
+	cr_assert_eq(a->counts[CG_IDX_pmd_unmap_whole], b->counts[CG_IDX_pmd_unmap_whole] + 1);
 	cr_assert_eq(a->thp_alloc_total, b->thp_alloc_total + 3, "continued across the restart");
 	cr_assert_eq(a->pmd_split_total, b->pmd_split_total + 2);
 	cr_assert_eq(a->samples, b->samples + 1);
 	report_free(&before);
 	report_free(&after);
+}
+
+/* Every table, column and index of @path, as SQLite keeps their text. */
+static char *schema_of(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master ORDER BY name", -1, &st, NULL),
+	    SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		fprintf(f, "%s\n", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	fclose(f);
+	return buf;
+}
+
+/* A new database has, word for word, the schema the earlier taod made. */
+Test(report_golden, history_schema_apply)
+{
+	char fresh[160], err[256], *want = schema_of(db_path), *got;
+	struct history *h;
+
+	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
+	cr_assert_eq(history_open(&h, fresh, err, sizeof(err)), 0, "%s", err);
+	history_close(h);
+	got = schema_of(fresh);
+	cr_expect_str_eq(got, want);
+	free(got);
+	free(want);
 }
