@@ -39,7 +39,8 @@ void hist_columns(FILE *f, const struct cg_counter *t, size_t n, int from, int t
 char *hist_schema_step(const struct cg_counter *t, size_t n, int version, const char *before,
 		       const char *after);
 
-/* @head, the columns of schema versions 1 to @version through @fmt, ", " between, @tail. malloc'd. */
+/* @head, the columns of schema versions 1 to @version through @fmt, ", " between, @tail. malloc'd.
+ */
 char *hist_columns_sql(const struct cg_counter *t, size_t n, int version, const char *head,
 		       const char *fmt, const char *tail);
 

@@ -16,7 +16,7 @@
 #include "report_internal.h"
 #include "taod/history.h"
 
-/* The cgroup query's first sum column (cgroups_sql). */
+/* The first sum column of load_cgroups' query. */
 #define SUMS_COL 10
 
 sqlite3_stmt *prepare_window(struct loader *l, const char *sql)

@@ -57,10 +57,12 @@ Test(history_columns, hist_schema_step)
 	char *v4 = hist_schema_step(list, NLIST, 4, "", NULL);
 	char *v2 = hist_schema_step(list, NLIST, 2, "CREATE TABLE other(x);", NULL);
 
-	cr_expect_str_eq(v1, "CREATE TABLE samples(cg, thp_alloc INTEGER NOT NULL, beta INTEGER NOT "
-			     "NULL, d_thp_alloc INTEGER NOT NULL, d_beta INTEGER NOT NULL, class);");
-	cr_expect_str_eq(v4, "ALTER TABLE samples ADD COLUMN gamma_n INTEGER NOT NULL DEFAULT 0;"
-			     "ALTER TABLE samples ADD COLUMN d_gamma_n INTEGER NOT NULL DEFAULT 0;");
+	cr_expect_str_eq(v1,
+			 "CREATE TABLE samples(cg, thp_alloc INTEGER NOT NULL, beta INTEGER NOT "
+			 "NULL, d_thp_alloc INTEGER NOT NULL, d_beta INTEGER NOT NULL, class);");
+	cr_expect_str_eq(v4,
+			 "ALTER TABLE samples ADD COLUMN gamma_n INTEGER NOT NULL DEFAULT 0;"
+			 "ALTER TABLE samples ADD COLUMN d_gamma_n INTEGER NOT NULL DEFAULT 0;");
 	cr_expect_str_eq(v2, "CREATE TABLE other(x);", "a step that adds no counter");
 	free(v1);
 	free(v4);
@@ -92,11 +94,12 @@ static sqlite3_stmt *prepare(sqlite3 *db, char *sql)
  */
 Test(history_columns, hist_insert_sample_sql)
 {
-	char *v1 = hist_schema_step(list, NLIST, 1,
-				    "CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
-				    " run INTEGER, interval_ms INTEGER, anon_bytes INTEGER,"
-				    " thp_bytes INTEGER, coverage_pct REAL, ",
-				    ", class TEXT, PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;");
+	char *v1 =
+	    hist_schema_step(list, NLIST, 1,
+			     "CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
+			     " run INTEGER, interval_ms INTEGER, anon_bytes INTEGER,"
+			     " thp_bytes INTEGER, coverage_pct REAL, ",
+			     ", class TEXT, PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;");
 	char *v4 = hist_schema_step(list, NLIST, 4, "", NULL);
 	sqlite3_stmt *st;
 	sqlite3 *db;
