@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The samples table's counter columns as SQL text, from the counter list. */
-#include "history_columns.h"
+#include "taod/history_columns.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "history_columns.h"
+#include "taod/history_columns.h"
 #include "history_internal.h"
 #include "taod/log.h"
 

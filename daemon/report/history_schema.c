@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "history_columns.h"
+#include "taod/history_columns.h"
 #include "taod/history.h"
 
 /*

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "history_columns.h"
+#include "taod/history_columns.h"
 #include "history_internal.h"
 #include "taod/log.h"
 #include "taod/state_files.h"

@@ -3,7 +3,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 
-#include "history_columns.h"
+#include "taod/history_columns.h"
 #include "taod/history.h"
 #include "taod/json_fields.h"
 #include "taod/report.h"

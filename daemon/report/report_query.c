@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history_columns.h"
+#include "taod/history_columns.h"
 #include "report_internal.h"
 #include "taod/history.h"
 

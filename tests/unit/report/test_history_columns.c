@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../daemon/report/history_columns.h"
+#include "taod/history_columns.h"
 #include "taod/history.h"
 
 struct test_counters {
