@@ -13,6 +13,7 @@
 #include "account/cgroup_state.h"
 #include "common/workload_name.h"
 #include "account/size_held.h"
+#include "observe/cg_counters.h"
 
 /*
  * The first string in @o holding a NUL byte (JSON's \u0000): its field
@@ -268,14 +269,8 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add_u64(o, "thp_bytes", e->mem_ok ? e->mem.thp_bytes : 0);
 	json_add(o, "coverage_pct", protocol_pct_or_null(e->coverage_pct));
 	json_add_u64(o, "thp_alloc", allocs);
-	json_add_u64(o, "thp_fault_alloc", c->thp_fault_alloc);
-	json_add_u64(o, "thp_collapse_alloc", c->thp_collapse_alloc);
-	json_add_u64(o, "thp_fault_fallback", c->thp_fault_fallback);
-	json_add_u64(o, "pmd_mapped_pages", c->pmd_map_pages);
-	json_add_u64(o, "pmd_split", c->pmd_split);
-	json_add_u64(o, "pmd_split_pages", c->pmd_split_pages);
-	json_add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
-	json_add_u64(o, "split_exact", c->split_exact);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++) /* the list's counters, in its order */
+		json_add_u64(o, cg_counters[i].json, cg_counter_value(c, &cg_counters[i]));
 	json_add_double(o, "alloc_rate", e->alloc_rate);
 	json_add_double(o, "split_rate", e->split_rate);
 	json_add_double(o, "split_ratio", cg_split_ratio(c->pmd_split, allocs));

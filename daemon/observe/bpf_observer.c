@@ -13,6 +13,7 @@
 #include "huge_zero_probe.h"
 #include "common/log.h"
 #include "mthp_probe.h"
+#include "cg_counters.h"
 #include "thp_observe.skel.h"
 
 struct bpf_observer {
@@ -420,20 +421,6 @@ int bpf_observer_flush(struct bpf_observer *o)
 			(dst)->f += (vals)[i_].f;                                                  \
 	} while (0)
 
-static void sum_cg(const struct taod_cg_counters *v, int n, struct taod_cg_counters *s)
-{
-	SUM_FIELD(s, v, n, thp_fault_alloc);
-	SUM_FIELD(s, v, n, thp_fault_fallback);
-	SUM_FIELD(s, v, n, thp_collapse_alloc);
-	SUM_FIELD(s, v, n, pmd_map_pages);
-	SUM_FIELD(s, v, n, pmd_unmap_whole);
-	SUM_FIELD(s, v, n, pmd_split);
-	SUM_FIELD(s, v, n, pmd_split_pages);
-	SUM_FIELD(s, v, n, split_exact);
-	for (int o = 0; o < TAOD_MAX_ORDER; o++)
-		SUM_FIELD(s, v, n, folio_alloc[o]);
-}
-
 static void sum_task(const struct taod_task_counters *v, int n, struct taod_task_counters *s)
 {
 	int newest = 0;
@@ -469,7 +456,7 @@ int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *c
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, o->percpu_buf))
 			continue; /* deleted meanwhile */
-		sum_cg(o->percpu_buf, o->ncpus, &sum);
+		cg_counters_sum(o->percpu_buf, o->ncpus, &sum);
 		fn(ctx, key, &sum);
 	}
 	return errno == ENOENT ? 0 : -errno;

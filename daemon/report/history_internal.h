@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "history.h"
+#include "observe/cg_counters.h"
 
 enum history_stmt {
 	HS_FIND_CG,
@@ -33,9 +34,12 @@ struct hist_cg {
 	uint64_t id;
 	uint64_t entry_first_seen_ms; /* tells a new incarnation of an id */
 	char *path;
-	int64_t cg;				  /* row in `cgroups` */
-	uint64_t raw_alloc, raw_split, raw_whole; /* BPF counters at the last batch */
-	uint64_t sum_alloc, sum_split, sum_whole; /* stored cumulative series */
+	int64_t cg; /* row in `cgroups` */
+	/* thp_alloc (fault + collapse) and the list's counters kept in history
+	 * (cg_counters' order; the others stay 0): the BPF counts at the last
+	 * batch, and the stored cumulative series. */
+	uint64_t raw_alloc, raw[CG_NCOUNTERS];
+	uint64_t sum_alloc, sum[CG_NCOUNTERS];
 	uint64_t last_t_ms;
 	char class[HISTORY_CLASS_MAX];
 	struct taod_cg_sizes raw_sizes; /* per-size BPF counters at the last batch */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "history_columns.h"
 #include "history_internal.h"
 #include "common/log.h"
 #include "account/size_held.h"
@@ -46,10 +47,14 @@ static int continue_row(struct history *h, struct hist_cg *c)
 	st = hst(h, HS_LAST_SAMPLE);
 	sqlite3_bind_int64(st, 1, c->cg);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		c->sum_alloc = (uint64_t)sqlite3_column_int64(st, 0);
-		c->sum_split = (uint64_t)sqlite3_column_int64(st, 1);
-		c->sum_whole = (uint64_t)sqlite3_column_int64(st, 2);
-		c->last_t_ms = (uint64_t)sqlite3_column_int64(st, 3);
+		int col = 0;
+
+		/* The columns of hist_last_sample_sql: thp_alloc, the kept counters, t_ms. */
+		c->sum_alloc = (uint64_t)sqlite3_column_int64(st, col++);
+		for (size_t i = 0; i < CG_NCOUNTERS; i++)
+			if (hist_kept(&cg_counters[i], HISTORY_SCHEMA_VERSION))
+				c->sum[i] = (uint64_t)sqlite3_column_int64(st, col++);
+		c->last_t_ms = (uint64_t)sqlite3_column_int64(st, col);
 	}
 	return 0;
 }
@@ -89,9 +94,10 @@ static int resolve(struct history *h, const struct cgroup_entry *e, struct hist_
 	/* Same id seen anew in this run (reused id, or renamed): a new row. */
 	if (!old && !continue_row(h, c))
 		return 0;
-	c->raw_alloc = c->raw_split = c->raw_whole = 0;
+	c->raw_alloc = c->sum_alloc = c->last_t_ms = 0;
+	memset(c->raw, 0, sizeof(c->raw));
+	memset(c->sum, 0, sizeof(c->sum));
 	memset(&c->raw_sizes, 0, sizeof(c->raw_sizes));
-	c->sum_alloc = c->sum_split = c->sum_whole = c->last_t_ms = 0;
 	c->class[0] = '\0';
 	return new_row(h, c, wall_ms);
 }
@@ -113,17 +119,36 @@ static void bind_u64_or_null(sqlite3_stmt *st, int i, bool ok, uint64_t v)
 		sqlite3_bind_null(st, i);
 }
 
+/*
+ * Binds the counter columns of hist_insert_sample_sql from @col on: the
+ * cumulative series of thp_alloc and the kept counters, then their deltas
+ * since the last batch. Returns the next column.
+ */
+static int bind_counters(sqlite3_stmt *st, int col, const struct cgroup_entry *e, struct hist_cg *c)
+{
+	uint64_t d_alloc = delta(&c->raw_alloc, cg_thp_allocs(&e->counters)), d[CG_NCOUNTERS];
+
+	c->sum_alloc += d_alloc;
+	sqlite3_bind_int64(st, col++, (sqlite3_int64)c->sum_alloc);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++) {
+		if (!hist_kept(&cg_counters[i], HISTORY_SCHEMA_VERSION))
+			continue;
+		d[i] = delta(&c->raw[i], cg_counter_value(&e->counters, &cg_counters[i]));
+		c->sum[i] += d[i];
+		sqlite3_bind_int64(st, col++, (sqlite3_int64)c->sum[i]);
+	}
+	sqlite3_bind_int64(st, col++, (sqlite3_int64)d_alloc);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++)
+		if (hist_kept(&cg_counters[i], HISTORY_SCHEMA_VERSION))
+			sqlite3_bind_int64(st, col++, (sqlite3_int64)d[i]);
+	return col;
+}
+
 static int insert_sample(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
 			 uint64_t wall_ms, const char *cls)
 {
 	sqlite3_stmt *st = hst(h, HS_INSERT_SAMPLE);
-	uint64_t da = delta(&c->raw_alloc, cg_thp_allocs(&e->counters));
-	uint64_t ds = delta(&c->raw_split, e->counters.pmd_split);
-	uint64_t dw = delta(&c->raw_whole, e->counters.pmd_unmap_whole);
 
-	c->sum_alloc += da;
-	c->sum_split += ds;
-	c->sum_whole += dw;
 	sqlite3_bind_int64(st, 1, c->cg);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
 	sqlite3_bind_int64(st, 3, h->run);
@@ -136,13 +161,7 @@ static int insert_sample(struct history *h, const struct cgroup_entry *e, struct
 		sqlite3_bind_double(st, 7, e->coverage_pct);
 	else
 		sqlite3_bind_null(st, 7);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)c->sum_alloc);
-	sqlite3_bind_int64(st, 9, (sqlite3_int64)c->sum_split);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)c->sum_whole);
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)da);
-	sqlite3_bind_int64(st, 12, (sqlite3_int64)ds);
-	sqlite3_bind_int64(st, 13, (sqlite3_int64)dw);
-	bind_text_or_null(st, 14, cls);
+	bind_text_or_null(st, bind_counters(st, 8, e, c), cls);
 	c->last_t_ms = wall_ms;
 	return hst_done(h, st);
 }

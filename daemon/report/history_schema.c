@@ -6,11 +6,17 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "history.h"
+#include "history_columns.h"
 
-/* Version 1: the first schema. auto_vacuum must precede the first table. */
-static const char schema_v1[] =
+/*
+ * Version 1: the first schema. auto_vacuum must precede the first table.
+ * The counter columns of the samples table come from the counter list
+ * (bpf_shared.h): those whose row names version 1.
+ */
+static const char schema_v1_head[] =
     "CREATE TABLE runs(run INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL,"
     " pid INTEGER, version TEXT);"
     "CREATE TABLE cgroups(cg INTEGER PRIMARY KEY, path TEXT NOT NULL,"
@@ -19,11 +25,10 @@ static const char schema_v1[] =
     "CREATE INDEX cgroups_identity ON cgroups(path, cgroup_id);"
     "CREATE TABLE samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
     " run INTEGER NOT NULL, interval_ms INTEGER NOT NULL,"
-    " anon_bytes INTEGER, thp_bytes INTEGER, coverage_pct REAL,"
-    " thp_alloc INTEGER NOT NULL, pmd_split INTEGER NOT NULL,"
-    " pmd_unmap_whole INTEGER NOT NULL, d_thp_alloc INTEGER NOT NULL,"
-    " d_pmd_split INTEGER NOT NULL, d_pmd_unmap_whole INTEGER NOT NULL, class TEXT,"
-    " PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;"
+    " anon_bytes INTEGER, thp_bytes INTEGER, coverage_pct REAL, ";
+/* Between the two: the counter columns of version 1 (history_columns.c). */
+static const char schema_v1_tail[] =
+    ", class TEXT, PRIMARY KEY(cg, t_ms)) WITHOUT ROWID;"
     "CREATE INDEX samples_time ON samples(t_ms);"
     "CREATE TABLE class_changes(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
     " old_class TEXT, new_class TEXT);"
@@ -79,9 +84,25 @@ static const char schema_v3[] =
 static const char schema_v4[] = "ALTER TABLE size_samples ADD COLUMN mapped_bytes INTEGER;"
 				"ALTER TABLE size_samples ADD COLUMN coverage_pct REAL;";
 
-static const char *const migrations[] = {schema_v1, schema_v2, schema_v3, schema_v4};
+/*
+ * A step per version: its text, and after it the counter columns of rows
+ * of the counter list that name this version (for version 1, inside its
+ * samples table, before its tail). A counter kept from version N on adds
+ * a step here whose text may be empty: its columns are the step.
+ */
+static const struct {
+	const char *sql, *tail;
+} migrations[] = {
+    {schema_v1_head, schema_v1_tail}, {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
+
+/* Every counter kept in history names a version that has a step above. */
+#define HIST_VERSION_KNOWN_(f, j, version, ...)                                                    \
+	_Static_assert(version <= HISTORY_SCHEMA_VERSION, #f ": no migration step for its "        \
+							     "version");
+TAOD_CG_COUNTERS(HIST_VERSION_KNOWN_)
+#undef HIST_VERSION_KNOWN_
 
 int history_schema_version(sqlite3 *db)
 {
@@ -121,6 +142,26 @@ int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
 	return history_schema_apply_to(db, HISTORY_SCHEMA_VERSION, err, err_len);
 }
 
+/* Schema step @version and its user_version, in one transaction. Nonzero on failure, @msg why. */
+static int run_step(sqlite3 *db, int version, char **msg)
+{
+	char bump[64],
+	    *step = hist_schema_step(cg_counters, CG_NCOUNTERS, version,
+				     migrations[version - 1].sql, migrations[version - 1].tail);
+	int r;
+
+	if (!step) {
+		*msg = sqlite3_mprintf("out of memory");
+		return -1;
+	}
+	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d;", version);
+	r = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, msg) ||
+	    sqlite3_exec(db, step, NULL, NULL, msg) || sqlite3_exec(db, bump, NULL, NULL, msg) ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, msg);
+	free(step);
+	return r;
+}
+
 int history_schema_apply_to(sqlite3 *db, int target, char *err, size_t err_len)
 {
 	int v = history_schema_version(db);
@@ -128,24 +169,17 @@ int history_schema_apply_to(sqlite3 *db, int target, char *err, size_t err_len)
 	if (v < 0 || v > HISTORY_SCHEMA_VERSION || target > HISTORY_SCHEMA_VERSION)
 		return history_schema_check(db, err, err_len);
 	for (; v < target; v++) {
-		char *msg = NULL, bump[64];
+		char *msg = NULL;
 
 		/* auto_vacuum only takes effect outside a transaction, on an empty file. */
-		if (v == 0 &&
-		    sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, &msg))
-			goto fail;
-		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d;", v + 1);
-		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) ||
-		    sqlite3_exec(db, migrations[v], NULL, NULL, &msg) ||
-		    sqlite3_exec(db, bump, NULL, NULL, &msg) ||
-		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg))
-			goto fail;
-		continue;
-	fail:
-		snprintf(err, err_len, "schema version %d: %s", v + 1, msg ? msg : "?");
-		sqlite3_free(msg);
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -EIO;
+		if ((v == 0 &&
+		     sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, &msg)) ||
+		    run_step(db, v + 1, &msg)) {
+			snprintf(err, err_len, "schema version %d: %s", v + 1, msg ? msg : "?");
+			sqlite3_free(msg);
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			return -EIO;
+		}
 	}
 	return 0;
 }

@@ -19,20 +19,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "history_columns.h"
 #include "history_internal.h"
 #include "common/log.h"
 #include "common/state_files.h"
 
+/* HS_LAST_SAMPLE and HS_INSERT_SAMPLE name the counter columns: made from the list. */
 static const char *const stmt_sql[HS_MAX] = {
     [HS_FIND_CG] = "SELECT cg, class FROM cgroups WHERE path = ?1 AND cgroup_id = ?2"
 		   " ORDER BY cg DESC LIMIT 1",
-    [HS_LAST_SAMPLE] = "SELECT thp_alloc, pmd_split, pmd_unmap_whole, t_ms FROM samples"
-		       " WHERE cg = ?1 ORDER BY t_ms DESC LIMIT 1",
     [HS_INSERT_CG] = "INSERT INTO cgroups(path, cgroup_id, first_seen_ms, last_seen_ms)"
 		     " VALUES(?1, ?2, ?3, ?3)",
     [HS_UPDATE_CG] = "UPDATE cgroups SET last_seen_ms = ?2, class = ?3 WHERE cg = ?1",
-    [HS_INSERT_SAMPLE] = "INSERT OR REPLACE INTO samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [HS_INSERT_CHANGE] = "INSERT INTO class_changes VALUES(?1, ?2, ?3, ?4)",
     [HS_INSERT_ZONE] = "INSERT OR REPLACE INTO zone_samples(t_ms, node, zone, present_pages,"
 		       " managed_pages, free_pages, free_blocks, zone_order)"
@@ -128,13 +126,28 @@ static int configure(sqlite3 *db, char *err, size_t err_len)
 	return 0;
 }
 
+/* The SQL of statement @i, malloc'd (NULL on ENOMEM). */
+static char *stmt_text(enum history_stmt i)
+{
+	if (i == HS_LAST_SAMPLE)
+		return hist_last_sample_sql(cg_counters, CG_NCOUNTERS, HISTORY_SCHEMA_VERSION);
+	if (i == HS_INSERT_SAMPLE)
+		return hist_insert_sample_sql(cg_counters, CG_NCOUNTERS, HISTORY_SCHEMA_VERSION);
+	return strdup(stmt_sql[i]);
+}
+
 static int prepare_all(struct history *h, char *err, size_t err_len)
 {
 	for (int i = 0; i < HS_MAX; i++) {
-		if (sqlite3_prepare_v3(h->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &h->st[i],
-				       NULL) != SQLITE_OK) {
+		char *sql = stmt_text(i);
+		int r = sql ? sqlite3_prepare_v3(h->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+						 &h->st[i], NULL)
+			    : SQLITE_NOMEM;
+
+		free(sql);
+		if (r != SQLITE_OK) {
 			snprintf(err, err_len, "preparing statement %d: %s", i,
-				 sqlite3_errmsg(h->db));
+				 r == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(h->db));
 			return -EIO;
 		}
 	}

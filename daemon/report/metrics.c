@@ -5,6 +5,7 @@
  * and its samples follow it together, as the format requires.
  */
 #include "metrics.h"
+#include "observe/cg_counters.h"
 #include "metrics_internal.h"
 #include "metrics_sizes.h"
 #include "common/utf8.h"
@@ -14,11 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-enum cg_metric { CG_ANON, CG_THP, CG_COVERAGE, CG_ALLOCS, CG_FALLBACKS, CG_SPLITS, CG_WHOLE };
+/*
+ * The families of a cgroup's memory and coverage, and the derived THP
+ * allocations; the counters of TAOD_CG_COUNTERS that name a family follow
+ * them (cg_counters).
+ */
+enum cg_metric { CG_ANON, CG_THP, CG_COVERAGE, CG_ALLOCS, CG_FIXED };
 
 static const struct {
 	const char *name, *type, *help;
-} cg_families[] = {
+} cg_families[CG_FIXED] = {
     [CG_ANON] = {"taod_cgroup_anon_bytes", "gauge",
 		 "Anonymous memory of the cgroup (memory.stat)."},
     [CG_THP] = {"taod_cgroup_thp_bytes", "gauge", "Anonymous memory backed by THPs (memory.stat)."},
@@ -26,15 +32,9 @@ static const struct {
 		     "THP-backed share of anonymous memory, 0 to 1."},
     [CG_ALLOCS] = {"taod_cgroup_thp_allocations_total", "counter",
 		   "THP allocations (fault and collapse) since taod started."},
-    [CG_FALLBACKS] = {"taod_cgroup_thp_fault_fallbacks_total", "counter",
-		      "THP faults that fell back to base pages since taod started."},
-    [CG_SPLITS] = {"taod_cgroup_pmd_splits_total", "counter",
-		   "PMD mappings split, folio left partially mapped, since taod started."},
-    [CG_WHOLE] = {"taod_cgroup_pmd_whole_unmaps_total", "counter",
-		  "PMD-mapped THPs unmapped whole since taod started."},
 };
 
-/* The value of @m for @e; false when there is none (no memory.stat, no anon). */
+/* The value of fixed family @m for @e; false when there is none (no memory.stat, no anon). */
 static bool cg_value(const struct cgroup_entry *e, enum cg_metric m, double *v)
 {
 	switch (m) {
@@ -50,21 +50,36 @@ static bool cg_value(const struct cgroup_entry *e, enum cg_metric m, double *v)
 	case CG_ALLOCS:
 		*v = (double)cg_thp_allocs(&e->counters);
 		return true;
-	case CG_FALLBACKS:
-		*v = (double)e->counters.thp_fault_fallback;
-		return true;
-	case CG_SPLITS:
-		*v = (double)e->counters.pmd_split;
-		return true;
-	case CG_WHOLE:
-		*v = (double)e->counters.pmd_unmap_whole;
-		return true;
+	case CG_FIXED:
+		break;
 	}
 	return false;
 }
 
+/* The family of index @m: the fixed ones, then the list's counters that have one. */
+static bool cg_family(size_t m, const char **name, const char **type, const char **help,
+		      const struct cg_counter **counter)
+{
+	*counter = NULL;
+	if (m < CG_FIXED) {
+		*name = cg_families[m].name;
+		*type = cg_families[m].type;
+		*help = cg_families[m].help;
+		return true;
+	}
+	if (m - CG_FIXED >= CG_NCOUNTERS)
+		return false;
+	*counter = &cg_counters[m - CG_FIXED];
+	*name = (*counter)->metric;
+	*type = "counter"; /* the list holds monotonic counts only */
+	*help = (*counter)->help;
+	return true;
+}
+
 static void write_cgroups(FILE *f, const struct cgroup_table *t)
 {
+	const char *name, *type, *help;
+	const struct cg_counter *counter;
 	size_t longest = 0, label_max;
 	char *label;
 
@@ -76,16 +91,18 @@ static void write_cgroups(FILE *f, const struct cgroup_table *t)
 	label = malloc(label_max);
 	if (!label)
 		return;
-	for (size_t m = 0; m < sizeof(cg_families) / sizeof(cg_families[0]); m++) {
-		metrics_family(f, cg_families[m].name, cg_families[m].type, cg_families[m].help);
+	for (size_t m = 0; cg_family(m, &name, &type, &help, &counter); m++) {
+		if (!*name)
+			continue; /* a counter without a family */
+		metrics_family(f, name, type, help);
 		for (size_t i = 0; i < t->n; i++) {
 			const struct cgroup_entry *e = t->v[i];
-			double v;
+			double v = counter ? (double)cg_counter_value(&e->counters, counter) : 0;
 
-			if (!e->path || !cg_value(e, (enum cg_metric)m, &v))
+			if (!e->path || (!counter && !cg_value(e, (enum cg_metric)m, &v)))
 				continue;
 			prom_escape_label(e->path, label, label_max);
-			fprintf(f, "%s{cgroup=\"%s\"} %.17g\n", cg_families[m].name, label, v);
+			fprintf(f, "%s{cgroup=\"%s\"} %.17g\n", name, label, v);
 		}
 	}
 	free(label);

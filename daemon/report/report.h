@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "observe/cg_counters.h"
+
 struct report_point {
 	int64_t t_ms;
 	double coverage_pct; /* -1: no anon memory */
@@ -54,7 +56,9 @@ struct report_cgroup {
 	size_t samples;
 	double coverage_now, coverage_min, coverage_mean, coverage_max; /* -1: unknown */
 	int64_t anon_bytes, thp_bytes;					/* -1: unknown */
-	uint64_t thp_alloc, pmd_split, pmd_unmap_whole;			/* in the window */
+	/* In the window: THP allocations (fault + collapse), and the counters
+	 * of the list kept in history by cg_counters index (0 for the others). */
+	uint64_t thp_alloc, counts[CG_NCOUNTERS];
 	uint64_t thp_alloc_total, pmd_split_total; /* cumulative series, across restarts */
 	struct report_point *points;
 	size_t npoints;
@@ -124,7 +128,7 @@ struct report {
 	size_t batches;
 	int64_t *run_starts; /* daemon (re)starts in the window */
 	size_t nruns;
-	uint64_t thp_alloc, pmd_split, pmd_unmap_whole; /* over the reported cgroups */
+	uint64_t thp_alloc, counts[CG_NCOUNTERS]; /* over the reported cgroups, as in a cgroup */
 	struct report_zone *zones;
 	size_t nzones;
 	struct report_mthp *mthp;

@@ -62,8 +62,9 @@ static void csv_row(FILE *f, const struct report_cgroup *c)
 	else
 		fputs(",,", f);
 	fprintf(f, ",%llu,%llu,%llu,%.4f,%zu,%zu", (unsigned long long)c->thp_alloc,
-		(unsigned long long)c->pmd_split, (unsigned long long)c->pmd_unmap_whole,
-		report_split_ratio(c), c->nchanges, c->nactions);
+		(unsigned long long)c->counts[CG_IDX_pmd_split],
+		(unsigned long long)c->counts[CG_IDX_pmd_unmap_whole], report_split_ratio(c),
+		c->nchanges, c->nactions);
 	csv_shatter(f, c);
 	csv_workload(f, c->path);
 	fputs("\r\n", f);

@@ -60,7 +60,8 @@ static void machine_summary(FILE *f, const struct report *r)
 		"splits</th><td>%llu</td></tr>"
 		"<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
 		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
-		(unsigned long long)r->pmd_split, (unsigned long long)r->pmd_unmap_whole);
+		(unsigned long long)r->counts[CG_IDX_pmd_split],
+		(unsigned long long)r->counts[CG_IDX_pmd_unmap_whole]);
 	fputs("<table class=\"zones\"><tr><th>zone</th><th>order</th><th>managed pages</th>"
 	      "<th>free pages</th><th>free blocks by order</th></tr>\n",
 	      f);
@@ -196,8 +197,9 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 			"td><td>%zu</td>",
 			c->anon_bytes > 0 ? (double)c->anon_bytes / (1 << 20) : 0.0,
 			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
-			(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
-			report_split_ratio(c), c->nchanges, c->nactions);
+			(unsigned long long)c->thp_alloc,
+			(unsigned long long)c->counts[CG_IDX_pmd_split], report_split_ratio(c),
+			c->nchanges, c->nactions);
 		workload_cell(f, c->path);
 	}
 	fputs("</table>\n", f);
@@ -229,8 +231,9 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	fprintf(f,
 		"</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
 		"unmaps in the window.</p>\n",
-		c->samples, (unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
-		(unsigned long long)c->pmd_unmap_whole);
+		c->samples, (unsigned long long)c->thp_alloc,
+		(unsigned long long)c->counts[CG_IDX_pmd_split],
+		(unsigned long long)c->counts[CG_IDX_pmd_unmap_whole]);
 	guarantee_line(f, c);
 	shatter_line(f, c);
 	report_sizes_html(f, c);

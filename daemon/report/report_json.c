@@ -3,12 +3,23 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 
+#include "history_columns.h"
+#include "history.h"
 #include "taod/json_fields.h"
 #include "report.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"
 
 /* THPs by a shatter's outcome, as the kernel counted them. */
+/* thp_alloc and the history's counters (every kept one, 0 where an older database lacks it). */
+static void add_counts(struct json_object *o, uint64_t thp_alloc, const uint64_t *counts)
+{
+	json_add_u64(o, "thp_alloc", thp_alloc);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++)
+		if (hist_kept(&cg_counters[i], HISTORY_SCHEMA_VERSION))
+			json_add_u64(o, cg_counters[i].json, counts[i]);
+}
+
 static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uint64_t discarded,
 					uint64_t split)
 {
@@ -95,9 +106,7 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
 	json_add_known(o, "coverage_guarantee_pct", c->guarantee_pct);
 	json_add(o, "anon_bytes", c->anon_bytes < 0 ? NULL : json_object_new_int64(c->anon_bytes));
 	json_add(o, "thp_bytes", c->thp_bytes < 0 ? NULL : json_object_new_int64(c->thp_bytes));
-	json_add_u64(o, "thp_alloc", c->thp_alloc);
-	json_add_u64(o, "pmd_split", c->pmd_split);
-	json_add_u64(o, "pmd_unmap_whole", c->pmd_unmap_whole);
+	add_counts(o, c->thp_alloc, c->counts);
 	json_add_double(o, "split_ratio", report_split_ratio(c));
 	json_add_u64(o, "thp_alloc_total", c->thp_alloc_total);
 	json_add_u64(o, "pmd_split_total", c->pmd_split_total);
@@ -167,9 +176,7 @@ static struct json_object *machine_json(const struct report *r)
 		json_object_array_add(runs, json_object_new_int64(r->run_starts[i]));
 	json_add(o, "daemon_starts_ms", runs);
 	json_add_u64(o, "cgroups", r->ncgroups);
-	json_add_u64(o, "thp_alloc", r->thp_alloc);
-	json_add_u64(o, "pmd_split", r->pmd_split);
-	json_add_u64(o, "pmd_unmap_whole", r->pmd_unmap_whole);
+	add_counts(o, r->thp_alloc, r->counts);
 	for (size_t i = 0; i < r->nzones; i++) {
 		struct json_object *z = json_object_new_object();
 

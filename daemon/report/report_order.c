@@ -18,7 +18,12 @@ static int concern(const struct report_cgroup *c)
 		return 1;
 	if (report_guarantee_missed(c))
 		return 2;
-	return c->thp_alloc || c->pmd_split || c->pmd_unmap_whole ? 3 : 4;
+	if (c->thp_alloc)
+		return 3;
+	for (size_t i = 0; i < CG_NCOUNTERS; i++) /* any counter the history kept */
+		if (c->counts[i])
+			return 3;
+	return 4;
 }
 
 /* Within a rank, the worse waste first: split ratio, then splits, then the path. */
@@ -34,8 +39,8 @@ static int by_concern(const void *a, const void *b, void *rp)
 		return cx - cy;
 	if (rx != ry)
 		return rx > ry ? -1 : 1;
-	if (x->pmd_split != y->pmd_split)
-		return x->pmd_split > y->pmd_split ? -1 : 1;
+	if (x->counts[CG_IDX_pmd_split] != y->counts[CG_IDX_pmd_split])
+		return x->counts[CG_IDX_pmd_split] > y->counts[CG_IDX_pmd_split] ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 

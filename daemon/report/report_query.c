@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "history_columns.h"
 #include "report_internal.h"
 #include "history.h"
+
+/* The first sum column of load_cgroups' query. */
+#define SUMS_COL 10
 
 static double real_or_unknown(sqlite3_stmt *st, int col)
 {
@@ -144,9 +148,11 @@ static int load_latest(struct loader *l, int64_t cg, struct report_cgroup *c)
 	return report_step_end(st);
 }
 
-/* One aggregated row of the cgroup query into @c. */
-static void fill_cgroup(sqlite3_stmt *st, struct report_cgroup *c)
+/* One aggregated row of the cgroup query into @c (the window's sums: add_sums). */
+static void fill_cgroup(sqlite3_stmt *st, struct report_cgroup *c, const struct loader *l)
 {
+	int col = SUMS_COL;
+
 	c->cgroup_id = (uint64_t)sqlite3_column_int64(st, 2);
 	c->first_seen_ms = sqlite3_column_int64(st, 3);
 	c->last_seen_ms = sqlite3_column_int64(st, 4);
@@ -155,9 +161,10 @@ static void fill_cgroup(sqlite3_stmt *st, struct report_cgroup *c)
 	c->coverage_min = real_or_unknown(st, 7);
 	c->coverage_mean = real_or_unknown(st, 8);
 	c->coverage_max = real_or_unknown(st, 9);
-	c->thp_alloc = (uint64_t)sqlite3_column_int64(st, 10);
-	c->pmd_split = (uint64_t)sqlite3_column_int64(st, 11);
-	c->pmd_unmap_whole = (uint64_t)sqlite3_column_int64(st, 12);
+	c->thp_alloc = (uint64_t)sqlite3_column_int64(st, col++);
+	for (size_t i = 0; i < CG_NCOUNTERS; i++)
+		if (hist_kept(&cg_counters[i], l->version))
+			c->counts[i] = (uint64_t)sqlite3_column_int64(st, col++);
 	c->coverage_now = -1;
 	c->anon_bytes = c->thp_bytes = -1;
 }
@@ -182,26 +189,38 @@ static char *cut_path(const char *path, size_t bytes)
 	return s;
 }
 
-/* Counts taod never writes: below zero, or totals over cgroups past 64 bits. */
-static int check_counts(struct loader *l, sqlite3_stmt *st, int64_t cg)
+/*
+ * Adds the sum of column @col, the window's d_@name of cgroups row @cg, to
+ * the report's @total; -EOVERFLOW for a count taod never writes: below
+ * zero, or a total over cgroups past 64 bits.
+ */
+static int add_sum(struct loader *l, sqlite3_stmt *st, int col, const char *name, uint64_t *total,
+		   int64_t cg)
+{
+	int64_t v = sqlite3_column_int64(st, col);
+
+	if (v >= 0 && !__builtin_add_overflow(*total, (uint64_t)v, total))
+		return 0;
+	snprintf(l->why, sizeof(l->why),
+		 "cgroups row %lld: the sum of its samples' d_%s %s (a crafted or "
+		 "damaged database?)",
+		 (long long)cg, name,
+		 v < 0 ? "is below zero" : "overflows 64 bits over all cgroups");
+	return -EOVERFLOW;
+}
+
+/* The window's sums of the counter columns (hist_columns' order) into the report's totals. */
+static int add_sums(struct loader *l, sqlite3_stmt *st, int64_t cg)
 {
 	struct report *r = l->r;
+	int col = SUMS_COL;
 
-	for (int i = 0; i < 3; i++) {
-		static const char *const names[] = {"d_thp_alloc", "d_pmd_split",
-						    "d_pmd_unmap_whole"};
-		uint64_t *totals[] = {&r->thp_alloc, &r->pmd_split, &r->pmd_unmap_whole};
-		int64_t v = sqlite3_column_int64(st, 10 + i);
-
-		if (v < 0 || __builtin_add_overflow(*totals[i], (uint64_t)v, totals[i])) {
-			snprintf(l->why, sizeof(l->why),
-				 "cgroups row %lld: the sum of its samples' %s %s (a crafted or "
-				 "damaged database?)",
-				 (long long)cg, names[i],
-				 v < 0 ? "is below zero" : "overflows 64 bits over all cgroups");
+	if (add_sum(l, st, col++, "thp_alloc", &r->thp_alloc, cg))
+		return -EOVERFLOW;
+	for (size_t i = 0; i < CG_NCOUNTERS; i++)
+		if (hist_kept(&cg_counters[i], l->version) &&
+		    add_sum(l, st, col++, cg_counters[i].json, &r->counts[i], cg))
 			return -EOVERFLOW;
-		}
-	}
 	return 0;
 }
 
@@ -215,7 +234,7 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 
 	if (!path || (l->q->glob && fnmatch(l->q->glob, path, 0)))
 		return 0;
-	if (check_counts(l, st, cg))
+	if (add_sums(l, st, cg))
 		return -EOVERFLOW;
 	c = push(&r->cgroups, &r->ncgroups, sizeof(*c));
 	bytes = (size_t)sqlite3_column_bytes(st, 1);
@@ -223,7 +242,7 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 	if (!c || !(c->path = bytes > REPORT_MAX_PATH ? cut_path(path, bytes) : strdup(path)))
 		return report_no_memory(l, NULL);
 	c->guarantee_pct = -1; /* the caller knows the policies, if anyone does */
-	fill_cgroup(st, c);
+	fill_cgroup(st, c, l);
 	if (load_latest(l, cg, c) || load_changes(l, cg, c) || load_actions(l, cg, c) ||
 	    report_load_sizes(l, cg, c))
 		return -EIO;
@@ -232,14 +251,21 @@ static int load_one_cgroup(struct loader *l, sqlite3_stmt *st)
 
 static int load_cgroups(struct loader *l)
 {
-	sqlite3_stmt *st = prepare_window(
-	    l, "SELECT c.cg, c.path, c.cgroup_id, c.first_seen_ms, c.last_seen_ms, c.class,"
-	       " count(*), min(s.coverage_pct), avg(s.coverage_pct), max(s.coverage_pct),"
-	       " sum(s.d_thp_alloc), sum(s.d_pmd_split), sum(s.d_pmd_unmap_whole)"
-	       " FROM cgroups c JOIN samples s ON s.cg = c.cg"
-	       " WHERE s.t_ms > ?1 AND s.t_ms <= ?2 GROUP BY c.cg ORDER BY c.path, c.cg");
+	/* The columns fill_cgroup reads, the counters' sums from SUMS_COL on. */
+	char *sql = hist_columns_sql(
+	    cg_counters, CG_NCOUNTERS, l->version,
+	    "SELECT c.cg, c.path, c.cgroup_id, c.first_seen_ms, c.last_seen_ms, c.class,"
+	    " count(*), min(s.coverage_pct), avg(s.coverage_pct), max(s.coverage_pct), ",
+	    "sum(s.d_%s)",
+	    " FROM cgroups c JOIN samples s ON s.cg = c.cg"
+	    " WHERE s.t_ms > ?1 AND s.t_ms <= ?2 GROUP BY c.cg ORDER BY c.path, c.cg");
+	sqlite3_stmt *st;
 	int r = 0;
 
+	if (!sql)
+		return report_no_memory(l, NULL);
+	st = prepare_window(l, sql);
+	free(sql);
 	if (!st)
 		return -EIO;
 	while (!r && sqlite3_step(st) == SQLITE_ROW)
@@ -441,7 +467,7 @@ void report_free(struct report *r)
 
 double report_split_ratio(const struct report_cgroup *c)
 {
-	return c->thp_alloc ? (double)c->pmd_split / (double)c->thp_alloc : 0.0;
+	return c->thp_alloc ? (double)c->counts[CG_IDX_pmd_split] / (double)c->thp_alloc : 0.0;
 }
 
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c)

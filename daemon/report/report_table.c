@@ -71,8 +71,9 @@ static void summary(FILE *f, const struct report *r)
 		fmt_time(a, sizeof(a), r->first_sample_ms),
 		fmt_time(b, sizeof(b), r->last_sample_ms), r->batches, r->nruns);
 	fprintf(f, "cgroups %zu; THP allocations %llu, PMD splits %llu, whole unmaps %llu\n",
-		r->ncgroups, (unsigned long long)r->thp_alloc, (unsigned long long)r->pmd_split,
-		(unsigned long long)r->pmd_unmap_whole);
+		r->ncgroups, (unsigned long long)r->thp_alloc,
+		(unsigned long long)r->counts[CG_IDX_pmd_split],
+		(unsigned long long)r->counts[CG_IDX_pmd_unmap_whole]);
 	for (size_t i = 0; i < r->nzones; i++) {
 		char order[16] = "", name[sizeof(r->zones->name) * 4],
 		     blocks[sizeof(r->zones->free_blocks) * 4];
@@ -188,7 +189,7 @@ static void table_row(FILE *f, const struct report *r, const struct report_cgrou
 		pct_text(mean, sizeof(mean), c->coverage_mean, ""),
 		pct_text(hi, sizeof(hi), c->coverage_max, ""),
 		fmt_mib(anon, sizeof(anon), c->anon_bytes), fmt_mib(thp, sizeof(thp), c->thp_bytes),
-		(unsigned long long)c->thp_alloc, (unsigned long long)c->pmd_split,
+		(unsigned long long)c->thp_alloc, (unsigned long long)c->counts[CG_IDX_pmd_split],
 		report_split_ratio(c), c->nchanges, c->nactions,
 		workload_name_label(&wl, label, sizeof(label)));
 	free(path);

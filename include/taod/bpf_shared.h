@@ -42,18 +42,42 @@
 enum taod_split_cause { TAOD_SPLIT_CAUSES(TAOD_CAUSE_ENUM_) TAOD_CAUSE_MAX };
 #undef TAOD_CAUSE_ENUM_
 
+/*
+ * The per-cgroup counters, described once. The BPF programs count into the
+ * fields by name; the daemon derives from this list the per-CPU sum
+ * (cg_counters.c), the `cgroups` rows of the control protocol, the metric
+ * families and the history's columns. Each row:
+ *   X(field, json, history, metric, help)
+ *   field    member of struct taod_cg_counters
+ *   json     its name in the protocol (docs/protocol.md, in this order)
+ *            and, when kept, the history's columns `json` and `d_json`
+ *   history  the history schema version whose migration adds those
+ *            columns; 0: not kept
+ *   metric   its Prometheus counter family, "" for none; help: its HELP
+ * A new counter: a row here, the BPF code that counts it, its name in
+ * docs/protocol.md and README.md and, when kept in history, a migration
+ * step (history_schema.c) at the version its row names.
+ */
+#define TAOD_CG_COUNTERS(X)                                                                        \
+	X(thp_fault_alloc, "thp_fault_alloc", 0, "", "")       /* THP_FAULT_ALLOC */               \
+	X(thp_collapse_alloc, "thp_collapse_alloc", 0, "", "") /* THP_COLLAPSE_ALLOC */            \
+	X(thp_fault_fallback, "thp_fault_fallback", 0, "taod_cgroup_thp_fault_fallbacks_total",    \
+	  "THP faults that fell back to base pages since taod started.")                           \
+	X(pmd_map_pages, "pmd_mapped_pages", 0, "", "") /* NR_ANON_THPS positive deltas, pages */  \
+	X(pmd_split, "pmd_split", 1, "taod_cgroup_pmd_splits_total",                               \
+	  "PMD mappings split, folio left partially mapped, since taod started.")                  \
+	X(pmd_split_pages, "pmd_split_pages", 0, "", "") /* pages of the PMDs split */             \
+	X(pmd_unmap_whole, "pmd_unmap_whole", 1, "taod_cgroup_pmd_whole_unmaps_total",             \
+	  "PMD-mapped THPs unmapped whole since taod started.")                                    \
+	X(split_exact, "split_exact", 0, "", "") /* split function entries (fentry mode) */
+
 /* Per cgroup (key: __u64 cgroup id as seen by memcg tracepoints). */
+#define TAOD_CG_FIELD_(field, ...) __u64 field;
 struct taod_cg_counters {
-	__u64 thp_fault_alloc;		   /* THP_FAULT_ALLOC events */
-	__u64 thp_fault_fallback;	   /* THP_FAULT_FALLBACK events */
-	__u64 thp_collapse_alloc;	   /* THP_COLLAPSE_ALLOC events */
-	__u64 pmd_map_pages;		   /* NR_ANON_THPS positive deltas, pages */
-	__u64 pmd_unmap_whole;		   /* PMD removed with its whole folio unmapped */
-	__u64 pmd_split;		   /* PMD removed, folio left partially mapped */
-	__u64 pmd_split_pages;		   /* pages of the PMDs split */
-	__u64 split_exact;		   /* split function entries (fentry mode) */
+	TAOD_CG_COUNTERS(TAOD_CG_FIELD_)
 	__u64 folio_alloc[TAOD_MAX_ORDER]; /* movable compound allocs by order */
 };
+#undef TAOD_CG_FIELD_
 
 /*
  * Map "cg_parent" (LRU, key: __u64 cgroup id): a cgroup's ancestors, nearest

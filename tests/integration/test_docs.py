@@ -129,6 +129,28 @@ def test_protocol_doc_names_every_command_and_status_field(daemon):
     assert not missing, f"protocol.md lacks status fields {missing}"
 
 
+def top_level_names(cell):
+    """The `names` of a protocol.md table cell outside any [...], {...} or (...)."""
+    names, depth = [], 0
+    for m in re.finditer(r"`([a-z_]+)`|[\[{(]|[\]})]", cell):
+        if m.group(1):
+            names += [m.group(1)] if depth == 0 else []
+        else:
+            depth += 1 if m.group(0) in "[{(" else -1
+    return names
+
+
+def test_protocol_doc_lists_a_cgroups_row_in_reply_order(daemon):
+    """A `cgroups` row's fields, the per-cgroup counters of bpf_shared.h's
+    list among them, are documented by name and in the order taod sends them."""
+    doc = (REPO / "docs/protocol.md").read_text()
+    row = re.search(r"^\| `cgroups` \|.*$", doc, re.M).group(0)
+    cell = row.split("`cgroups`: [{", 1)[1]
+    reply = json.loads(daemon.request(b'{"command": "cgroups"}\n'))
+    assert reply["cgroups"], "the daemon sees at least its own cgroup"
+    assert top_level_names(cell) == list(reply["cgroups"][0]), "protocol.md's cgroups row"
+
+
 def test_default_socket_path_is_spelled_one_way():
     """The compiled-in default (daemon/config/config.h) is what the socket
     unit listens on and what the shipped config and the docs name."""

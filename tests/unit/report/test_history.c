@@ -123,7 +123,7 @@ Test(history, batches_store_deltas_and_window_aggregates)
 	cr_assert_not_null(c);
 	cr_assert_eq(c->samples, 4);
 	cr_assert_eq(c->thp_alloc, 12);
-	cr_assert_eq(c->pmd_split, 4);
+	cr_assert_eq(c->counts[CG_IDX_pmd_split], 4);
 	cr_assert_float_eq(c->coverage_now, 100.0, 1e-9);
 	cr_assert_float_eq(c->coverage_min, 25.0, 1e-9);
 	cr_assert_float_eq(c->coverage_mean, 62.5, 1e-9);
@@ -166,7 +166,7 @@ Test(history, restart_continues_the_series)
 	cr_assert_eq(r.ncgroups, 1, "the same cgroup, one row");
 	c = find(&r, "/a", 0);
 	cr_assert_eq(c->thp_alloc, 12);
-	cr_assert_eq(c->pmd_split, 3);
+	cr_assert_eq(c->counts[CG_IDX_pmd_split], 3);
 	cr_assert_eq(c->thp_alloc_total, 12);
 	cr_assert_eq(r.nruns, 2);
 	report_free(&r);

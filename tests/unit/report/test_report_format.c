@@ -41,7 +41,7 @@ static void sample_report(struct report *r, struct report_cgroup c[2], char *odd
 				      .anon_bytes = 4 << 20,
 				      .thp_bytes = 2 << 20,
 				      .thp_alloc = 8,
-				      .pmd_split = 2,
+				      .counts[CG_IDX_pmd_split] = 2,
 				      .class = "abuser",
 				      .actions = &shatter,
 				      .nactions = 1,
@@ -436,10 +436,10 @@ Test(report_format, table_by_severity_with_unique_headers_and_anon)
 	c[2] = c[1];
 	c[2].path = "/b-misuser-low";
 	snprintf(c[2].class, sizeof(c[2].class), "misuser");
-	c[2].thp_alloc = 10, c[2].pmd_split = 1;
+	c[2].thp_alloc = 10, c[2].counts[CG_IDX_pmd_split] = 1;
 	c[3] = c[2];
 	c[3].path = "/c-misuser-high";
-	c[3].pmd_split = 9;
+	c[3].counts[CG_IDX_pmd_split] = 9;
 	r.ncgroups = 4;
 	text = render(report_write_table, &r);
 	hdr = line_starting(text, "CGROUP");
