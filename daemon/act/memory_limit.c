@@ -102,11 +102,24 @@ static int write_saved(FILE *f, const void *ctx)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * The earliest time a saved restriction is due (0: not known, so the
+ * directory is read). Ticks before it do not open the state directory.
+ */
+static uint64_t next_due_ms;
+
+static void due_at(uint64_t until_ms)
+{
+	if (next_due_ms && until_ms < next_due_ms)
+		next_due_ms = until_ms;
+}
+
 static int save(const struct act_ctx *c, const struct saved *s)
 {
 	char path[PATH_MAX];
 	int r;
 
+	due_at(s->until_ms);
 	state_path(c, s->id, path, sizeof(path));
 	r = make_parent_dirs(path, 0700);
 	return r ? r : replace_file_atomically(path, 0600, write_saved, s);
@@ -335,8 +348,10 @@ static int expire_one(const struct act_ctx *c, const char *name, bool all, act_r
 		unlink(path);
 		return 0;
 	}
-	if (!all && c->now_ms() < s.until_ms)
+	if (!all && c->now_ms() < s.until_ms) {
+		due_at(s.until_ms);
 		return 0;
+	}
 	put_back(c, &s, &o);
 	rec.req =
 	    (struct action_request){.kind = ACTION_GRANT, .cgroup_id = s.id, .cgroup = s.cgroup};
@@ -352,10 +367,14 @@ static int expire_one(const struct act_ctx *c, const char *name, bool all, act_r
 
 int memory_limit_expire(const struct act_ctx *c, bool all, act_restored_fn fn, void *ctx)
 {
-	DIR *d = c->s->stock_restrict_state[0] ? opendir(c->s->stock_restrict_state) : NULL;
+	DIR *d;
 	struct dirent *e;
 	int n = 0;
 
+	if (!all && next_due_ms && c->now_ms() < next_due_ms)
+		return 0;
+	next_due_ms = UINT64_MAX; /* lowered by each restriction still held */
+	d = c->s->stock_restrict_state[0] ? opendir(c->s->stock_restrict_state) : NULL;
 	if (!d)
 		return 0;
 	while ((e = readdir(d)))

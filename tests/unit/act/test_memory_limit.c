@@ -169,6 +169,27 @@ Test(memory_limit, memory_limit_expire_puts_back_when_the_time_is_up)
 	cr_assert_eq(saved(), 0);
 }
 
+/* Between start and the earliest restriction's time, a tick reads no state file. */
+Test(memory_limit, memory_limit_expire_reads_the_state_only_when_one_is_due)
+{
+	struct action_record rec;
+	char junk[PATH_MAX];
+
+	fx_open(&backend_stock_ops);
+	actor_tick(fx.actor);
+	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	/* A file the next read of the directory would find, and remove. */
+	snprintf(junk, sizeof(junk), "%s/state/999", fx.root);
+	fx_file(junk + strlen(fx.root), "not taod's\n");
+	fx_now += 30000;
+	cr_assert_eq(actor_tick(fx.actor), 0);
+	cr_assert_eq(access(junk, F_OK), 0, "the directory was read before anything was due");
+	fx_now += 30000;
+	cr_assert_eq(actor_tick(fx.actor), 1);
+	cr_assert_neq(access(junk, F_OK), 0);
+	cr_assert_str_eq(high(), "max");
+}
+
 Test(memory_limit, memory_limit_expire_all_at_the_first_tick_after_a_start)
 {
 	struct action_record rec;
