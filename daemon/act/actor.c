@@ -429,6 +429,7 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 {
 	struct action_record local = {0};
 	struct act_outcome o = {0};
+	uint64_t start;
 
 	if (!rec)
 		rec = &local;
@@ -436,7 +437,9 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->req = *req;
 	if (!rec->req.cgroup)
 		rec->req.cgroup = ""; /* machine-wide */
+	start = a->ctx.now_ms();
 	gate(a, &rec->req, &o);
+	rec->took_ms = a->ctx.now_ms() > start ? a->ctx.now_ms() - start : 0;
 	rec->result = o.result;
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);

@@ -170,10 +170,10 @@ static void log_audit_notice(const struct action_record *r)
 	text_escape(r->req.evidence, evidence, sizeof(evidence), true);
 	text_escape(r->detail, detail, sizeof(detail), true);
 	log_notice("action id=%llu kind=%s cgroup=\"%s\" pid=%d bytes=%llu policy=\"%s\" "
-		   "result=%s errno=%d evidence=\"%s\" detail=\"%s\"",
+		   "result=%s errno=%d took_ms=%llu evidence=\"%s\" detail=\"%s\"",
 		   (unsigned long long)r->id, action_kind_name(r->req.kind), cg, (int)r->req.pid,
 		   (unsigned long long)r->req.bytes, policy, action_result_name(r->result), r->err,
-		   evidence, detail);
+		   (unsigned long long)r->took_ms, evidence, detail);
 	free(cg);
 }
 
@@ -242,6 +242,7 @@ struct json_object *action_record_json(const struct action_record *r)
 		     r->err && strerrorname_np(r->err) ? strerrorname_np(r->err) : "");
 	json_add_str(o, "error", r->err ? strerror(r->err) : "");
 	json_add_str(o, "detail", r->detail);
+	json_add_u64(o, "took_ms", r->took_ms);
 	if (r->shatter.counted) {
 		struct json_object *s = json_object_new_object();
 

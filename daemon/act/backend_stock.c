@@ -28,6 +28,7 @@
 #include "contiguity.h"
 #include "common/log.h"
 #include "memory_limit.h"
+#include "act_time.h"
 #include "common/rootfs.h"
 #include "config/policy.h" /* POLICY_SIZES_* */
 
@@ -52,6 +53,7 @@ struct split_run {
 	const struct kernel_paths *k;
 	struct mthp_split_tally mthp_t;
 	uint64_t mthp_bytes; /* split below the PMD size, per the kernel's stats */
+	struct act_time time;
 };
 
 /* debugfs closed (lockdown: EPERM), absent (ENOENT), or not writable in a
@@ -135,7 +137,7 @@ static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
 {
 	struct split_run *s = ctx;
 
-	if (s->budget - s->bytes < THP_BYTES)
+	if (s->budget - s->bytes < THP_BYTES || act_time_up(&s->time))
 		return 1;
 	s->bytes += THP_BYTES;
 	s->vma_chunks++;
@@ -218,7 +220,9 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
  * budget the PMD passes left. */
 static void split_mthp(struct split_run *s, const struct vma_info *v, int n)
 {
-	for (int i = 0; i < n && s->mthp && s->bytes + s->mthp_bytes < s->budget; i++) {
+	for (int i = 0;
+	     i < n && s->mthp && s->bytes + s->mthp_bytes < s->budget && !act_time_up(&s->time);
+	     i++) {
 		int64_t r;
 
 		if (!task_ref_alive(s->task))
@@ -264,7 +268,8 @@ static int split_task(void *ctx, const struct task_ref *t)
 	     s->pass++) {
 		uint64_t before = s->bytes;
 
-		for (int i = 0; i < n && s->budget - s->bytes >= THP_BYTES && task_ref_alive(t);
+		for (int i = 0; i < n && s->budget - s->bytes >= THP_BYTES && task_ref_alive(t) &&
+				!act_time_up(&s->time);
 		     i++)
 			split_mapping(s, &v[i], have_maps);
 		if (s->pass == THP_CHUNK_PARTIAL)
@@ -273,7 +278,7 @@ static int split_task(void *ctx, const struct task_ref *t)
 	thp_pagemaps_close(&s->maps);
 	split_mthp(s, v, n);
 	free(v);
-	return s->bytes + s->mthp_bytes >= s->budget;
+	return s->bytes + s->mthp_bytes >= s->budget || act_time_up(&s->time);
 }
 
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
@@ -290,6 +295,7 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 		return -ENAMETOOLONG;
 	}
 	ensure_debugfs(c, path);
+	act_time_start(&s.time, c);
 	if (req->sizes & POLICY_SIZES_MTHP) {
 		s.mthp = mthp_split_begin(c->k, &s.mthp_t);
 		s.mthp_only = !(req->sizes & POLICY_SIZES_PMD);
@@ -306,6 +312,7 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .failed = s.failed,
 				  .err = s.err,
 				  .pageout = s.pageout,
+				  .timed_out = s.time.up,
 				  .mthp = s.mthp_t};
 	o->bytes = s.bytes + s.mthp_bytes; /* the rate limit pays for both */
 	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
@@ -344,10 +351,11 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	}
 	act_outcome_set(
 	    o, RESULT_DONE, t.failed || r ? t.err : 0,
-	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s%s",
+	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s%s%s",
 	    (unsigned long long)(t.bytes / THP_BYTES), (unsigned long long)t.bytes,
 	    (unsigned long long)(t.partial_bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
-	    t.failed ? ", some writes failed" : "", small, after[0] ? "; " : "", after);
+	    t.failed ? ", some writes failed" : "", t.timed_out ? ACT_TIME_NOTE : "", small,
+	    after[0] ? "; " : "", after);
 }
 
 static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)

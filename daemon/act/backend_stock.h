@@ -17,7 +17,8 @@
 struct split_tally {
 	uint64_t bytes, partial_bytes; /* THP bytes asked to split; of them partly mapped */
 	int tasks, writes, failed, err;
-	bool pageout; /* debugfs refused: MADV_PAGEOUT did it */
+	bool pageout;	/* debugfs refused: MADV_PAGEOUT did it */
+	bool timed_out; /* stopped by the action's time (act_time.h) */
 	/* Below the PMD size (@req->sizes with POLICY_SIZES_MTHP): the
 	 * mappings written and the kernel's per-size split deltas. */
 	struct mthp_split_tally mthp;

@@ -22,6 +22,7 @@
 
 #include "contiguity.h"
 #include "proc_tasks.h"
+#include "common/keepalive.h"
 #include "common/log.h"
 #include "common/rootfs.h"
 
@@ -64,6 +65,7 @@ static int churn_every_cpu(void)
 		}
 		if (!churn_here())
 			done++;
+		keepalive_ping(); /* a host with many CPUs takes a while */
 	}
 	if (sched_setaffinity(0, sizeof(allowed), &allowed))
 		log_errno(LOG_WARNING, -errno, "restoring taod's CPU affinity");
@@ -112,7 +114,9 @@ int contiguity_restore(const struct kernel_paths *k, char *note, size_t len)
 	int cpus = 0, first, compacted, second;
 
 	first = drain_percpu_lists(k, &cpus);
+	keepalive_ping();
 	compacted = compact_all(k);
+	keepalive_ping();
 	second = drain_percpu_lists(k, &cpus);
 	snprintf(note, len, "%s; %s", compacted ? "compaction failed" : "compacted memory",
 		 second ? "draining per-CPU lists failed" : "drained per-CPU lists");

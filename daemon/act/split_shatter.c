@@ -16,6 +16,7 @@
 #include "split_shatter.h"
 #include "thp_chunks.h"
 #include "backend_stock.h"
+#include "act_time.h"
 #include "contiguity.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
@@ -74,11 +75,11 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 	r = compact(c, &n, after, sizeof(after));
 	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
 			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu, split %llu%s%s%s",
+			"discarded %llu, split %llu%s%s%s%s",
 			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
 			(unsigned long long)n.shattered, (unsigned long long)n.failed,
 			(unsigned long long)n.discarded, (unsigned long long)n.split,
-			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)", small,
-			after);
+			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)",
+			t.timed_out ? ACT_TIME_NOTE : "", small, after);
 	o->shatter = n;
 }

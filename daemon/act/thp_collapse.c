@@ -21,6 +21,7 @@
 #include "smaps.h"
 #include "proc_tasks.h"
 #include "thp_chunks.h"
+#include "act_time.h"
 #include "common/rootfs.h"
 
 #ifndef MADV_COLLAPSE
@@ -44,6 +45,7 @@ struct collapse_run {
 	uint64_t thp_seen;		/* AnonHugePages of all tasks read */
 	int ranges, calls, err, tasks;
 	int unreadable, read_err; /* live tasks whose smaps could not be read */
+	struct act_time time;
 };
 
 /* One task's chunks to advise, merged into ranges, advised COLLAPSE_IOV_MAX at a time. */
@@ -122,7 +124,7 @@ static void plan_add(struct collapse_plan *p, uint64_t start, uint64_t len)
 
 static bool budget_left(const struct collapse_plan *p)
 {
-	return p->run->planned < p->run->budget;
+	return p->run->planned < p->run->budget && !act_time_up(&p->run->time);
 }
 
 /*
@@ -252,18 +254,22 @@ static void collapse_said(struct act_outcome *o, const struct collapse_run *run,
 
 	act_outcome_set(o, r, run->err,
 			"collapsed %llu bytes (THP %llu -> %llu) by MADV_COLLAPSE over %d ranges "
-			"(%llu bytes; %llu already THP skipped) of %d tasks%s%s",
+			"(%llu bytes; %llu already THP skipped) of %d tasks%s%s%s",
 			(unsigned long long)gain, (unsigned long long)run->thp_before,
 			(unsigned long long)run->thp_after, run->ranges,
 			(unsigned long long)run->planned, (unsigned long long)run->skipped,
-			run->tasks, run->err ? ": " : "", run->err ? strerror(run->err) : "");
+			run->tasks, run->time.up ? ACT_TIME_NOTE : "", run->err ? ": " : "",
+			run->err ? strerror(run->err) : "");
 }
 
 void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			 struct act_outcome *o)
 {
 	struct collapse_run run = {.budget = budget};
-	int n = for_each_task(c->tree, req->cgroup, req->pid, collapse_one, &run);
+	int n;
+
+	act_time_start(&run.time, c);
+	n = for_each_task(c->tree, req->cgroup, req->pid, collapse_one, &run);
 
 	if (n < 0) {
 		act_outcome_set(o, RESULT_FAILED, -n, "cannot read %s/cgroup.procs: %s",

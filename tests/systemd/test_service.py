@@ -98,8 +98,8 @@ def wait_for(pred, timeout=20, what="condition"):
     return v
 
 
-def journal(unit="taod.service"):
-    return run("journalctl", "-b", "-o", "cat", "--no-pager", "-u", unit).stdout
+def journal(unit="taod.service", output="cat"):
+    return run("journalctl", "-b", "-o", output, "--no-pager", "-u", unit).stdout
 
 
 def tenant(name, *steps):
@@ -212,9 +212,15 @@ def test_reload_rereads_a_changed_policy_in_the_same_process():
     assert main_pid() == pid
 
 
+# Watchdog timeouts the tests caused; any other is taod held too long.
+stalls_caused = 0
+
+
 def test_the_watchdog_restarts_a_stalled_taod():
+    global stalls_caused
     pid, restarts = main_pid(), int(prop("taod.service", "NRestarts"))
     os.kill(pid, 19)  # SIGSTOP: no tick, no watchdog ping
+    stalls_caused += 1
     wait_for(lambda: restarted_after(pid, restarts), timeout=60, what="a restart by the watchdog")
     assert "Watchdog timeout" in journal(), journal()[-3000:]
 
@@ -246,6 +252,8 @@ def test_under_lockdown_the_madv_pageout_fallback_shatters():
 
 def test_the_journal_carries_the_actions_and_no_sandbox_refusal():
     text = journal()
+    # An action pings the watchdog while it works and stops at 10 s.
+    assert text.count("Watchdog timeout") == stalls_caused, text[-3000:]
     assert re.search(r"shatter.*abuser\.service|abuser\.service.*shatter", text), text[-3000:]
     # Lockdown's EPERM on debugfs is the kernel's, asked for by the test.
     bad = [line for line in text.splitlines()
@@ -259,4 +267,5 @@ def test_the_journal_carries_the_actions_and_no_sandbox_refusal():
 @pytest.fixture(autouse=True, scope="module")
 def show_journal_on_exit():
     yield
-    print(journal()[-6000:])
+    # Seconds since boot on each line: how long a stalled step took.
+    print(journal(output="short-monotonic")[-8000:])

@@ -152,6 +152,31 @@ Test(stock_split, read_only_debugfs_pages_out_the_found_thps)
 	refused_debugfs_pages_out(EROFS);
 }
 
+/* A clock 1 s further on at every reading: the shatter's time (10 s) is
+ * up at its tenth look, once the partly mapped THPs are split. */
+static uint64_t slow_now(void)
+{
+	return fx_now += 1000;
+}
+
+/* A shatter that works past an action's time stops where it is, says so,
+ * and takes how long it took into the record. */
+Test(stock_split, a_shatter_stops_when_its_time_is_up)
+{
+	struct action_record rec;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	actor_set_clock(fx.actor, slow_now);
+	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	/* Unlimited, the same shatter splits 5 THPs in 3 writes. */
+	cr_assert(strstr(rec.detail, "split 2 THPs (4194304 bytes, 2 partly mapped)"), "%s",
+		  rec.detail);
+	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f1000400000,0x7f1000800000\n");
+	cr_assert(strstr(rec.detail, ", stopped after 10 s (an action's time)"), "%s", rec.detail);
+	cr_assert_geq(rec.took_ms, 10000);
+}
+
 /* A live task whose smaps cannot be read (another user's, no
  * CAP_SYS_PTRACE) fails the shatter: it is not "done, 0 THPs split". */
 Test(stock_split, unreadable_smaps_of_a_live_task_fails)

@@ -154,6 +154,30 @@ Test(thp_collapse, plans_no_more_chunks_than_the_budget_pays_for)
 	cr_assert_str_eq(kern.ranges, "7f3000600000+400000 7f3000c00000+200000 ");
 }
 
+/* A clock 1.5 s further on at every reading: the collapse's time (10 s)
+ * is up at its seventh look, after chunks 3 and 4 are planned. */
+static uint64_t slow_now(void)
+{
+	return fx_now += 1500;
+}
+
+/* A collapse that plans past an action's time advises what it planned so
+ * far and says it stopped. */
+Test(thp_collapse, a_collapse_stops_when_its_time_is_up)
+{
+	struct action_record rec;
+
+	grown_mapping();
+	kern.gain = true;
+	fx_open(&backend_stock_ops);
+	actor_set_clock(fx.actor, slow_now);
+	cr_assert_eq(collapse(MAP_KIB << 10, &rec), RESULT_DONE, "%s", rec.detail);
+	/* Unlimited: "7f3000600000+400000 7f3000c00000+400000 ". */
+	cr_assert_str_eq(kern.ranges, "7f3000600000+400000 ");
+	cr_assert(strstr(rec.detail, ", stopped after 10 s (an action's time)"), "%s", rec.detail);
+	cr_assert_geq(rec.took_ms, 10000);
+}
+
 /* The grown mapping, collapsed by a kernel that answers EAGAIN @busy times first. */
 static enum action_result collapse_while_busy(int busy, struct action_record *rec)
 {
