@@ -319,3 +319,41 @@ def test_mthp_strander_judged_under_sizes_mthp_while_good_user_stays_good(
     assert g["class"] == "good", g
     assert g["evidence"]["waste"] == 0
     assert cgroup_row(d, rel_good)["pmd_split"] >= 8  # its PMD splits were seen, not judged
+
+
+def test_policy_with_sizes_mthp_shatters_the_strander_only(
+        mthp_sizes_always, daemon_factory, cgroups, tmp_path):
+    """decide's own shatter under `sizes = mthp`: the strander's 64 KiB
+    folios are split by the kernel (its per-size split stat moves), its PMD
+    THPs stay, and the tenant that keeps its folios whole is never acted on."""
+    base = cgroups.rel(cgroups.base)
+    d = daemon_factory("[enforce]\nmode = enforce\nbackend = stock\nactions_per_minute = 60\n"
+                       f"shatter_bytes_per_minute = 1G\naudit_log = {tmp_path}/audit.jsonl\n"
+                       "[policy default]\nwindow = 30s\n"
+                       f"[policy small]\nmatch = {base}/taodtest-*\nsizes = mthp\n"
+                       "window = 2s\nmin_allocs = 1\nmax_split_ratio = 0.25\n"
+                       "escalate_after = 1\nrelax_after = 3\ncooldown = 1s\n"
+                       "ladder = shatter:1\ndry_run = no\n")
+    if not d.ctl("status")["mthp_observation"].startswith("fentry: fault allocations"):
+        pytest.skip("per-size programs not attached here")
+    bad, good = cgroups.make("pstrand"), cgroups.make("pgood")
+    rel_bad, rel_good = cgroups.rel(bad), cgroups.rel(good)
+    before = mthp_stat(64, "split")
+    w = cgroups.workload(bad, "fault", 4, "mthp-size", 64, "mthp-fault", 1024,
+                         "mthp-partial", 768, "hold", 300)
+    cgroups.workload(good, "mthp-size", 64, "mthp-fault", 1024, "hold", 300)
+    thp_kib = wait_for(lambda: anon_huge_kib(w.pid) >= 4 * 2048 and anon_huge_kib(w.pid),
+                       what="the strander's PMD THPs")
+
+    def done():
+        return [r for r in d.ctl("actions", "--cgroup", rel_bad)
+                if r["action"] == "shatter" and r["result"] == "done"]
+
+    rec = wait_for(done, timeout=60, what="decide's shatter of the strander")[-1]
+    assert rec["policy"] == "small" and "below the PMD" in rec["detail"], rec
+    assert "split 0 THPs" in rec["detail"], rec  # PMD THPs left alone
+    said = re.search(r"64K (\d+)", rec["detail"])
+    assert said and int(said.group(1)) > 0, rec
+    assert mthp_stat(64, "split") - before >= int(said.group(1)), rec
+    assert anon_huge_kib(w.pid) == thp_kib
+    assert not [r for r in d.ctl("actions", "--cgroup", rel_good) if r["action"] != "warn"]
