@@ -613,11 +613,11 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	cr_assert_not_null(c);
 	cr_assert_eq(c->nsizes, 2);
 	cr_assert_eq(c->sizes[0].size_kb, 16);
-	cr_assert_eq(c->sizes[0].fault_alloc, 3);
+	cr_assert_eq(c->sizes[0].count[SIZE_IDX_fault_alloc], 3);
 	cr_assert_eq(c->sizes[1].size_kb, 64);
-	cr_assert_eq(c->sizes[1].fault_alloc, 32);
-	cr_assert_eq(c->sizes[1].partial_unmap, 8);
-	cr_assert_eq(c->sizes[1].split, 4);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_fault_alloc], 32);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_partial], 8);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_split], 4);
 	f = open_memstream(&text, &len);
 	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
 	cr_assert_eq(report_write_table(f, &r), 0);
@@ -632,8 +632,8 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	load(&r, 2500, 10000, NULL); /* the window: only the last batch's moves */
 	c = find(&r, "/m", 0);
 	cr_assert_eq(c->nsizes, 2);
-	cr_assert_eq(c->sizes[1].fault_alloc, 0);
-	cr_assert_eq(c->sizes[1].split, 4);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_fault_alloc], 0);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_split], 4);
 	report_free(&r);
 	cgroup_table_free(&t);
 }
@@ -675,7 +675,7 @@ Test(history, held_bytes_recorded_when_they_move_and_reported_at_window_end)
 	c = find(&r, "/m", 0);
 	cr_assert_not_null(c);
 	cr_assert_eq(c->nsizes, 1);
-	cr_assert_eq(c->sizes[0].fault_alloc, 0);
+	cr_assert_eq(c->sizes[0].count[SIZE_IDX_fault_alloc], 0);
 	cr_assert_eq(c->sizes[0].mapped_bytes, 2 << 20);
 	cr_assert_float_eq(c->sizes[0].coverage_pct, 50.0, 0.01);
 	f = open_memstream(&text, &len);
@@ -701,7 +701,7 @@ Test(history, version_3_database_has_no_held_bytes_then_migrates)
 
 	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5);
 	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, -1);
 	cr_assert_eq(r.cgroups[0].sizes[0].coverage_pct, -1);
 	report_free(&r);
@@ -716,7 +716,8 @@ Test(history, version_3_database_has_no_held_bytes_then_migrates)
 	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	load(&r, 0, 10000, NULL);
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5, "the old row still counts");
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5,
+		     "the old row still counts");
 	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, 64 * 1024);
 	report_free(&r);
 	cgroup_table_free(&t);
@@ -747,7 +748,7 @@ Test(history, version_2_database_has_no_sizes_then_migrates)
 	load(&r, 0, 10000, NULL);
 	cr_assert_eq(r.cgroups[0].samples, 2, "the old row continued");
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].partial_unmap, 2);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_partial], 2);
 	report_free(&r);
 	cgroup_table_free(&t);
 }

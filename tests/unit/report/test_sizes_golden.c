@@ -109,7 +109,7 @@ static void protocol_part(FILE *f, const struct cgroup_table *t)
 	json_object_put(row);
 	memcpy(&mix, &a->sizes, sizeof(mix));
 	mix.fault_alloc[9] = 5; /* a PMD-order count is listed like any */
-	put_json(f, protocol_size_mix(mix.fault_alloc, mix.partial, mix.split));
+	put_json(f, protocol_size_mix(&mix));
 }
 
 static void report_part(FILE *f, const struct cgroup_table *t)
