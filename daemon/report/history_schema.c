@@ -87,6 +87,12 @@ static const char schema_v4[] = "ALTER TABLE size_samples ADD COLUMN mapped_byte
 				"ALTER TABLE size_samples ADD COLUMN coverage_pct REAL;";
 
 /*
+ * Version 5: collapses per size (issue 17). Its text is empty: the per-size
+ * event list's `collapse` row names version 5, and its column d_collapse
+ * is the step (0 in the rows already there: not counted then).
+ */
+
+/*
  * A step per version: its text, and after it the counter columns of rows
  * of the counter list and the event columns of rows of the per-size event
  * list that name this version (for version 1, the counters inside its
@@ -99,7 +105,8 @@ static const struct {
 } migrations[] = {{schema_v1_head, schema_v1_tail},
 		  {schema_v2, NULL},
 		  {schema_v3_head, schema_v3_tail},
-		  {schema_v4, NULL}};
+		  {schema_v4, NULL},
+		  {"", NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

@@ -140,7 +140,10 @@ struct taod_task_counters {
 	X(partial, "partial_unmap", 3, 0, "partial", "partially mapped", "left partially mapped",  \
 	  "PARTIAL")                                                                               \
 	/* split: split successfully, by the order it had */                                       \
-	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")
+	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")                               \
+	/* collapse_alloc: allocated to collapse into, by khugepaged (7.3+: below the PMD) */       \
+	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",          \
+	  "COLLAPSES")
 
 #define TAOD_SIZE_FIELD_(field, ...) __u64 field[TAOD_MAX_ORDER];
 
