@@ -906,12 +906,10 @@ int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
  * failure (collapse_alloc_failed). Charged to the mm's owner's memcg and
  * to the owner's own per-size counts (khugepaged owns none of it).
  */
-static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid,
-						       struct cgroup_subsys_state *css);
+static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup_subsys_state *css);
 
 SEC("?tp_btf/mm_collapse_huge_page")
-int BPF_PROG(on_collapse_order, struct mm_struct *mm, int isolated, int status,
-	     unsigned int order)
+int BPF_PROG(on_collapse_order, struct mm_struct *mm, int isolated, int status, unsigned int order)
 {
 	static const struct taod_task_sizes zero;
 	struct task_struct *owner;

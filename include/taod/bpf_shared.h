@@ -141,8 +141,8 @@ struct taod_task_counters {
 	  "PARTIAL")                                                                               \
 	/* split: split successfully, by the order it had */                                       \
 	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")                               \
-	/* collapse_alloc: allocated to collapse into, by khugepaged (7.3+: below the PMD) */       \
-	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",          \
+	/* collapse_alloc: allocated to collapse into, by khugepaged (7.3+: below the PMD) */      \
+	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",         \
 	  "COLLAPSES")
 
 #define TAOD_SIZE_FIELD_(field, ...) __u64 field[TAOD_MAX_ORDER];

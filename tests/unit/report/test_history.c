@@ -624,9 +624,12 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	cr_assert_eq(report_write_table(f, &r), 0);
 	fclose(f);
 	cr_assert(strstr(text, "/m,10,64,32,8,4,0,0,0.00\r\n"), "%s", text);
-	cr_assert(strstr(text, "  /m  64 KiB: 32 faulted, 8 partial, 4 split, 0 collapsed (37.5% broken), 0 KiB "
-			       "held (0.0% of anon)\n"),
-		  "%s", text);
+	cr_assert(
+	    strstr(
+		text,
+		"  /m  64 KiB: 32 faulted, 8 partial, 4 split, 0 collapsed (37.5% broken), 0 KiB "
+		"held (0.0% of anon)\n"),
+	    "%s", text);
 	free(text);
 	report_free(&r);
 
@@ -746,8 +749,8 @@ Test(history, version_4_database_has_no_collapses_then_migrates)
 	cr_assert_eq(report_write_table(f, &r), 0);
 	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
 	fclose(f);
-	cr_assert(strstr(text, "  /old  64 KiB: 5 faulted, 1 partial, 0 split (20.0% broken)"), "%s",
-		  text);
+	cr_assert(strstr(text, "  /old  64 KiB: 5 faulted, 1 partial, 0 split (20.0% broken)"),
+		  "%s", text);
 	cr_assert(strstr(text, "/old,10,64,5,1,0,,65536,1.00\r\n"), "%s", text);
 	free(text);
 	report_free(&r);
@@ -764,7 +767,8 @@ Test(history, version_4_database_has_no_collapses_then_migrates)
 	load(&r, 0, 10000, NULL);
 	cr_assert(r.cgroups[0].sizes[0].counted[SIZE_IDX_collapse]);
 	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_collapse], 3);
-	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5, "the old row still counts");
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5,
+		     "the old row still counts");
 	cr_assert_float_eq(report_size_broken_pct(&r.cgroups[0].sizes[0]), 12.5, 0.001,
 			   "1 broken of 8 made: 5 faulted, 3 collapsed");
 	report_free(&r);

@@ -155,14 +155,18 @@ Test(history_columns, hist_size_steps_and_statements)
 	char *ins = hist_size_insert_sql(sizes, NSIZES, 6);
 	char *old = hist_size_sums_sql(sizes, NSIZES, 5);
 
-	cr_expect_str_eq(v3, "CREATE TABLE size_samples(cg, d_one INTEGER NOT NULL, d_two_n INTEGER "
-			     "NOT NULL, PRIMARY KEY(cg));");
-	cr_expect_str_eq(v6, "ALTER TABLE size_samples ADD COLUMN d_three INTEGER NOT NULL DEFAULT 0;");
+	cr_expect_str_eq(v3,
+			 "CREATE TABLE size_samples(cg, d_one INTEGER NOT NULL, d_two_n INTEGER "
+			 "NOT NULL, PRIMARY KEY(cg));");
+	cr_expect_str_eq(v6,
+			 "ALTER TABLE size_samples ADD COLUMN d_three INTEGER NOT NULL DEFAULT 0;");
 	cr_expect_str_eq(v4, "ALTER TABLE x ADD y;", "a step that adds no event");
-	cr_expect_str_eq(ins, "INSERT OR REPLACE INTO size_samples(cg, t_ms, size_kb, mapped_bytes,"
-			      " coverage_pct, d_one, d_two_n, d_three) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
-	cr_expect_str_eq(old, "SELECT size_kb, sum(d_one), sum(d_two_n) FROM size_samples WHERE t_ms "
-			      "> ?1 AND t_ms <= ?2 AND cg = ?3 GROUP BY size_kb",
+	cr_expect_str_eq(ins,
+			 "INSERT OR REPLACE INTO size_samples(cg, t_ms, size_kb, mapped_bytes,"
+			 " coverage_pct, d_one, d_two_n, d_three) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+	cr_expect_str_eq(old,
+			 "SELECT size_kb, sum(d_one), sum(d_two_n) FROM size_samples WHERE t_ms "
+			 "> ?1 AND t_ms <= ?2 AND cg = ?3 GROUP BY size_kb",
 			 "a version 5 database has no d_three");
 	free(v3);
 	free(v6);
