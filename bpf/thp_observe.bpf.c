@@ -860,8 +860,7 @@ int BPF_PROG(on_map_anon_pmd, struct folio *folio, pmd_t *pmd, struct vm_area_st
  * THP_COLLAPSE_ALLOC, once the new THP is allocated and charged, whether
  * the collapse then succeeds or not. Charged to the mm's owner's memcg.
  */
-SEC("?tp_btf/mm_collapse_huge_page")
-int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
+static __always_inline int count_pmd_collapse(struct mm_struct *mm, int isolated, int status)
 {
 	struct cgroup_subsys_state *css;
 	struct taod_cg_counters *c;
@@ -885,6 +884,60 @@ int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
 		c->pmd_map_pages += taod_cfg.pmd_pages;
 	if (taod_cfg.folio_alloc_from_events && taod_cfg.pmd_order < TAOD_MAX_ORDER)
 		c->folio_alloc[taod_cfg.pmd_order]++;
+	return 0;
+}
+
+/* Before 7.3 the tracepoint has no order: every collapse is to the PMD size. */
+SEC("?tp_btf/mm_collapse_huge_page")
+int BPF_PROG(on_collapse, struct mm_struct *mm, int isolated, int status)
+{
+	return count_pmd_collapse(mm, isolated, status);
+}
+
+/*
+ * 7.3+: the tracepoint has the order, khugepaged collapses into sizes below
+ * the PMD's too (the daemon loads this or on_collapse, as the kernel's BTF
+ * gives the tracepoint 4 arguments or 3). The PMD order is counted as
+ * on_collapse counts it. An order below is the per-size event `collapse`,
+ * counted as the kernel counts that size's collapse_alloc
+ * (hugepages-<N>kB/stats, alloc_charge_folio): once the folio is
+ * allocated, before the memcg charge, so a charge or a collapse that fails
+ * after it counts too; the one status before it is the allocation's
+ * failure (collapse_alloc_failed). Charged to the mm's owner's memcg and
+ * to the owner's own per-size counts (khugepaged owns none of it).
+ */
+static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup_subsys_state *css);
+
+SEC("?tp_btf/mm_collapse_huge_page")
+int BPF_PROG(on_collapse_order, struct mm_struct *mm, int isolated, int status, unsigned int order)
+{
+	static const struct taod_task_sizes zero;
+	struct task_struct *owner;
+	struct cgroup_subsys_state *css;
+	struct taod_task_sizes *t;
+	struct taod_cg_sizes *s;
+	__u32 tgid;
+	__u64 cgid;
+
+	if (order == taod_cfg.pmd_order)
+		return count_pmd_collapse(mm, isolated, status);
+	stat_inc(TAOD_STAT_MTHP_EVENTS);
+	if (order < 2 || order >= TAOD_MAX_ORDER || order > taod_cfg.pmd_order ||
+	    status == bpf_core_enum_value(enum scan_result, SCAN_ALLOC_HUGE_PAGE_FAIL))
+		return 0;
+	owner = BPF_CORE_READ(mm, owner);
+	css = task_memcg_css(owner);
+	cgid = css_cgid(css);
+	s = cgid ? sizes_get(cgid, css) : NULL;
+	if (s)
+		__sync_fetch_and_add(&s->collapse[order], 1);
+	tgid = owner ? BPF_CORE_READ(owner, tgid) : 0;
+	if (!tgid)
+		return 0;
+	bpf_map_update_elem(&task_sizes, &tgid, &zero, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&task_sizes, &tgid);
+	if (t)
+		__sync_fetch_and_add(&t->collapse[order], 1);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cgroup_state.h"
+#include "observe/size_events.h"
 
 uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
 {
@@ -31,7 +32,8 @@ void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
 }
 
 /*
- * The bytes of the folios below the PMD size faulted, and of those left
+ * The bytes of the folios below the PMD size made (faulted or collapsed:
+ * given to the tenant as a fault or a collapse gives a PMD THP), and of those left
  * partially mapped (a split that follows one breaks nothing more; one
  * without is reclaim's or taod's, not the tenant's unmapping).
  */
@@ -41,7 +43,7 @@ static void sizes_evidence(const struct taod_cg_sizes *s, struct cg_evidence *ou
 	uint64_t pmd = page * (page / 8); /* a page table of 8-byte entries */
 
 	for (int order = 2; order < TAOD_MAX_ORDER && (page << order) < pmd; order++) {
-		out->mthp_alloc_bytes += s->fault_alloc[order] * (page << order);
+		out->mthp_alloc_bytes += size_made(s, order) * (page << order);
 		out->mthp_broken_bytes += s->partial[order] * (page << order);
 	}
 }

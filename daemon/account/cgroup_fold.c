@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "observe/size_events.h"
+
 /* Tombstone chains are as deep as the removed part of a tree; bounded so
  * a cycle (a moved cgroup) cannot loop. */
 #define RESOLVE_HOPS 4096
@@ -49,22 +51,12 @@ static void fold_into(struct cgroup_table *t, uint64_t into, const struct cg_evi
 		t->folded_lost += ev->pmd_split + ev->thp_alloc;
 }
 
-/* @to += @add's per-size events (nr_anon is the cgroup's own: not folded). */
-static void sizes_add(struct taod_cg_sizes *to, const struct taod_cg_sizes *add)
-{
-	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
-		to->fault_alloc[o] += add->fault_alloc[o];
-		to->partial[o] += add->partial[o];
-		to->split[o] += add->split[o];
-	}
-}
-
 static void fold_sizes_into(struct cgroup_table *t, uint64_t into, const struct taod_cg_sizes *s)
 {
 	struct cgroup_entry *to = cgroup_fold_target(t, into);
 
 	if (to)
-		sizes_add(&to->folded_sizes, s);
+		size_events_add(&to->folded_sizes, s); /* nr_anon is the cgroup's own */
 }
 
 /* A removed cgroup's per-size events, its own and its removed
@@ -73,7 +65,7 @@ static void fold_removed_sizes(struct cgroup_table *t, const struct cgroup_entry
 {
 	struct taod_cg_sizes all = gone->folded_sizes;
 
-	sizes_add(&all, &gone->sizes);
+	size_events_add(&all, &gone->sizes);
 	fold_sizes_into(t, gone->parent_id, &all);
 }
 
@@ -132,29 +124,15 @@ void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gon
 	}
 }
 
-/* What moved from @seen to @now (a counter below @seen: BPF's entry was
- * made anew, so all of @now). */
-static uint64_t moved(uint64_t now, uint64_t seen)
-{
-	return now >= seen ? now - seen : now;
-}
-
 bool cgroup_fold_late_sizes(struct cgroup_table *t, uint64_t id, const struct taod_cg_sizes *s,
 			    uint64_t now_ms)
 {
 	struct cg_tomb *tb = tomb_find(t, id);
 	struct taod_cg_sizes delta = {0};
-	bool any = false;
 
 	if (!tb)
 		return false;
-	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
-		delta.fault_alloc[o] = moved(s->fault_alloc[o], tb->seen_sizes.fault_alloc[o]);
-		delta.partial[o] = moved(s->partial[o], tb->seen_sizes.partial[o]);
-		delta.split[o] = moved(s->split[o], tb->seen_sizes.split[o]);
-		any = any || delta.fault_alloc[o] || delta.partial[o] || delta.split[o];
-	}
-	if (any) {
+	if (size_events_moved(s, &tb->seen_sizes, &delta)) {
 		fold_sizes_into(t, tb->into, &delta);
 		tb->seen_sizes = *s;
 		tb->changed_ms = now_ms;

@@ -27,7 +27,7 @@ struct cg_evidence {
 	uint64_t pmd_split;   /* PMD splits of THPs left partly mapped */
 	uint64_t split_pages; /* base pages of the THPs split */
 	/* Multi-size THP below the PMD (fentry only): bytes in the folios
-	 * faulted, and in those left partially mapped. */
+	 * made (faulted, collapsed), and in those left partially mapped. */
 	uint64_t mthp_alloc_bytes, mthp_broken_bytes;
 };
 

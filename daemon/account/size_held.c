@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "observe/size_events.h"
+
 uint64_t size_kb_of(int order)
 {
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
@@ -13,11 +15,7 @@ uint64_t size_kb_of(int order)
 void size_counts_shown(const struct cgroup_entry *e, struct taod_cg_sizes *out)
 {
 	*out = e->sizes;
-	for (int o = 0; o < TAOD_MAX_ORDER; o++) {
-		out->fault_alloc[o] += e->folded_sizes.fault_alloc[o];
-		out->partial[o] += e->folded_sizes.partial[o];
-		out->split[o] += e->folded_sizes.split[o];
-	}
+	size_events_add(out, &e->folded_sizes);
 }
 
 uint64_t size_held_bytes(const struct cgroup_entry *e, int order)

@@ -293,7 +293,7 @@ static struct json_object *task_sizes_json(struct taod *d, uint32_t tgid)
 
 	if (bpf_observer_task_sizes(d->obs, tgid, &s))
 		return json_object_new_array();
-	return protocol_size_mix(s.fault_alloc, s.partial, s.split);
+	return protocol_size_mix(&s);
 }
 
 static struct json_object *task_json(struct taod *d, const struct task_row *t)

@@ -11,6 +11,7 @@
 #include "taod/json_fields.h"
 #include "decide/policy_match.h"
 #include "taod/protocol.h"
+#include "observe/size_events.h"
 #include "observe/split_cause.h"
 #include "common/workload_name.h"
 
@@ -21,7 +22,7 @@ static struct json_object *ms_since(uint64_t then, uint64_t now)
 
 /*
  * The tenant's folio size mix: per size (orders 2 and up), the folios its
- * member cgroups faulted, left partially mapped and split, cumulative.
+ * member cgroups counted of each per-size event, cumulative.
  */
 static struct json_object *size_mix_json(const struct taod *d, const struct cg_judge *j)
 {
@@ -32,13 +33,10 @@ static struct json_object *size_mix_json(const struct taod *d, const struct cg_j
 		const struct cgroup_entry *e =
 		    m->tenant_id == j->id ? cgroup_table_find(&d->cgroups, m->id) : NULL;
 
-		for (int o = 0; e && o < TAOD_MAX_ORDER; o++) {
-			sum.fault_alloc[o] += e->sizes.fault_alloc[o];
-			sum.partial[o] += e->sizes.partial[o];
-			sum.split[o] += e->sizes.split[o];
-		}
+		if (e)
+			size_events_add(&sum, &e->sizes);
 	}
-	return protocol_size_mix(sum.fault_alloc, sum.partial, sum.split);
+	return protocol_size_mix(&sum);
 }
 
 static struct json_object *evidence_json(const struct taod *d, const struct cg_judge *j,

@@ -14,6 +14,7 @@
 #include "common/workload_name.h"
 #include "account/size_held.h"
 #include "observe/cg_counters.h"
+#include "observe/size_events.h"
 
 /*
  * The first string in @o holding a NUL byte (JSON's \u0000): its field
@@ -184,21 +185,25 @@ static struct json_object *folio_orders(const struct taod_cg_counters *c)
 	return o;
 }
 
-struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *partial,
-				      const __u64 *split)
+/* Every per-size event of @order in @sizes into @o, in the list's order. */
+static void size_events_json(struct json_object *o, const void *sizes, int order)
+{
+	for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+		json_add_u64(o, size_events[ev].json, size_count(sizes, &size_events[ev], order));
+}
+
+struct json_object *protocol_size_mix(const void *sizes)
 {
 	struct json_object *list = json_object_new_array();
 
 	for (int o = 2; o < TAOD_MAX_ORDER; o++) {
 		struct json_object *s;
 
-		if (!fault_alloc[o] && !partial[o] && !split[o])
+		if (!size_any(sizes, o))
 			continue;
 		s = json_object_new_object();
 		json_add_u64(s, "size_kb", size_kb_of(o));
-		json_add_u64(s, "fault_alloc", fault_alloc[o]);
-		json_add_u64(s, "partial_unmap", partial[o]);
-		json_add_u64(s, "split", split[o]);
+		size_events_json(s, sizes, o);
 		json_object_array_add(list, s);
 	}
 	return list;
@@ -212,7 +217,7 @@ struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *par
 static struct json_object *sizes_json(const struct cgroup_entry *e)
 {
 	struct json_object *list = json_object_new_array();
-	struct taod_cg_sizes shown, *z = &shown;
+	struct taod_cg_sizes shown;
 
 	size_counts_shown(e, &shown);
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
@@ -220,15 +225,12 @@ static struct json_object *sizes_json(const struct cgroup_entry *e)
 		uint64_t held = size_held_bytes(e, order);
 		struct json_object *o;
 
-		if (!z->fault_alloc[order] && !z->partial[order] && !z->split[order] &&
-		    !page_alloc && !held)
+		if (!size_any(&shown, order) && !page_alloc && !held)
 			continue;
 		o = json_object_new_object();
 		json_add_i64(o, "order", order);
 		json_add_u64(o, "size_kb", size_kb_of(order));
-		json_add_u64(o, "fault_alloc", z->fault_alloc[order]);
-		json_add_u64(o, "partial_unmap", z->partial[order]);
-		json_add_u64(o, "split", z->split[order]);
+		size_events_json(o, &shown, order);
 		json_add_u64(o, "page_alloc", page_alloc);
 		json_add_u64(o, "mapped_bytes", held);
 		json_add(o, "coverage_pct", protocol_pct_or_null(size_coverage_pct(e, order)));

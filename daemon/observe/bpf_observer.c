@@ -78,8 +78,24 @@ struct thp_path_fns {
 	bool map_pf;	      /* map_anon_folio_pmd_pf (6.16+) counts fault allocations */
 	bool split_locked;    /* split_huge_pmd_locked (6.10+) */
 	bool rmap_pmd;	      /* folio_remove_rmap_pmd (6.8+), else page_remove_rmap */
+	bool collapse_order;  /* mm_collapse_huge_page has the order (7.3+) */
 	bool complete;	      /* everything the mode needs is there */
 };
+
+/*
+ * The arguments of tracepoint @name, from its BTF prototype (typedef
+ * btf_trace_NAME: a pointer to a function whose first parameter is the
+ * program's context, void *, then the tracepoint's); -1 if BTF has none.
+ */
+static int tracepoint_args(const struct btf *vmlinux, const char *name)
+{
+	int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(vmlinux, (__u32)id) : NULL;
+
+	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(vmlinux, t->type) : NULL;
+	return t && btf_is_func_proto(t) && btf_vlen(t) > 0 ? btf_vlen(t) - 1 : -1;
+}
 
 static struct thp_path_fns find_thp_path_fns(const struct btf *vmlinux)
 {
@@ -93,6 +109,8 @@ static struct thp_path_fns find_thp_path_fns(const struct btf *vmlinux)
 	t.map_pf = has_fn(vmlinux, "map_anon_folio_pmd_pf");
 	t.split_locked = has_fn(vmlinux, "split_huge_pmd_locked");
 	t.rmap_pmd = has_fn(vmlinux, "folio_remove_rmap_pmd");
+	/* (mm, isolated, status, order): 7.3's khugepaged collapses into sizes below the PMD. */
+	t.collapse_order = tracepoint_args(vmlinux, "btf_trace_mm_collapse_huge_page") == 4;
 	t.complete = t.zero_get && has_fn(vmlinux, "do_huge_pmd_anonymous_page") &&
 		     (t.map_pf || has_fn(vmlinux, "pgtable_trans_huge_deposit")) &&
 		     has_fn(vmlinux, "zap_huge_pmd") &&
@@ -163,13 +181,16 @@ static struct btf_facts read_btf_facts(const struct btf *vmlinux)
 static void select_thp_path_programs(struct thp_observe_bpf *skel, const struct thp_path_fns *t)
 {
 	__typeof__(skel->progs) *pr = &skel->progs;
-	struct bpf_program *on[] = {
-	    pr->on_huge_fault_enter, pr->on_huge_fault_exit, pr->on_huge_zero_get, pr->on_collapse,
-	    pr->on_zap_enter,	     pr->on_zap_exit,	     pr->on_split_pmd_exit};
+	struct bpf_program *on[] = {pr->on_huge_fault_enter, pr->on_huge_fault_exit,
+				    pr->on_huge_zero_get,    pr->on_zap_enter,
+				    pr->on_zap_exit,	     pr->on_split_pmd_exit};
 
 	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
 		bpf_program__set_autoload(on[i], true);
 	bpf_program__set_attach_target(pr->on_huge_zero_get, 0, t->zero_get);
+	/* One of the two reads the tracepoint's arguments as this kernel has them. */
+	bpf_program__set_autoload(pr->on_collapse, !t->collapse_order);
+	bpf_program__set_autoload(pr->on_collapse_order, t->collapse_order);
 	bpf_program__set_autoload(pr->on_map_anon_pmd, t->map_pf);
 	bpf_program__set_autoload(pr->on_pmd_deposit, !t->map_pf);
 	bpf_program__set_autoload(pr->on_rmap_pmd_removed, t->rmap_pmd);
@@ -243,6 +264,7 @@ static void select_size_programs(struct bpf_observer *o, const struct taod_confi
 	bool fault = mthp && vmlinux && has_fn(vmlinux, "folio_add_new_anon_rmap");
 	bool held = fault && split && has_fn(vmlinux, "__mem_cgroup_uncharge") &&
 		    has_fn(vmlinux, "__mem_cgroup_uncharge_folios");
+	bool collapse = bpf_program__autoload(pr->on_collapse_order); /* THP paths, 7.3+ */
 
 	bpf_program__set_autoload(pr->on_size_split_enter, split);
 	bpf_program__set_autoload(pr->on_size_split_exit, split);
@@ -253,12 +275,13 @@ static void select_size_programs(struct bpf_observer *o, const struct taod_confi
 	bpf_program__set_autoload(pr->on_deferred_split, partial);
 	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
 	select_held_programs(o->skel, f, held);
-	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s",
+	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s%s",
 		 fault	? "fault allocations, "
 		 : mthp ? ""
 			: "(no mTHP size enabled at start) ",
 		 held ? "folios held, " : "", partial ? "partial maps, " : "",
-		 split ? "splits" : "no splits", split || partial || fault ? " per size" : "");
+		 collapse ? "collapses, " : "", split ? "splits" : "no splits",
+		 split || partial || fault || collapse ? " per size" : "");
 }
 
 static int load_and_attach(struct thp_observe_bpf *skel)

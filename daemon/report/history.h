@@ -20,7 +20,7 @@
 #include "account/cgroup_state.h"
 #include "account/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 4
+#define HISTORY_SCHEMA_VERSION 5
 
 struct history;
 struct sqlite3;

@@ -107,3 +107,59 @@ char *hist_last_sample_sql(const struct cg_counter *t, size_t n, int version)
 	return hist_columns_sql(t, n, version, "SELECT ", "%s",
 				", t_ms FROM samples WHERE cg = ?1 ORDER BY t_ms DESC LIMIT 1");
 }
+
+/* The event columns of versions @from to @to through @fmt (%1$s: the event's json), @sep between.
+ */
+static void size_columns(FILE *f, const struct size_event *t, size_t n, int from, int to,
+			 const char *fmt, const char *sep)
+{
+	const char *between = "";
+
+	for (size_t i = 0; i < n; i++) {
+		if (!hist_size_kept(&t[i], to) || t[i].history < from)
+			continue;
+		fputs(between, f);
+		fprintf(f, fmt, t[i].json);
+		between = sep;
+	}
+}
+
+char *hist_size_schema_step(const struct size_event *t, size_t n, int version, const char *before,
+			    const char *after)
+{
+	struct sql_text s;
+
+	if (!sql_begin(&s, before))
+		return NULL;
+	if (version == HIST_SIZE_TABLE_VERSION)
+		size_columns(s.f, t, n, 1, version, "d_%s INTEGER NOT NULL", ", ");
+	else
+		size_columns(s.f, t, n, version, version,
+			     "ALTER TABLE size_samples ADD COLUMN d_%s INTEGER NOT NULL DEFAULT 0;",
+			     "");
+	return sql_end(&s, after ? after : "");
+}
+
+char *hist_size_insert_sql(const struct size_event *t, size_t n, int version)
+{
+	struct sql_text s;
+
+	if (!sql_begin(&s, "INSERT OR REPLACE INTO size_samples(cg, t_ms, size_kb, mapped_bytes,"
+			   " coverage_pct, "))
+		return NULL;
+	size_columns(s.f, t, n, 1, version, "d_%s", ", ");
+	fputs(") VALUES(?, ?, ?, ?, ?, ", s.f);
+	size_columns(s.f, t, n, 1, version, "?", ", ");
+	return sql_end(&s, ")");
+}
+
+char *hist_size_sums_sql(const struct size_event *t, size_t n, int version)
+{
+	struct sql_text s;
+
+	if (!sql_begin(&s, "SELECT size_kb, "))
+		return NULL;
+	size_columns(s.f, t, n, 1, version, "sum(d_%s)", ", ");
+	return sql_end(&s, " FROM size_samples WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
+			   " GROUP BY size_kb");
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "observe/cg_counters.h"
+#include "observe/size_events.h"
 
 /* Whether counter @d has history columns in a database of schema @version. */
 static inline bool hist_kept(const struct cg_counter *d, int version)
@@ -53,5 +54,44 @@ char *hist_columns_sql(const struct cg_counter *t, size_t n, int version, const 
  */
 char *hist_insert_sample_sql(const struct cg_counter *t, size_t n, int version);
 char *hist_last_sample_sql(const struct cg_counter *t, size_t n, int version);
+
+/*
+ * The size_samples table's per-size event columns, d_JSON for each row of
+ * the per-size event list (TAOD_SIZE_EVENTS) that names a schema version:
+ * made inside the table by the version that creates it
+ * (HIST_SIZE_TABLE_VERSION), added by ALTER TABLE by a later one. As
+ * above, the functions take the list's table so that a test can hand them
+ * a list of its own.
+ */
+#define HIST_SIZE_TABLE_VERSION 3
+
+/* Whether event @d has its column in a database of schema @version. */
+static inline bool hist_size_kept(const struct size_event *d, int version)
+{
+	return d->history > 0 && d->history <= version;
+}
+
+/*
+ * The SQL of schema step @version for the event columns: @before, the
+ * columns (inside the table, ", " between, for HIST_SIZE_TABLE_VERSION;
+ * else one ALTER TABLE each, 0 in the rows already there: not counted
+ * then) and @after (NULL: nothing). malloc'd; NULL on ENOMEM.
+ */
+char *hist_size_schema_step(const struct size_event *t, size_t n, int version, const char *before,
+			    const char *after);
+
+/*
+ * The writer's statement: "INSERT OR REPLACE INTO size_samples(cg, t_ms,
+ * size_kb, mapped_bytes, coverage_pct, d_...)" with a `?` each, the
+ * events in the list's order from parameter 6. malloc'd; NULL on ENOMEM.
+ */
+char *hist_size_insert_sql(const struct size_event *t, size_t n, int version);
+
+/*
+ * The report's sums over a window (?1 < t_ms <= ?2) of cg ?3, a row per
+ * size: size_kb, then sum(d_...) of each event kept in schema @version,
+ * in the list's order. malloc'd; NULL on ENOMEM.
+ */
+char *hist_size_sums_sql(const struct size_event *t, size_t n, int version);
 
 #endif

@@ -166,14 +166,6 @@ static int insert_sample(struct history *h, const struct cgroup_entry *e, struct
 	return hst_done(h, st);
 }
 
-static uint64_t delta_u64(__u64 *last, uint64_t now)
-{
-	uint64_t l = *last, d = delta(&l, now);
-
-	*last = l;
-	return d;
-}
-
 /* Whether the folios @e holds of @order moved since its last row of that
  * size (and notes them for the next). */
 static bool held_moved(const struct cgroup_entry *e, struct hist_cg *c, int order)
@@ -189,28 +181,29 @@ static bool held_moved(const struct cgroup_entry *e, struct hist_cg *c, int orde
 static int insert_sizes(struct history *h, const struct cgroup_entry *e, struct hist_cg *c,
 			uint64_t wall_ms)
 {
+	struct taod_cg_sizes d;
+
+	/* What each event moved since the batch before, every order at once. */
+	size_events_moved(&e->sizes, &c->raw_sizes, &d);
+	size_events_copy(&c->raw_sizes, &e->sizes);
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
-		uint64_t df =
-		    delta_u64(&c->raw_sizes.fault_alloc[order], e->sizes.fault_alloc[order]);
-		uint64_t dp = delta_u64(&c->raw_sizes.partial[order], e->sizes.partial[order]);
-		uint64_t ds = delta_u64(&c->raw_sizes.split[order], e->sizes.split[order]);
 		double pct = size_coverage_pct(e, order);
 		sqlite3_stmt *st;
 
-		if (!held_moved(e, c, order) && !df && !dp && !ds)
+		if (!held_moved(e, c, order) && !size_any(&d, order))
 			continue;
 		st = hst(h, HS_INSERT_SIZE);
 		sqlite3_bind_int64(st, 1, c->cg);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)wall_ms);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)size_kb_of(order));
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)df);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)dp);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)ds);
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)size_held_bytes(e, order));
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)size_held_bytes(e, order));
 		if (pct >= 0)
-			sqlite3_bind_double(st, 8, pct);
+			sqlite3_bind_double(st, 5, pct);
 		else
-			sqlite3_bind_null(st, 8);
+			sqlite3_bind_null(st, 5);
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+			sqlite3_bind_int64(st, 6 + ev,
+					   (sqlite3_int64)size_count(&d, &size_events[ev], order));
 		if (hst_done(h, st))
 			return -EIO;
 	}

@@ -65,15 +65,17 @@ static const char schema_v2[] =
 /*
  * Version 3: multi-size THP per cgroup (issue 17). A row per cgroup, sample
  * time and folio size whose counts moved since the cgroup's last row: the
- * folios faulted, left partially mapped and split in between. Databases of
- * versions 1 and 2 have none: no per-size figure was counted then.
+ * per-size events in between (the columns d_JSON of the rows of the
+ * per-size event list that name version 3: folios faulted, left partially
+ * mapped, split). Databases of versions 1 and 2 have none: no per-size
+ * figure was counted then.
  */
-static const char schema_v3[] =
+static const char schema_v3_head[] =
     "CREATE TABLE size_samples(cg INTEGER NOT NULL, t_ms INTEGER NOT NULL,"
-    " size_kb INTEGER NOT NULL, d_fault_alloc INTEGER NOT NULL,"
-    " d_partial_unmap INTEGER NOT NULL, d_split INTEGER NOT NULL,"
-    " PRIMARY KEY(cg, t_ms, size_kb)) WITHOUT ROWID;"
-    "CREATE INDEX size_samples_time ON size_samples(t_ms);";
+    " size_kb INTEGER NOT NULL, ";
+/* Between the two: the event columns of version 3 (history_columns.c). */
+static const char schema_v3_tail[] = ", PRIMARY KEY(cg, t_ms, size_kb)) WITHOUT ROWID;"
+				     "CREATE INDEX size_samples_time ON size_samples(t_ms);";
 
 /*
  * Version 4: coverage by size (issue 17). On each per-size row, the bytes
@@ -85,15 +87,26 @@ static const char schema_v4[] = "ALTER TABLE size_samples ADD COLUMN mapped_byte
 				"ALTER TABLE size_samples ADD COLUMN coverage_pct REAL;";
 
 /*
+ * Version 5: collapses per size (issue 17). Its text is empty: the per-size
+ * event list's `collapse` row names version 5, and its column d_collapse
+ * is the step (0 in the rows already there: not counted then).
+ */
+
+/*
  * A step per version: its text, and after it the counter columns of rows
- * of the counter list that name this version (for version 1, inside its
- * samples table, before its tail). A counter kept from version N on adds
- * a step here whose text may be empty: its columns are the step.
+ * of the counter list and the event columns of rows of the per-size event
+ * list that name this version (for version 1, the counters inside its
+ * samples table, before its tail; for version 3, the events inside its
+ * size_samples table). A counter or event kept from version N on adds a
+ * step here whose text may be empty: its columns are the step.
  */
 static const struct {
 	const char *sql, *tail;
-} migrations[] = {
-    {schema_v1_head, schema_v1_tail}, {schema_v2, NULL}, {schema_v3, NULL}, {schema_v4, NULL}};
+} migrations[] = {{schema_v1_head, schema_v1_tail},
+		  {schema_v2, NULL},
+		  {schema_v3_head, schema_v3_tail},
+		  {schema_v4, NULL},
+		  {"", NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 
@@ -103,6 +116,12 @@ _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSIO
 							     "version");
 TAOD_CG_COUNTERS(HIST_VERSION_KNOWN_)
 #undef HIST_VERSION_KNOWN_
+/* And every per-size event, from the version that made its table on. */
+#define HIST_SIZE_VERSION_KNOWN_(f, j, version, ...)                                               \
+	_Static_assert(version >= HIST_SIZE_TABLE_VERSION && version <= HISTORY_SCHEMA_VERSION,    \
+		       #f ": no migration step for its version");
+TAOD_SIZE_EVENTS(HIST_SIZE_VERSION_KNOWN_)
+#undef HIST_SIZE_VERSION_KNOWN_
 
 int history_schema_version(sqlite3 *db)
 {
@@ -142,12 +161,31 @@ int history_schema_apply(sqlite3 *db, char *err, size_t err_len)
 	return history_schema_apply_to(db, HISTORY_SCHEMA_VERSION, err, err_len);
 }
 
+/*
+ * The SQL of schema step @version: its text, the event columns and the
+ * counter columns of this version. The tail closes the table the columns
+ * go inside: size_samples' (events) at its version, else samples'
+ * (counters). malloc'd; NULL on ENOMEM.
+ */
+static char *step_sql(int version)
+{
+	bool sizes_inside = version == HIST_SIZE_TABLE_VERSION;
+	const char *tail = migrations[version - 1].tail;
+	char *events =
+	    hist_size_schema_step(size_events, SIZE_NEVENTS, version, migrations[version - 1].sql,
+				  sizes_inside ? tail : NULL);
+	char *step = events ? hist_schema_step(cg_counters, CG_NCOUNTERS, version, events,
+					       sizes_inside ? NULL : tail)
+			    : NULL;
+
+	free(events);
+	return step;
+}
+
 /* Schema step @version and its user_version, in one transaction. Nonzero on failure, @msg why. */
 static int run_step(sqlite3 *db, int version, char **msg)
 {
-	char bump[64],
-	    *step = hist_schema_step(cg_counters, CG_NCOUNTERS, version,
-				     migrations[version - 1].sql, migrations[version - 1].tail);
+	char bump[64], *step = step_sql(version);
 	int r;
 
 	if (!step) {

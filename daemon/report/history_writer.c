@@ -44,7 +44,6 @@ static const char *const stmt_sql[HS_MAX] = {
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 			 " ?11, ?12, ?13, ?14, ?15, ?16)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
-    [HS_INSERT_SIZE] = "INSERT OR REPLACE INTO size_samples VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -133,6 +132,8 @@ static char *stmt_text(enum history_stmt i)
 		return hist_last_sample_sql(cg_counters, CG_NCOUNTERS, HISTORY_SCHEMA_VERSION);
 	if (i == HS_INSERT_SAMPLE)
 		return hist_insert_sample_sql(cg_counters, CG_NCOUNTERS, HISTORY_SCHEMA_VERSION);
+	if (i == HS_INSERT_SIZE)
+		return hist_size_insert_sql(size_events, SIZE_NEVENTS, HISTORY_SCHEMA_VERSION);
 	return strdup(stmt_sql[i]);
 }
 

@@ -7,13 +7,7 @@
 
 #include "metrics.h"
 #include "account/size_held.h"
-
-static const char *const events[] = {"fault_alloc", "partial_unmap", "split"};
-
-static uint64_t event_count(const struct taod_cg_sizes *s, int ev, int order)
-{
-	return ev == 0 ? s->fault_alloc[order] : ev == 1 ? s->partial[order] : s->split[order];
-}
+#include "observe/size_events.h"
 
 static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label, long page_kb)
 {
@@ -21,16 +15,14 @@ static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label
 
 	size_counts_shown(e, &shown); /* removed descendants' folded in */
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
-		const struct taod_cg_sizes *s = &shown;
-
-		if (!s->fault_alloc[order] && !s->partial[order] && !s->split[order])
+		if (!size_any(&shown, order))
 			continue;
-		for (int ev = 0; ev < 3; ev++)
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
 			fprintf(f,
 				"taod_cgroup_mthp_folios_total{cgroup=\"%s\",size_kb=\"%ld\","
 				"event=\"%s\"} %llu\n",
-				label, page_kb << order, events[ev],
-				(unsigned long long)event_count(s, ev, order));
+				label, page_kb << order, size_events[ev].json,
+				(unsigned long long)size_count(&shown, &size_events[ev], order));
 	}
 }
 
@@ -92,9 +84,11 @@ void metrics_write_sizes(FILE *f, const struct cgroup_table *t)
 	label = malloc(label_max);
 	if (!label)
 		return;
-	fprintf(f, "# HELP taod_cgroup_mthp_folios_total Large anonymous folios by size: faulted, "
-		   "left partially mapped, split (fentry only), since taod started.\n"
-		   "# TYPE taod_cgroup_mthp_folios_total counter\n");
+	fputs("# HELP taod_cgroup_mthp_folios_total Large anonymous folios by size: ", f);
+	size_events_list(f, offsetof(struct size_event, phrase), "%s", ", ");
+	fputs(" (fentry only), since taod started.\n"
+	      "# TYPE taod_cgroup_mthp_folios_total counter\n",
+	      f);
 	for (size_t i = 0; i < t->n; i++) {
 		if (!t->v[i]->path)
 			continue;

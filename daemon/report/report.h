@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "observe/cg_counters.h"
+#include "observe/size_events.h"
 
 struct report_point {
 	int64_t t_ms;
@@ -40,7 +41,10 @@ struct report_action {
 /* Large folios of one size in the window (schema 3+, fentry only). */
 struct report_size {
 	unsigned size_kb;
-	uint64_t fault_alloc, partial_unmap, split;
+	/* Each per-size event of TAOD_SIZE_EVENTS (index SIZE_IDX_*) over
+	 * the window; not counted: the database predates its column. */
+	uint64_t count[SIZE_NEVENTS];
+	bool counted[SIZE_NEVENTS];
 	/* Schema 4+: the bytes held in folios of this size at the window's
 	 * end (its last row up to then), and their share of anon memory;
 	 * -1: not counted. */

@@ -2,20 +2,23 @@
 /*
  * Multi-size THP in `taoctl report` (issue 17): each cgroup's large folios
  * by size over the window, read from size_samples (schema version 3; the
- * bytes held per size and their coverage, version 4), and
- * their renderings in every format.
+ * bytes held per size and their coverage, version 4; each per-size event
+ * from the version its row of TAOD_SIZE_EVENTS names), and their
+ * renderings in every format.
  */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 
+#include "history_columns.h"
 #include "report_internal.h"
 #include "taod/json_fields.h"
 #include "report_sizes.h"
 #include "common/utf8.h"
 
-/* The entry of @size_kb in @c's sizes, made (nothing counted) if none. */
-static struct report_size *size_entry(struct report_cgroup *c, unsigned size_kb)
+/* The entry of @size_kb in @c's sizes, made (0 of each event the database
+ * of schema @version keeps, nothing held) if none. */
+static struct report_size *size_entry(struct report_cgroup *c, unsigned size_kb, int version)
 {
 	struct report_size *s;
 
@@ -26,28 +29,32 @@ static struct report_size *size_entry(struct report_cgroup *c, unsigned size_kb)
 	if (s) {
 		*s = (struct report_size){.size_kb = size_kb, .mapped_bytes = -1};
 		s->coverage_pct = -1;
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+			s->counted[ev] = hist_size_kept(&size_events[ev], version);
 	}
 	return s;
 }
 
 static int load_counts(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
-	sqlite3_stmt *st = prepare_window(l, "SELECT size_kb, sum(d_fault_alloc),"
-					     " sum(d_partial_unmap), sum(d_split) FROM size_samples"
-					     " WHERE t_ms > ?1 AND t_ms <= ?2 AND cg = ?3"
-					     " GROUP BY size_kb");
+	char *sql = hist_size_sums_sql(size_events, SIZE_NEVENTS, l->version);
+	sqlite3_stmt *st = sql ? prepare_window(l, sql) : NULL;
 
+	free(sql);
 	if (!st)
 		return -EIO;
 	sqlite3_bind_int64(st, 3, cg);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct report_size *s = size_entry(c, (unsigned)sqlite3_column_int64(st, 0));
+		struct report_size *s =
+		    size_entry(c, (unsigned)sqlite3_column_int64(st, 0), l->version);
+		int col = 1;
 
 		if (!s)
 			break;
-		s->fault_alloc = (uint64_t)sqlite3_column_int64(st, 1);
-		s->partial_unmap = (uint64_t)sqlite3_column_int64(st, 2);
-		s->split = (uint64_t)sqlite3_column_int64(st, 3);
+		/* The columns are the events the database keeps, in the list's order. */
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+			if (s->counted[ev])
+				s->count[ev] = (uint64_t)sqlite3_column_int64(st, col++);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -69,7 +76,8 @@ static int load_held(struct loader *l, int64_t cg, struct report_cgroup *c)
 		return -EIO;
 	sqlite3_bind_int64(st, 3, cg);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct report_size *s = size_entry(c, (unsigned)sqlite3_column_int64(st, 0));
+		struct report_size *s =
+		    size_entry(c, (unsigned)sqlite3_column_int64(st, 0), l->version);
 
 		if (!s)
 			break;
@@ -102,9 +110,17 @@ int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c)
 
 double report_size_broken_pct(const struct report_size *s)
 {
-	if (!s->fault_alloc)
+	uint64_t made = 0, broken = 0;
+
+	for (int ev = 0; ev < SIZE_NEVENTS; ev++) {
+		if (size_events[ev].made)
+			made += s->count[ev];
+		else
+			broken += s->count[ev];
+	}
+	if (!made)
 		return -1;
-	return 100.0 * (double)(s->partial_unmap + s->split) / (double)s->fault_alloc;
+	return 100.0 * (double)broken / (double)made;
 }
 
 struct json_object *report_sizes_json(const struct report_cgroup *c)
@@ -116,9 +132,11 @@ struct json_object *report_sizes_json(const struct report_cgroup *c)
 		struct json_object *o = json_object_new_object();
 
 		json_add_u64(o, "size_kb", s->size_kb);
-		json_add_u64(o, "fault_alloc", s->fault_alloc);
-		json_add_u64(o, "partial_unmap", s->partial_unmap);
-		json_add_u64(o, "split", s->split);
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+			if (s->counted[ev])
+				json_add_u64(o, size_events[ev].json, s->count[ev]);
+			else
+				json_add(o, size_events[ev].json, NULL);
 		json_add_known(o, "broken_pct", report_size_broken_pct(s));
 		if (s->mapped_bytes >= 0)
 			json_add_i64(o, "mapped_bytes", s->mapped_bytes);
@@ -128,6 +146,20 @@ struct json_object *report_sizes_json(const struct report_cgroup *c)
 		json_object_array_add(list, o);
 	}
 	return list;
+}
+
+/* "32 faulted, 8 partial, 4 split": the events @s counts, in the list's order. */
+static void event_words(FILE *f, const struct report_size *s)
+{
+	const char *sep = "";
+
+	for (int ev = 0; ev < SIZE_NEVENTS; ev++) {
+		if (!s->counted[ev])
+			continue;
+		fprintf(f, "%s%llu %s", sep, (unsigned long long)s->count[ev],
+			size_events[ev].word);
+		sep = ", ";
+	}
 }
 
 void report_sizes_table(FILE *f, const struct report *r)
@@ -142,14 +174,15 @@ void report_sizes_table(FILE *f, const struct report *r)
 			const struct report_size *s = &c->sizes[k];
 			double pct = report_size_broken_pct(s);
 
-			if (!header)
-				fputs("\nlarge folios by size (faulted, left partially mapped, "
-				      "split per cgroup over the window; held at its end):\n",
-				      f);
+			if (!header) {
+				fputs("\nlarge folios by size (", f);
+				size_events_list(f, offsetof(struct size_event, phrase), "%s",
+						 ", ");
+				fputs(" per cgroup over the window; held at its end):\n", f);
+			}
 			header = true;
-			fprintf(f, "  %s  %u KiB: %llu faulted, %llu partial, %llu split",
-				path ? path : "?", s->size_kb, (unsigned long long)s->fault_alloc,
-				(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
+			fprintf(f, "  %s  %u KiB: ", path ? path : "?", s->size_kb);
+			event_words(f, s);
 			if (pct >= 0)
 				fprintf(f, " (%.1f%% broken)", pct);
 			if (s->mapped_bytes >= 0)
@@ -182,15 +215,19 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 {
 	if (!c->nsizes)
 		return;
-	fputs("<table class=\"sizes\"><tr><th>folio size</th><th>faulted</th><th>partially "
-	      "mapped</th><th>split</th><th>broken</th><th>held</th><th>coverage</th></tr>\n",
-	      f);
+	fputs("<table class=\"sizes\"><tr><th>folio size</th>", f);
+	size_events_list(f, offsetof(struct size_event, title), "<th>%s</th>", "");
+	fputs("<th>broken</th><th>held</th><th>coverage</th></tr>\n", f);
 	for (size_t k = 0; k < c->nsizes; k++) {
 		const struct report_size *s = &c->sizes[k];
 
-		fprintf(f, "<tr><td>%u KiB</td><td>%llu</td><td>%llu</td><td>%llu</td><td>",
-			s->size_kb, (unsigned long long)s->fault_alloc,
-			(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
+		fprintf(f, "<tr><td>%u KiB</td>", s->size_kb);
+		for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+			if (s->counted[ev])
+				fprintf(f, "<td>%llu</td>", (unsigned long long)s->count[ev]);
+			else
+				fputs("<td>-</td>", f);
+		fputs("<td>", f);
 		pct_bar(f, report_size_broken_pct(s), "#c0392b", "#2471a3");
 		if (s->mapped_bytes >= 0)
 			fprintf(f, "</td><td>%lld KiB</td><td>", (long long)s->mapped_bytes / 1024);
@@ -204,9 +241,9 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 
 int report_write_sizes_csv(FILE *f, const struct report *r)
 {
-	fputs("cgroup,cgroup_id,size_kb,fault_alloc,partial_unmap,split,mapped_bytes,coverage_"
-	      "pct\r\n",
-	      f);
+	fputs("cgroup,cgroup_id,size_kb,", f);
+	size_events_list(f, offsetof(struct size_event, json), "%s,", "");
+	fputs("mapped_bytes,coverage_pct\r\n", f);
 	for (size_t i = 0; i < r->ncgroups; i++) {
 		const struct report_cgroup *c = &r->cgroups[i];
 
@@ -214,9 +251,12 @@ int report_write_sizes_csv(FILE *f, const struct report *r)
 			csv_field(f, c->path);
 			const struct report_size *s = &c->sizes[k];
 
-			fprintf(f, ",%llu,%u,%llu,%llu,%llu,", (unsigned long long)c->cgroup_id,
-				s->size_kb, (unsigned long long)s->fault_alloc,
-				(unsigned long long)s->partial_unmap, (unsigned long long)s->split);
+			fprintf(f, ",%llu,%u,", (unsigned long long)c->cgroup_id, s->size_kb);
+			for (int ev = 0; ev < SIZE_NEVENTS; ev++) /* empty: not counted */
+				if (s->counted[ev])
+					fprintf(f, "%llu,", (unsigned long long)s->count[ev]);
+				else
+					fputc(',', f);
 			if (s->mapped_bytes >= 0)
 				fprintf(f, "%lld", (long long)s->mapped_bytes);
 			fputc(',', f);

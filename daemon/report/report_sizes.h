@@ -9,11 +9,12 @@
 
 struct json_object;
 
-/* Folios left partially mapped or split per folio faulted, in percent; -1
- * with none faulted. */
+/* Folios broken (left partially mapped, split) per folio made (faulted,
+ * collapsed), in percent; -1 with none made. */
 double report_size_broken_pct(const struct report_size *s);
-/* [{size_kb, fault_alloc, partial_unmap, split, broken_pct, mapped_bytes,
- * coverage_pct}] of @c (the last two null where not counted). */
+/* [{size_kb, each per-size event by its name (null where the database
+ * predates it), broken_pct, mapped_bytes, coverage_pct}] of @c (the last
+ * two null where not counted). */
 struct json_object *report_sizes_json(const struct report_cgroup *c);
 /* The table format's section, a line per cgroup and size; nothing when no
  * cgroup has a size counted. */

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "workload_column.h"
 #include "control/explain.h"
+#include "observe/size_events.h"
 #include "taod/json_fields.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */
@@ -229,8 +230,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-/* A task's size mix, "64K:32/8/4 16K:8/2/0" (faulted/partial/split per
- * folio size), or "-" with none; cut short to fit @len. */
+/* A task's size mix, "64K:32/8/4/0 16K:8/2/0/0" (each per-size event in
+ * the list's order: faulted/partial/split/collapsed per folio size), or
+ * "-" with none; cut short to fit @len. */
 static const char *size_mix_text(char *buf, size_t len, struct json_object *sizes)
 {
 	size_t used = 0;
@@ -238,12 +240,16 @@ static const char *size_mix_text(char *buf, size_t len, struct json_object *size
 	buf[0] = 0;
 	for (size_t k = 0; sizes && k < json_object_array_length(sizes) && used < len; k++) {
 		struct json_object *s = json_object_array_get_idx(sizes, k);
-		int n = snprintf(buf + used, len - used, "%s%lluK:%llu/%llu/%llu", used ? " " : "",
-				 (unsigned long long)jget_u64(s, "size_kb"),
-				 (unsigned long long)jget_u64(s, "fault_alloc"),
-				 (unsigned long long)jget_u64(s, "partial_unmap"),
-				 (unsigned long long)jget_u64(s, "split"));
+		char one[SIZE_NEVENTS * 24 + 24];
+		size_t m = (size_t)snprintf(one, sizeof(one), "%lluK",
+					    (unsigned long long)jget_u64(s, "size_kb"));
+		int n;
 
+		for (int ev = 0; ev < SIZE_NEVENTS && m < sizeof(one); ev++)
+			m +=
+			    (size_t)snprintf(one + m, sizeof(one) - m, "%c%llu", ev ? '/' : ':',
+					     (unsigned long long)jget_u64(s, size_events[ev].json));
+		n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", one);
 		if (n < 0)
 			break;
 		used += (size_t)n;

@@ -6,19 +6,26 @@
 #include <stdio.h>
 
 #include "format.h"
+#include "observe/size_events.h"
 #include "taod/json_fields.h"
 
-/* Folios broken (left partially mapped or split) per folio faulted, as a
- * percentage; "-" with none faulted. */
+/* Folios broken (left partially mapped or split) per folio made (faulted
+ * or collapsed), as a percentage; "-" with none made. */
 static const char *broken_pct(char *buf, size_t len, struct json_object *s)
 {
-	uint64_t faults = jget_u64(s, "fault_alloc");
+	uint64_t made = 0, broken = 0;
 
-	if (!faults)
+	for (int ev = 0; ev < SIZE_NEVENTS; ev++) {
+		uint64_t n = jget_u64(s, size_events[ev].json);
+
+		if (size_events[ev].made)
+			made += n;
+		else
+			broken += n;
+	}
+	if (!made)
 		return "-";
-	snprintf(buf, len, "%.1f%%",
-		 100.0 * (double)(jget_u64(s, "partial_unmap") + jget_u64(s, "split")) /
-		     (double)faults);
+	snprintf(buf, len, "%.1f%%", 100.0 * (double)broken / (double)made);
 	return buf;
 }
 
@@ -38,8 +45,10 @@ static void print_text(struct json_object *list)
 {
 	int w = column_width(list, "path", 6);
 
-	printf("%-*s %8s %8s %8s %8s %8s %8s %9s %8s\n", w, "CGROUP", "SIZE", "FAULTS", "PARTIAL",
-	       "SPLITS", "BROKEN", "PGALLOC", "MAPPED", "COVERAGE");
+	printf("%-*s %8s", w, "CGROUP", "SIZE");
+	for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+		printf(" %8s", size_events[ev].column);
+	printf(" %8s %8s %9s %8s\n", "BROKEN", "PGALLOC", "MAPPED", "COVERAGE");
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		struct json_object *row = json_object_array_get_idx(list, i);
 		struct json_object *sizes = jget(row, "sizes");
@@ -48,13 +57,12 @@ static void print_text(struct json_object *list)
 			struct json_object *s = json_object_array_get_idx(sizes, k);
 			char size[32], pct[16], mapped[32], cov[16];
 
-			printf("%-*s %8s %8llu %8llu %8llu %8s %8llu %9s %8s\n", w,
-			       jget_text(row, "path"),
-			       fmt_bytes(size, sizeof(size), jget_u64(s, "size_kb") * 1024),
-			       (unsigned long long)jget_u64(s, "fault_alloc"),
-			       (unsigned long long)jget_u64(s, "partial_unmap"),
-			       (unsigned long long)jget_u64(s, "split"),
-			       broken_pct(pct, sizeof(pct), s),
+			printf("%-*s %8s", w, jget_text(row, "path"),
+			       fmt_bytes(size, sizeof(size), jget_u64(s, "size_kb") * 1024));
+			for (int ev = 0; ev < SIZE_NEVENTS; ev++)
+				printf(" %8llu",
+				       (unsigned long long)jget_u64(s, size_events[ev].json));
+			printf(" %8s %8llu %9s %8s\n", broken_pct(pct, sizeof(pct), s),
 			       (unsigned long long)jget_u64(s, "page_alloc"),
 			       fmt_bytes(mapped, sizeof(mapped), jget_u64(s, "mapped_bytes")),
 			       coverage(cov, sizeof(cov), s));

@@ -109,18 +109,54 @@ struct taod_task_counters {
 };
 
 /*
+ * The per-size events (multi-size THP, issue 17), described once: what the
+ * kernel counts per folio size in
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/stats/, per memcg of
+ * the folio (struct taod_cg_sizes) and per task (struct taod_task_sizes).
+ * The BPF programs count into the fields by name; the daemon derives from
+ * this list (observe/size_events.c) the sums and folds, the protocol's
+ * `sizes` entries, the metric's `event` label, the history's size_samples
+ * columns and the report's per-size figures. Each row:
+ *   X(field, json, history, made, word, title, phrase, column)
+ *   field    member of both structs below, a count per folio order
+ *   json     its name in the protocol (docs/protocol.md, in this order),
+ *            the metric label `event`, the history column d_json, the
+ *            report's JSON and CSV (`--sizes`) column
+ *   history  the schema version whose migration adds d_json (3: in the
+ *            table size_samples as version 3 made it)
+ *   made     1: folios made (faulted, collapsed), the denominator of the
+ *            share broken and the tenant's given mTHP bytes; 0: broken
+ *   word     the report's text ("32 faulted"); title: its HTML column;
+ *   phrase   its words in the lists of the metric's HELP and the report's
+ *            heading; column: `taoctl cgroups --sizes`' heading
+ * A new event: a row here (fields are added before nr_anon, at the end of
+ * the events), the BPF code that counts it, a history migration step at
+ * its version, and its name in docs/protocol.md, README.md, man/taoctl.8.
+ */
+#define TAOD_SIZE_EVENTS(X)                                                                        \
+	/* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */                                   \
+	X(fault_alloc, "fault_alloc", 3, 1, "faulted", "faulted", "faulted", "FAULTS")             \
+	/* split_deferred: became partially mapped */                                              \
+	X(partial, "partial_unmap", 3, 0, "partial", "partially mapped", "left partially mapped",  \
+	  "PARTIAL")                                                                               \
+	/* split: split successfully, by the order it had */                                       \
+	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")                               \
+	/* collapse_alloc: allocated to collapse into, by khugepaged (7.3+: below the PMD) */      \
+	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",         \
+	  "COLLAPSES")
+
+#define TAOD_SIZE_FIELD_(field, ...) __u64 field[TAOD_MAX_ORDER];
+
+/*
  * Per cgroup (map "cg_sizes", key: __u64 cgroup id), per folio order: the
- * large-folio events the kernel counts per size in
- * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/stats/, charged to
- * the folio's memcg. Shared by the CPUs, not per CPU: these events are
- * rare (one per large folio, never per base page), so an atomic add costs
- * less than a per-CPU copy of every cgroup's 33 counters. Filled only
- * where fentry is allowed.
+ * per-size events, charged to the folio's memcg. Shared by the CPUs, not
+ * per CPU: these events are rare (one per large folio, never per base
+ * page), so an atomic add costs less than a per-CPU copy of every
+ * cgroup's counters. Filled only where fentry is allowed (collapses: where
+ * the collapse tracepoint has the order).
  */
 struct taod_cg_sizes {
-	__u64 fault_alloc[TAOD_MAX_ORDER]; /* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */
-	__u64 partial[TAOD_MAX_ORDER];	   /* split_deferred: became partially mapped */
-	__u64 split[TAOD_MAX_ORDER];	   /* split: split successfully, by the order it had */
+	TAOD_SIZE_EVENTS(TAOD_SIZE_FIELD_)
 	/* nr_anon: anonymous folios of each order (2 to the PMD order) that
 	 * live in the memcg: added when first mapped, removed when split or
 	 * freed. A gauge, not monotonic; times the size it is the bytes the
@@ -131,15 +167,14 @@ struct taod_cg_sizes {
 
 /*
  * Per task (map "task_sizes", key: __u32 tgid, an LRU of its own), per
- * folio order below the PMD: the large-folio events of struct
- * taod_cg_sizes the task caused in memory it owns (its identity is in
- * task_counters). Shared by the CPUs, as cg_sizes.
+ * folio order below the PMD: the per-size events the task caused in
+ * memory it owns (its identity is in task_counters), at the same offsets
+ * as in struct taod_cg_sizes. Shared by the CPUs, as cg_sizes.
  */
 struct taod_task_sizes {
-	__u64 fault_alloc[TAOD_MAX_ORDER];
-	__u64 partial[TAOD_MAX_ORDER];
-	__u64 split[TAOD_MAX_ORDER];
+	TAOD_SIZE_EVENTS(TAOD_SIZE_FIELD_)
 };
+#undef TAOD_SIZE_FIELD_
 
 /*
  * User stacks of splits, sampled only for the few tasks the daemon marks

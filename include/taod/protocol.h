@@ -38,10 +38,10 @@ struct json_object *protocol_errorf(const char *fmt, ...) __attribute__((format(
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e);
 /* A number, or null when @v is negative (meaning "not known"). */
 struct json_object *protocol_pct_or_null(double v);
-/* A size mix: [{size_kb, fault_alloc, partial_unmap, split}] for each
- * order from 2 with any of the three counts (arrays of TAOD_MAX_ORDER). */
-struct json_object *protocol_size_mix(const __u64 *fault_alloc, const __u64 *partial,
-				      const __u64 *split);
+/* A size mix: [{size_kb, then each per-size event of TAOD_SIZE_EVENTS by
+ * its name}] for each order from 2 with any event counted in @sizes (a
+ * struct taod_task_sizes or taod_cg_sizes: the events lead both). */
+struct json_object *protocol_size_mix(const void *sizes);
 
 /* A reply as its text on one line ("...\n", valid UTF-8); puts @reply. Caller
  * frees; NULL on ENOMEM. */

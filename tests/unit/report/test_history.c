@@ -11,6 +11,7 @@
 
 #include "report/history.h"
 #include "report/report.h"
+#include "report/report_sizes.h"
 
 #include "../support/scratch.h"
 
@@ -613,27 +614,30 @@ Test(history, sizes_recorded_when_they_move_and_reported)
 	cr_assert_not_null(c);
 	cr_assert_eq(c->nsizes, 2);
 	cr_assert_eq(c->sizes[0].size_kb, 16);
-	cr_assert_eq(c->sizes[0].fault_alloc, 3);
+	cr_assert_eq(c->sizes[0].count[SIZE_IDX_fault_alloc], 3);
 	cr_assert_eq(c->sizes[1].size_kb, 64);
-	cr_assert_eq(c->sizes[1].fault_alloc, 32);
-	cr_assert_eq(c->sizes[1].partial_unmap, 8);
-	cr_assert_eq(c->sizes[1].split, 4);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_fault_alloc], 32);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_partial], 8);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_split], 4);
 	f = open_memstream(&text, &len);
 	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
 	cr_assert_eq(report_write_table(f, &r), 0);
 	fclose(f);
-	cr_assert(strstr(text, "/m,10,64,32,8,4,0,0.00\r\n"), "%s", text);
-	cr_assert(strstr(text, "  /m  64 KiB: 32 faulted, 8 partial, 4 split (37.5% broken), 0 KiB "
-			       "held (0.0% of anon)\n"),
-		  "%s", text);
+	cr_assert(strstr(text, "/m,10,64,32,8,4,0,0,0.00\r\n"), "%s", text);
+	cr_assert(
+	    strstr(
+		text,
+		"  /m  64 KiB: 32 faulted, 8 partial, 4 split, 0 collapsed (37.5% broken), 0 KiB "
+		"held (0.0% of anon)\n"),
+	    "%s", text);
 	free(text);
 	report_free(&r);
 
 	load(&r, 2500, 10000, NULL); /* the window: only the last batch's moves */
 	c = find(&r, "/m", 0);
 	cr_assert_eq(c->nsizes, 2);
-	cr_assert_eq(c->sizes[1].fault_alloc, 0);
-	cr_assert_eq(c->sizes[1].split, 4);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_fault_alloc], 0);
+	cr_assert_eq(c->sizes[1].count[SIZE_IDX_split], 4);
 	report_free(&r);
 	cgroup_table_free(&t);
 }
@@ -675,14 +679,14 @@ Test(history, held_bytes_recorded_when_they_move_and_reported_at_window_end)
 	c = find(&r, "/m", 0);
 	cr_assert_not_null(c);
 	cr_assert_eq(c->nsizes, 1);
-	cr_assert_eq(c->sizes[0].fault_alloc, 0);
+	cr_assert_eq(c->sizes[0].count[SIZE_IDX_fault_alloc], 0);
 	cr_assert_eq(c->sizes[0].mapped_bytes, 2 << 20);
 	cr_assert_float_eq(c->sizes[0].coverage_pct, 50.0, 0.01);
 	f = open_memstream(&text, &len);
 	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
 	report_write_html(f, &r);
 	fclose(f);
-	cr_assert(strstr(text, "/m,10,64,0,0,0,2097152,50.00\r\n"), "%s", text);
+	cr_assert(strstr(text, "/m,10,64,0,0,0,0,2097152,50.00\r\n"), "%s", text);
 	cr_assert(strstr(text, "<td>2048 KiB</td>"), "%s", text);
 	free(text);
 	report_free(&r);
@@ -701,7 +705,7 @@ Test(history, version_3_database_has_no_held_bytes_then_migrates)
 
 	load(&r, 0, 10000, NULL); /* read-only: no migration, no error */
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5);
 	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, -1);
 	cr_assert_eq(r.cgroups[0].sizes[0].coverage_pct, -1);
 	report_free(&r);
@@ -716,8 +720,57 @@ Test(history, version_3_database_has_no_held_bytes_then_migrates)
 	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
 	load(&r, 0, 10000, NULL);
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].fault_alloc, 5, "the old row still counts");
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5,
+		     "the old row still counts");
 	cr_assert_eq(r.cgroups[0].sizes[0].mapped_bytes, 64 * 1024);
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* A version 4 database (before collapses per size) is read with the
+ * collapses unknown (null, left out of the text), then migrated: from
+ * then on they are counted. */
+Test(history, version_4_database_has_no_collapses_then_migrates)
+{
+	struct cgroup_table t;
+	struct history *h;
+	struct report r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	old_database("v4.db", 4,
+		     "INSERT INTO size_samples VALUES(1, 1000, 64, 5, 1, 0, 65536, 1.0);");
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.cgroups[0].nsizes, 1);
+	cr_assert_not(r.cgroups[0].sizes[0].counted[SIZE_IDX_collapse]);
+	cr_assert(r.cgroups[0].sizes[0].counted[SIZE_IDX_fault_alloc]);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(report_write_table(f, &r), 0);
+	cr_assert_eq(report_write_sizes_csv(f, &r), 0);
+	fclose(f);
+	cr_assert(strstr(text, "  /old  64 KiB: 5 faulted, 1 partial, 0 split (20.0% broken)"),
+		  "%s", text);
+	cr_assert(strstr(text, "/old,10,64,5,1,0,,65536,1.00\r\n"), "%s", text);
+	free(text);
+	report_free(&r);
+
+	h = open_h();
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/old", 5, 1, 100, 50);
+	cgroup_table_find(&t, 10)->sizes.collapse[4] = 3;
+	cr_assert_eq(history_record(h, &t, 2000, NULL, NULL, NULL), 0);
+	history_close(h);
+	cr_assert_eq(query_int("PRAGMA user_version"), HISTORY_SCHEMA_VERSION);
+	cr_assert_eq(query_int("SELECT d_collapse FROM size_samples WHERE t_ms = 1000"), 0,
+		     "an old row: not counted then");
+	load(&r, 0, 10000, NULL);
+	cr_assert(r.cgroups[0].sizes[0].counted[SIZE_IDX_collapse]);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_collapse], 3);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_fault_alloc], 5,
+		     "the old row still counts");
+	cr_assert_float_eq(report_size_broken_pct(&r.cgroups[0].sizes[0]), 12.5, 0.001,
+			   "1 broken of 8 made: 5 faulted, 3 collapsed");
 	report_free(&r);
 	cgroup_table_free(&t);
 }
@@ -747,7 +800,7 @@ Test(history, version_2_database_has_no_sizes_then_migrates)
 	load(&r, 0, 10000, NULL);
 	cr_assert_eq(r.cgroups[0].samples, 2, "the old row continued");
 	cr_assert_eq(r.cgroups[0].nsizes, 1);
-	cr_assert_eq(r.cgroups[0].sizes[0].partial_unmap, 2);
+	cr_assert_eq(r.cgroups[0].sizes[0].count[SIZE_IDX_partial], 2);
 	report_free(&r);
 	cgroup_table_free(&t);
 }

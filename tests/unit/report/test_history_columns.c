@@ -131,3 +131,57 @@ Test(history_columns, hist_insert_sample_sql)
 	free(v1);
 	free(v4);
 }
+
+/* The per-size events' columns of size_samples, from a list of the test's
+ * own: made inside the table at its version, one more event added later by
+ * its own step. */
+struct test_sizes {
+	__u64 one[TAOD_MAX_ORDER], two[TAOD_MAX_ORDER], three[TAOD_MAX_ORDER];
+};
+#define TEST_SIZES(X)                                                                              \
+	X(one, "one", 3, 1, "", "", "", "")                                                        \
+	X(two, "two_n", 3, 0, "", "", "", "")                                                      \
+	X(three, "three", 6, 1, "", "", "", "") /* one more event, kept from version 6 */
+#define TEST_SIZE_ROW_(f, j, h, m, ...) {.field = #f, .json = j, .history = h, .made = m},
+static const struct size_event sizes[] = {TEST_SIZES(TEST_SIZE_ROW_)};
+#define NSIZES (sizeof(sizes) / sizeof(*sizes))
+
+Test(history_columns, hist_size_steps_and_statements)
+{
+	char *v3 = hist_size_schema_step(sizes, NSIZES, 3, "CREATE TABLE size_samples(cg, ",
+					 ", PRIMARY KEY(cg));");
+	char *v6 = hist_size_schema_step(sizes, NSIZES, 6, "", NULL);
+	char *v4 = hist_size_schema_step(sizes, NSIZES, 4, "ALTER TABLE x ADD y;", NULL);
+	char *ins = hist_size_insert_sql(sizes, NSIZES, 6);
+	char *old = hist_size_sums_sql(sizes, NSIZES, 5);
+
+	cr_expect_str_eq(v3,
+			 "CREATE TABLE size_samples(cg, d_one INTEGER NOT NULL, d_two_n INTEGER "
+			 "NOT NULL, PRIMARY KEY(cg));");
+	cr_expect_str_eq(v6,
+			 "ALTER TABLE size_samples ADD COLUMN d_three INTEGER NOT NULL DEFAULT 0;");
+	cr_expect_str_eq(v4, "ALTER TABLE x ADD y;", "a step that adds no event");
+	cr_expect_str_eq(ins,
+			 "INSERT OR REPLACE INTO size_samples(cg, t_ms, size_kb, mapped_bytes,"
+			 " coverage_pct, d_one, d_two_n, d_three) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+	cr_expect_str_eq(old,
+			 "SELECT size_kb, sum(d_one), sum(d_two_n) FROM size_samples WHERE t_ms "
+			 "> ?1 AND t_ms <= ?2 AND cg = ?3 GROUP BY size_kb",
+			 "a version 5 database has no d_three");
+	free(v3);
+	free(v6);
+	free(v4);
+	free(ins);
+	free(old);
+}
+
+/* taod's own list: the event columns a new database gets, in the list's order. */
+Test(history_columns, size_samples_columns_of_the_list)
+{
+	char *ins = hist_size_insert_sql(size_events, SIZE_NEVENTS, HISTORY_SCHEMA_VERSION);
+
+	cr_expect_str_eq(ins, "INSERT OR REPLACE INTO size_samples(cg, t_ms, size_kb, mapped_bytes,"
+			      " coverage_pct, d_fault_alloc, d_partial_unmap, d_split, d_collapse)"
+			      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	free(ins);
+}
