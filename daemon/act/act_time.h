@@ -16,7 +16,7 @@
 
 /* A third of systemd's 30 s watchdog in the shipped unit: compaction and
  * the per-CPU drain after a shatter still fit in what is left. */
-#define ACT_TIME_LIMIT_S 10
+#define ACT_TIME_LIMIT_S  10
 #define ACT_TIME_LIMIT_MS (ACT_TIME_LIMIT_S * 1000)
 
 struct act_time {
