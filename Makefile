@@ -44,12 +44,15 @@ LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
 TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
 # Unit tests in a folder per stage, as daemon/ is; shared fixtures in support/.
 UNIT_SRCS := $(wildcard tests/unit/*/*.c)
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+# One BPF object per folder of bpf/, its files linked (bpftool gen object)
+# into bpf/<name>.bpf.o, from which comes the one skeleton <name>.skel.h.
+BPF_DIRS := $(patsubst %/,%,$(wildcard bpf/*/))
+BPF_HDRS := $(wildcard bpf/*/*.bpf.h) include/taod/thp_observe.h include/taod/split_cause_rules.h
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TAOCTL_OBJS := $(TAOCTL_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
-SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+SKELS := $(BPF_DIRS:bpf/%=$(BUILD)/%.skel.h)
 
 # Keep BPF objects: they are what the skeleton embeds, and handy to inspect.
 .SECONDARY:
@@ -64,8 +67,19 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c include/taod/bpf_shared.h $(BUILD)/vmlinux.h
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The linked object of folder bpf/<name>/ (make takes the rule above for
+# its parts: the shorter stem wins). No % in the list: make would put the
+# stem there. shared.bpf.o, which defines the maps the others declare
+# extern, goes first ($^ keeps a name's first place): bpftool 7.1's linker
+# (libbpf 1.1) puts a map met extern before its definition at offset 0,
+# and the skeleton's relocations then miss.
+.SECONDEXPANSION:
+$(BUILD)/%.bpf.o: $(BUILD)/bpf/$$*/shared.bpf.o $$(addprefix $(BUILD)/,$$(addsuffix .o,$$(basename $$(wildcard bpf/$$*/*.bpf.c))))
+	$(BPFTOOL) gen object $@ $^
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@

@@ -83,8 +83,8 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 	/* Once per id no walk found: a cgroup made and removed between two
 	 * ticks folds into the ancestor BPF saw, not into nothing. */
 	if (e && cgroup_entry_wants_ancestry(e))
-		cgroup_entry_set_ancestry(e, bpf_observer_cgroup_ancestry(t->d->obs, id, &a) ? NULL
-											     : &a);
+		cgroup_entry_set_ancestry(e, thp_observe_cgroup_ancestry(t->d->obs, id, &a) ? NULL
+											    : &a);
 }
 
 /* Per-size counters of a cgroup the table knows, or of a removed one
@@ -137,7 +137,7 @@ static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 /* Its late events no longer fold into an ancestor: BPF may drop its row. */
 static void on_cgroup_forgotten(void *user, uint64_t id)
 {
-	bpf_observer_forget_cgroup(((struct taod *)user)->obs, id);
+	thp_observe_forget_cgroup(((struct taod *)user)->obs, id);
 }
 
 static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
@@ -260,12 +260,12 @@ int pipeline_tick(struct taod *d)
 	 * not at sample_keep first (a first walk of a busy host would size
 	 * thousands of rings for an hour, and the heap keeps that memory). */
 	cgroup_table_set_ring_cap(&d->cgroups, ring_need(d->cfg));
-	bpf_observer_flush(d->obs);
+	thp_observe_flush(d->obs);
 	/* Counters before the walk: a cgroup that had events before the walk
 	 * is found by it unless it was removed. */
-	r = log_errno(LOG_WARNING, bpf_observer_read_cgroups(d->obs, on_bpf_counters, &t),
+	r = log_errno(LOG_WARNING, thp_observe_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
-	log_errno(LOG_WARNING, bpf_observer_read_sizes(d->obs, on_bpf_sizes, &t),
+	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),
 		  "reading BPF per-size counters");
 	if (walk_due(d))
 		w = walk_tree(d, &t);
@@ -279,7 +279,7 @@ int pipeline_tick(struct taod *d)
 	if (d->ticks % STACK_WATCH_TICKS == 0)
 		log_errno(LOG_WARNING, task_rows_watch_top(d->obs),
 			  "marking tasks for split stacks");
-	bpf_observer_stats(d->obs, d->bpf_stats);
+	thp_observe_stats(d->obs, d->bpf_stats);
 	d->ticks++;
 	pipeline_report_tick(d, &report);
 	report_stage_tick(&d->report, &report);

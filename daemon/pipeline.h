@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "observe/bpf_observer.h"
+#include "observe/thp_observe.h"
 #include "account/cgroup_state.h"
 #include "observe/cgroup_tree.h"
 #include "observe/cgroup_watch.h"
@@ -31,7 +31,7 @@ struct taod {
 	char dropin_dir[PATH_MAX];
 	struct cgroup_tree tree;
 	struct kernel_info kernel;
-	struct bpf_observer *obs;
+	struct thp_observe *obs;
 	struct cgroup_table cgroups;
 	struct cgroup_watch watch; /* walk the tree only when it changed */
 	size_t memstat_cursor;	   /* round robin over cgroups without events */

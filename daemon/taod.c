@@ -151,7 +151,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *user)
 	int r = pipeline_tick(d); /* logged where it failed */
 
 	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel%s%s", d->cgroups.n,
-		   bpf_observer_mode(d->obs), kernel_kind_name(d->kernel.kind),
+		   thp_observe_mode(d->obs), kernel_kind_name(d->kernel.kind),
 		   r < 0 ? "; last tick incomplete: " : "", r < 0 ? strerror(-r) : "");
 	return sd_event_source_set_time(s, usec + d->cfg->tick_ms * 1000ULL);
 }
@@ -258,7 +258,7 @@ static int start(struct taod *d)
 	kernel_probe(d->cfg, &d->tree, &d->kernel);
 	log_info("kernel %s: %s (%s)", d->kernel.release, kernel_kind_name(d->kernel.kind),
 		 d->kernel.why);
-	r = bpf_observer_open(&d->obs, d->cfg);
+	r = thp_observe_open(&d->obs, d->cfg);
 	if (r)
 		return r;
 	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
@@ -300,7 +300,7 @@ static void stop(struct taod *d)
 		actor_release(d->actor);
 	pipeline_report_tick(d, &last);
 	report_stage_close(&d->report, &last);
-	bpf_observer_close(d->obs);
+	thp_observe_close(d->obs);
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);
 	cgroup_watch_close(&d->watch);

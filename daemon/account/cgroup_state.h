@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 #include "common/id_vec.h"
 #include "memstat.h"
 

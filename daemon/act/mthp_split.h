@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taod/bpf_shared.h" /* TAOD_MAX_ORDER */
+#include "taod/thp_observe.h" /* TAOD_MAX_ORDER */
 
 struct kernel_paths;
 struct vma_info;

@@ -14,7 +14,7 @@
 #include "act/act.h"
 #include "explain.h"
 #include "report/metrics.h"
-#include "observe/bpf_observer.h"
+#include "observe/thp_observe.h"
 #include "taod/protocol.h"
 #include "common/rootfs.h"
 #include "observe/task_rows.h"
@@ -117,7 +117,7 @@ static struct json_object *programs_json(const struct taod *d)
 	 * with the per-size programs, and a cost not listed is not measured. */
 	struct bpf_prog_cost costs[48];
 	struct json_object *list = json_object_new_array();
-	int n = bpf_observer_costs(d->obs, costs, sizeof(costs) / sizeof(costs[0]));
+	int n = thp_observe_costs(d->obs, costs, sizeof(costs) / sizeof(costs[0]));
 
 	for (int i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
@@ -171,9 +171,9 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add(k, "features", features_json(&d->kernel));
 	json_add(k, "levers", levers_json(&d->kernel));
 	json_add(o, "kernel", k);
-	json_add_str(o, "observation_mode", bpf_observer_mode(d->obs));
-	json_add_str(o, "observation_reason", bpf_observer_mode_reason(d->obs));
-	json_add_str(o, "mthp_observation", bpf_observer_sizes_mode(d->obs));
+	json_add_str(o, "observation_mode", thp_observe_mode(d->obs));
+	json_add_str(o, "observation_reason", thp_observe_mode_reason(d->obs));
+	json_add_str(o, "mthp_observation", thp_observe_sizes_mode(d->obs));
 	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
@@ -291,7 +291,7 @@ static struct json_object *task_sizes_json(struct taod *d, uint32_t tgid)
 {
 	struct taod_task_sizes s;
 
-	if (bpf_observer_task_sizes(d->obs, tgid, &s))
+	if (thp_observe_task_sizes(d->obs, tgid, &s))
 		return json_object_new_array();
 	return protocol_size_mix(&s);
 }

@@ -46,7 +46,7 @@ static struct json_object *task_json(struct taod *d, const struct task_row *r)
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "/proc/%u/root", r->tgid);
-	if (!bpf_observer_split_stack(d->obs, r->tgid, &st))
+	if (!thp_observe_split_stack(d->obs, r->tgid, &st))
 		stack = split_stack_json(&st, maps, prefix);
 	o = explain_task_json(r, e ? e->path : NULL, alive, allocator_of_pid((pid_t)r->tgid, maps),
 			      stack);

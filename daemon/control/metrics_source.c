@@ -36,7 +36,7 @@ void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 	    .start_wall_ms = d->start_wall_ms,
 	    .version = taod_version(),
 	    .kernel_kind = kernel_kind_name(d->kernel.kind),
-	    .observation_mode = d->obs ? bpf_observer_mode(d->obs) : "",
+	    .observation_mode = d->obs ? thp_observe_mode(d->obs) : "",
 	    .machine = d->report.machine,
 	    .history_enabled = report_stage_history_up(&d->report),
 	    .sinks = {[SINK_HISTORY] = report_stage_sink(&d->report, SINK_HISTORY),

@@ -3,7 +3,7 @@
 #ifndef TAOD_SPLIT_STACK_H
 #define TAOD_SPLIT_STACK_H
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
 struct json_object;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-cgroup counters of struct taod_cg_counters as a table, made from
- * the one list in bpf_shared.h (TAOD_CG_COUNTERS), for the code that walks
+ * the one list in taod/thp_observe.h (TAOD_CG_COUNTERS), for the code that walks
  * them: the protocol's rows, the metric families, the history's columns.
  */
 #ifndef TAOD_CG_COUNTERS_H
@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
 struct cg_counter {
 	const char *field;  /* member of struct taod_cg_counters */

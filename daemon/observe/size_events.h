@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-size events of struct taod_cg_sizes and struct taod_task_sizes
- * as a table, made from the one list in bpf_shared.h (TAOD_SIZE_EVENTS),
+ * as a table, made from the one list in thp_observe.h (TAOD_SIZE_EVENTS),
  * for the code that walks them: sums and folds, the protocol's `sizes`,
  * the metric's `event` label, the history's size_samples columns and the
  * report. The events lead both structs, at the same offsets: a function
@@ -17,7 +17,7 @@
 
 #include <linux/types.h>
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
 struct size_event {
 	const char *field;  /* member of both structs */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Names of the causes of PMD splits (enum taod_split_cause, bpf_shared.h)
+ * Names of the causes of PMD splits (enum taod_split_cause, taod/thp_observe.h)
  * and the leading cause of a task's splits.
  */
 #ifndef TAOD_SPLIT_CAUSE_H
@@ -8,7 +8,7 @@
 
 #include <linux/types.h>
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
 /* The cause's name ("munmap"), or "unknown" for a value out of range. */
 const char *split_cause_name(int cause);

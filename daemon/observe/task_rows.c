@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf_observer.h"
+#include "thp_observe.h"
 
 struct task_collect {
 	struct task_row *rows;
@@ -41,12 +41,12 @@ static int compare_tasks(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t max)
+size_t task_rows_collect(struct thp_observe *o, struct task_row *rows, size_t max)
 {
 	struct task_collect tc = {0};
 	size_t n;
 
-	bpf_observer_read_tasks(o, on_task, &tc);
+	thp_observe_read_tasks(o, on_task, &tc);
 	if (!tc.n) /* no row yet: tc.rows is NULL, which qsort may not take */
 		return 0;
 	qsort(tc.rows, tc.n, sizeof(*tc.rows), compare_tasks);
@@ -57,7 +57,7 @@ size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t m
 	return n;
 }
 
-int task_rows_watch_top(struct bpf_observer *o)
+int task_rows_watch_top(struct thp_observe *o)
 {
 	struct task_row *rows = calloc(TAOD_MAX_TASKS, sizeof(*rows));
 	uint32_t top[TAOD_STACK_WATCH];
@@ -69,5 +69,5 @@ int task_rows_watch_top(struct bpf_observer *o)
 	for (size_t i = 0; i < n && k < TAOD_STACK_WATCH && rows[i].c.pmd_split; i++)
 		top[k++] = rows[i].tgid;
 	free(rows);
-	return bpf_observer_watch_stacks(o, top, k);
+	return thp_observe_watch_stacks(o, top, k);
 }

@@ -11,9 +11,9 @@
 
 #include <linux/types.h>
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
-struct bpf_observer;
+struct thp_observe;
 
 struct task_row {
 	uint32_t tgid;
@@ -21,10 +21,10 @@ struct task_row {
 };
 
 /* Fills up to @max rows from the observer's per-task map; returns how many. */
-size_t task_rows_collect(struct bpf_observer *o, struct task_row *rows, size_t max);
+size_t task_rows_collect(struct thp_observe *o, struct task_row *rows, size_t max);
 
 /* Marks the tasks that split the most (at most TAOD_STACK_WATCH) for
  * user stack sampling, and unmarks the others. Returns 0 or -errno. */
-int task_rows_watch_top(struct bpf_observer *o);
+int task_rows_watch_top(struct thp_observe *o);
 
 #endif

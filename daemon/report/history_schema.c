@@ -14,7 +14,7 @@
 /*
  * Version 1: the first schema. auto_vacuum must precede the first table.
  * The counter columns of the samples table come from the counter list
- * (bpf_shared.h): those whose row names version 1.
+ * (taod/thp_observe.h): those whose row names version 1.
  */
 static const char schema_v1_head[] =
     "CREATE TABLE runs(run INTEGER PRIMARY KEY, started_ms INTEGER NOT NULL,"

@@ -9,7 +9,7 @@
 #ifndef TAOD_SPLIT_CAUSE_RULES_H
 #define TAOD_SPLIT_CAUSE_RULES_H
 
-#include "taod/bpf_shared.h"
+#include "taod/thp_observe.h"
 
 #ifdef __bpf__
 #define TAOD_RULE static __always_inline

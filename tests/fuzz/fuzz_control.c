@@ -13,7 +13,7 @@
 
 #include "input.h"
 #include "act/act.h"
-#include "observe/bpf_observer.h"
+#include "observe/thp_observe.h"
 #include "control/commands.h"
 #include "control/control_server.h"
 #include "pipeline.h"
@@ -21,25 +21,25 @@
 #include "taod/protocol.h"
 #include "common/rootfs.h"
 
-const char *bpf_observer_mode(const struct bpf_observer *o)
+const char *thp_observe_mode(const struct thp_observe *o)
 {
 	(void)o;
 	return "tracepoint";
 }
 
-const char *bpf_observer_mode_reason(const struct bpf_observer *o)
+const char *thp_observe_mode_reason(const struct thp_observe *o)
 {
 	(void)o;
 	return "fuzzing";
 }
 
-const char *bpf_observer_sizes_mode(const struct bpf_observer *o)
+const char *thp_observe_sizes_mode(const struct thp_observe *o)
 {
 	(void)o;
 	return "tracepoint: none (fuzzing)";
 }
 
-int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max)
+int thp_observe_costs(struct thp_observe *o, struct bpf_prog_cost *out, size_t max)
 {
 	(void)o;
 	if (max)
@@ -47,7 +47,7 @@ int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t
 	return max ? 1 : 0;
 }
 
-int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx)
+int thp_observe_read_tasks(struct thp_observe *o, task_counters_fn fn, void *ctx)
 {
 	struct taod_task_counters t = {.cgroup_id = 2, .pmd_split = 4};
 
@@ -58,7 +58,7 @@ int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *c
 }
 
 /* The task's size mix: 64 KiB folios faulted, left partially mapped, split. */
-int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out)
+int thp_observe_task_sizes(struct thp_observe *o, uint32_t tgid, struct taod_task_sizes *out)
 {
 	(void)o;
 	if (tgid != 4242)
@@ -68,7 +68,7 @@ int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_t
 }
 
 /* No split stack was sampled: explain's stack is null. */
-int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out)
+int thp_observe_split_stack(struct thp_observe *o, uint32_t tgid, struct taod_split_stack *out)
 {
 	(void)o;
 	(void)tgid;
@@ -76,7 +76,7 @@ int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_
 	return -ENOENT;
 }
 
-int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, size_t n)
+int thp_observe_watch_stacks(struct thp_observe *o, const uint32_t *tgids, size_t n)
 {
 	(void)o;
 	(void)tgids;

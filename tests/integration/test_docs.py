@@ -141,7 +141,7 @@ def top_level_names(cell):
 
 
 def test_protocol_doc_lists_a_cgroups_row_in_reply_order(daemon):
-    """A `cgroups` row's fields, the per-cgroup counters of bpf_shared.h's
+    """A `cgroups` row's fields, the per-cgroup counters of taod/thp_observe.h's
     list among them, are documented by name and in the order taod sends them."""
     doc = (REPO / "docs/protocol.md").read_text()
     row = re.search(r"^\| `cgroups` \|.*$", doc, re.M).group(0)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * Layout of the maps shared by bpf/ and the daemon. Counters are
- * monotonic and per-CPU; the daemon sums CPUs and takes deltas per tick.
+ * Layout of the maps shared by the BPF programs (bpf/thp_observe/) and
+ * their loader (daemon/observe/thp_observe.c). Counters are monotonic and
+ * per-CPU; the daemon sums CPUs and takes deltas per tick.
  * Contract: bpf -> observe (the maps both sides read and write).
  */
-#ifndef TAOD_BPF_SHARED_H
-#define TAOD_BPF_SHARED_H
+#ifndef TAOD_THP_OBSERVE_H
+#define TAOD_THP_OBSERVE_H
 
 #define TAOD_MAX_ORDER	 11 /* orders 0..10 counted for large folios */
 #define TAOD_COMM_LEN	 16

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "bpf_observer.h"
+#include "thp_observe.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -16,7 +16,7 @@
 #include "cg_counters.h"
 #include "thp_observe.skel.h"
 
-struct bpf_observer {
+struct thp_observe {
 	struct thp_observe_bpf *skel;
 	int ncpus;
 	struct attach_plan plan; /* the one that loaded */
@@ -254,7 +254,7 @@ static void select_held_programs(struct thp_observe_bpf *skel, const struct btf_
  * while an mTHP size is enabled (their program runs at every anonymous
  * fault, see bpf/). Says in @o->sizes what they see.
  */
-static void select_size_programs(struct bpf_observer *o, const struct taod_config *cfg,
+static void select_size_programs(struct thp_observe *o, const struct taod_config *cfg,
 				 const struct btf *vmlinux, const struct btf_facts *f)
 {
 	__typeof__(o->skel->progs) *pr = &o->skel->progs;
@@ -295,7 +295,7 @@ static int load_and_attach(struct thp_observe_bpf *skel)
 }
 
 /* Tries each plan, best first; the first that loads and attaches wins. */
-static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
+static int load_observer(struct thp_observe *o, const struct taod_config *cfg)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct btf_facts facts = read_btf_facts(vmlinux);
@@ -351,9 +351,9 @@ static int load_observer(struct bpf_observer *o, const struct taod_config *cfg)
 	return r;
 }
 
-int bpf_observer_open(struct bpf_observer **out, const struct taod_config *cfg)
+int thp_observe_open(struct thp_observe **out, const struct taod_config *cfg)
 {
-	struct bpf_observer *o = calloc(1, sizeof(*o));
+	struct thp_observe *o = calloc(1, sizeof(*o));
 	size_t biggest = sizeof(struct taod_cg_counters);
 	int r;
 
@@ -371,15 +371,15 @@ int bpf_observer_open(struct bpf_observer **out, const struct taod_config *cfg)
 	r = o->percpu_buf ? load_observer(o, cfg) : -ENOMEM;
 	if (r) {
 		log_err("cannot load BPF programs: %s (%s)", strerror(-r), o->reason);
-		bpf_observer_close(o);
+		thp_observe_close(o);
 		return r;
 	}
-	log_info("observation mode: %s (%s)", bpf_observer_mode(o), o->reason);
+	log_info("observation mode: %s (%s)", thp_observe_mode(o), o->reason);
 	*out = o;
 	return 0;
 }
 
-void bpf_observer_close(struct bpf_observer *o)
+void thp_observe_close(struct thp_observe *o)
 {
 	if (!o)
 		return;
@@ -389,22 +389,22 @@ void bpf_observer_close(struct bpf_observer *o)
 	free(o);
 }
 
-const char *bpf_observer_mode(const struct bpf_observer *o)
+const char *thp_observe_mode(const struct thp_observe *o)
 {
 	return o->plan.mode;
 }
 
-const char *bpf_observer_mode_reason(const struct bpf_observer *o)
+const char *thp_observe_mode_reason(const struct thp_observe *o)
 {
 	return o->reason;
 }
 
-const char *bpf_observer_sizes_mode(const struct bpf_observer *o)
+const char *thp_observe_sizes_mode(const struct thp_observe *o)
 {
 	return o->sizes;
 }
 
-int bpf_observer_read_sizes(struct bpf_observer *o, cg_sizes_fn fn, void *ctx)
+int thp_observe_read_sizes(struct thp_observe *o, cg_sizes_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(o->skel->maps.cg_sizes);
 	__u64 key, next, *prev = NULL;
@@ -419,7 +419,7 @@ int bpf_observer_read_sizes(struct bpf_observer *o, cg_sizes_fn fn, void *ctx)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-int bpf_observer_flush(struct bpf_observer *o)
+int thp_observe_flush(struct thp_observe *o)
 {
 	int fd = bpf_program__fd(o->skel->progs.flush_pending);
 
@@ -468,7 +468,7 @@ static void sum_task(const struct taod_task_counters *v, int n, struct taod_task
 	s->comm[TAOD_COMM_LEN - 1] = '\0';
 }
 
-int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *ctx)
+int thp_observe_read_cgroups(struct thp_observe *o, cg_counters_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(o->skel->maps.cg_counters);
 	__u64 key, next, *prev = NULL;
@@ -485,7 +485,7 @@ int bpf_observer_read_cgroups(struct bpf_observer *o, cg_counters_fn fn, void *c
 	return errno == ENOENT ? 0 : -errno;
 }
 
-int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id)
+int thp_observe_forget_cgroup(struct thp_observe *o, uint64_t cgroup_id)
 {
 	__u64 key = cgroup_id;
 
@@ -498,8 +498,8 @@ int bpf_observer_forget_cgroup(struct bpf_observer *o, uint64_t cgroup_id)
 	return 0;
 }
 
-int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
-				 struct taod_cg_ancestry *out)
+int thp_observe_cgroup_ancestry(struct thp_observe *o, uint64_t cgroup_id,
+				struct taod_cg_ancestry *out)
 {
 	__u64 key = cgroup_id;
 
@@ -508,14 +508,14 @@ int bpf_observer_cgroup_ancestry(struct bpf_observer *o, uint64_t cgroup_id,
 	return 0;
 }
 
-int bpf_observer_task_sizes(struct bpf_observer *o, uint32_t tgid, struct taod_task_sizes *out)
+int thp_observe_task_sizes(struct thp_observe *o, uint32_t tgid, struct taod_task_sizes *out)
 {
 	if (bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.task_sizes), &tgid, out))
 		return -errno;
 	return 0;
 }
 
-int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *ctx)
+int thp_observe_read_tasks(struct thp_observe *o, task_counters_fn fn, void *ctx)
 {
 	int fd = bpf_map__fd(o->skel->maps.task_counters);
 	__u32 key, next, *prev = NULL;
@@ -532,7 +532,7 @@ int bpf_observer_read_tasks(struct bpf_observer *o, task_counters_fn fn, void *c
 	return errno == ENOENT ? 0 : -errno;
 }
 
-int bpf_observer_stats(struct bpf_observer *o, uint64_t out[TAOD_STAT_MAX])
+int thp_observe_stats(struct thp_observe *o, uint64_t out[TAOD_STAT_MAX])
 {
 	int fd = bpf_map__fd(o->skel->maps.stats);
 	__u64 *vals = o->percpu_buf;
@@ -547,7 +547,7 @@ int bpf_observer_stats(struct bpf_observer *o, uint64_t out[TAOD_STAT_MAX])
 	return 0;
 }
 
-int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t max)
+int thp_observe_costs(struct thp_observe *o, struct bpf_prog_cost *out, size_t max)
 {
 	struct bpf_program *prog;
 	size_t n = 0;
@@ -570,7 +570,7 @@ int bpf_observer_costs(struct bpf_observer *o, struct bpf_prog_cost *out, size_t
 	return (int)n;
 }
 
-int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, size_t n)
+int thp_observe_watch_stacks(struct thp_observe *o, const uint32_t *tgids, size_t n)
 {
 	int fd = bpf_map__fd(o->skel->maps.stack_watch);
 	__u32 key, next, *prev = NULL;
@@ -594,7 +594,7 @@ int bpf_observer_watch_stacks(struct bpf_observer *o, const uint32_t *tgids, siz
 	return 0;
 }
 
-int bpf_observer_split_stack(struct bpf_observer *o, uint32_t tgid, struct taod_split_stack *out)
+int thp_observe_split_stack(struct thp_observe *o, uint32_t tgid, struct taod_split_stack *out)
 {
 	__u32 key = tgid;
 
