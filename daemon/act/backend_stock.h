@@ -34,5 +34,13 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 		       struct split_tally *t, struct act_outcome *o);
 /* How the split went: the debugfs file, or MADV_PAGEOUT. */
 const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
+/*
+ * After thp_split_offender() returned 0: true with @o set to RESULT_NO_GAIN
+ * when nothing was split and no write failed (no THP left within @budget:
+ * a "done" would claim a punishment that never happened, and no-gain backs
+ * off); false, @o untouched, otherwise.
+ */
+bool thp_split_found_nothing(const struct act_ctx *c, const struct split_tally *t, uint64_t budget,
+			     struct act_outcome *o);
 
 #endif

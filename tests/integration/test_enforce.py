@@ -58,8 +58,10 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     # One partial window, escalate_after = 1, then the action; slack for a
     # loaded machine and the sanitized build.
     assert took <= (6 * WINDOW_S + 2) * TIME_SCALE, took
-    row = next(r for r in d.ctl("abusers") if r["cgroup"] == rel_a)
-    assert row["class"] == "abuser"
+    # Classed abuser when judged; its class now may already have relaxed
+    # (relax_after windows pass while a loaded host lags the wait above).
+    row = next(r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel_a)
+    assert any(h["class"] == "abuser" for h in row["history"]), row
 
     # The history has the class change and the action, for `taoctl report`.
     db = d.dir / "history.db"
