@@ -56,8 +56,10 @@ def test_split_a_window_after_faulting_is_abuse(daemon_factory, cgroups, tmp_pat
     done = wait_for(lambda: shatters(d, rel_b), timeout=10 * WINDOW_S,
                     what="the lagged split bomb to be shattered")
     took = time.time() - t0
-    # Two windows (escalate_after = 2), one tick each side, slack for load.
-    assert took <= (3 * WINDOW_S + 2) * TIME_SCALE, took
+    # Two windows (escalate_after = 2), one tick each side, and slack for
+    # the splits themselves (1 GiB) on a loaded host: 8.1 s was seen beside
+    # the kernel lab. The old, window-bound verdict never shattered at all.
+    assert took <= (3 * WINDOW_S + 4) * TIME_SCALE, took
     assert done[0]["pid"] == pb.pid, done
     row = judged(d, rel_b)
     assert row["class"] == "abuser", row
