@@ -281,6 +281,24 @@ static int split_task(void *ctx, const struct task_ref *t)
 	return s->bytes + s->mthp_bytes >= s->budget || act_time_up(&s->time);
 }
 
+/* Nothing split and no write failed (no THP left within @budget): a "done"
+ * would claim a punishment that never happened; no-gain also backs off. */
+static bool split_found_nothing(const struct act_ctx *c, const struct split_tally *t,
+				uint64_t budget, struct act_outcome *o)
+{
+	char small[192];
+
+	if (o->bytes || t->failed)
+		return false;
+	mthp_split_text(&t->mthp, small, sizeof(small));
+	act_outcome_set(o, RESULT_NO_GAIN, 0,
+			"split no THP of %d task(s): none found within %llu bytes of budget "
+			"(via %s)%s%s",
+			t->tasks, (unsigned long long)budget, thp_split_via(c, t),
+			t->timed_out ? ACT_TIME_NOTE : "", small);
+	return true;
+}
+
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 		       struct split_tally *t, struct act_outcome *o)
 {
@@ -326,28 +344,12 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				strerror(s.err));
 		return -s.err;
 	}
-	return 0;
+	return split_found_nothing(c, t, budget, o);
 }
 
 const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t)
 {
 	return t->pageout ? "MADV_PAGEOUT (debugfs refused)" : c->k->split_huge_pages;
-}
-
-bool thp_split_found_nothing(const struct act_ctx *c, const struct split_tally *t, uint64_t budget,
-			     struct act_outcome *o)
-{
-	char small[192];
-
-	if (o->bytes || t->failed)
-		return false;
-	mthp_split_text(&t->mthp, small, sizeof(small));
-	act_outcome_set(o, RESULT_NO_GAIN, 0,
-			"split no THP of %d task(s): none found within %llu bytes of budget "
-			"(via %s)%s%s",
-			t->tasks, (unsigned long long)budget, thp_split_via(c, t),
-			t->timed_out ? ACT_TIME_NOTE : "", small);
-	return true;
 }
 
 static void stock_shatter(const struct act_ctx *c, const struct action_request *req,
@@ -357,7 +359,7 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	char after[160] = "", small[192];
 	int r = 0;
 
-	if (thp_split_offender(c, req, budget, &t, o) || thp_split_found_nothing(c, &t, budget, o))
+	if (thp_split_offender(c, req, budget, &t, o))
 		return;
 	mthp_split_text(&t.mthp, small, sizeof(small));
 	if (t.bytes && c->s->compact_after_shatter) {

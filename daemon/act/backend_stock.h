@@ -27,20 +27,13 @@ struct split_tally {
 /*
  * Splits the THPs of @req's task (or its cgroup's tasks) within @budget
  * through debugfs split_huge_pages, or MADV_PAGEOUT where debugfs is
- * refused. 0 with @t filled (some writes may have failed), or -errno with
- * @o set to the failure when nothing could be split.
+ * refused. 0 with @t filled (some writes may have failed); otherwise @o is
+ * set and the caller is done: -errno for the failure when nothing could be
+ * split, 1 for RESULT_NO_GAIN when no THP was found within @budget.
  */
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 		       struct split_tally *t, struct act_outcome *o);
 /* How the split went: the debugfs file, or MADV_PAGEOUT. */
 const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
-/*
- * After thp_split_offender() returned 0: true with @o set to RESULT_NO_GAIN
- * when nothing was split and no write failed (no THP left within @budget:
- * a "done" would claim a punishment that never happened, and no-gain backs
- * off); false, @o untouched, otherwise.
- */
-bool thp_split_found_nothing(const struct act_ctx *c, const struct split_tally *t, uint64_t budget,
-			     struct act_outcome *o);
 
 #endif
