@@ -4,6 +4,13 @@
 #   make SANITIZE=address,undefined   a sanitized build, in build-san/
 #   make install DESTDIR=... PREFIX=...
 
+# Both cores for builds and for the stages of make check, unless a -j on
+# the command line says otherwise (the top make only: sub-makes share its
+# job slots).
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -36,6 +43,8 @@ LDLIBS += $(PKG_LIBS) -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -I$(BUILD)
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+
+comma := ,
 
 # observe -> account -> decide -> act -> report, plus shared pieces.
 LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
@@ -129,18 +138,25 @@ $(BUILD)/unit_tests: $(UNIT_OBJS) $(BUILD)/libtaod.a
 unit-test: $(BUILD)/unit_tests
 	cd tests && ../$(BUILD)/unit_tests --jobs 2
 
+# JUnit files (per-test times) go where tests/test_times.py reads them.
+TEST_TIMES := build/test-times
 integration-test: all
-	TAOD_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -v tests/integration
+	TAOD_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -v tests/integration \
+		--junitxml=$(TEST_TIMES)/check/integration.xml
 
 # The whole suite: unit tests plain and under ASan+UBSan, then the
 # integration tests against the running kernel with the sanitized daemon.
+# Each stage is timed; the stages and the 10 slowest tests are printed last.
+timed = $(PYTHON) tests/test_times.py stage check $(1) -- $(MAKE) --no-print-directory $(2)
 check:
-	$(MAKE) format-check
-	$(MAKE) fuzz-smoke
-	$(MAKE) unit-test
-	$(MAKE) SANITIZE=address,undefined unit-test all
-	$(MAKE) SANITIZE=address,undefined integration-test
-	$(MAKE) fleet-test
+	@$(PYTHON) tests/test_times.py reset check
+	$(call timed,format-check,format-check)
+	$(call timed,fuzz-smoke,fuzz-smoke)
+	$(call timed,unit-test,unit-test)
+	$(call timed,sanitized-build+unit-test,SANITIZE=address$(comma)undefined unit-test all)
+	$(call timed,integration-test,SANITIZE=address$(comma)undefined integration-test)
+	$(call timed,fleet-test,fleet-test)
+	@$(PYTHON) tests/test_times.py report check
 
 # libFuzzer targets (tests/fuzz/), built with clang, ASan and UBSan against
 # a libtaod.a of their own in build-fuzz/. Each runs from its seed corpus
@@ -280,7 +296,8 @@ deb:
 # dashboard (structure, PromQL, metric names).
 # (test_deb.py runs the scripts chrooted into busybox-static's /bin/busybox.)
 fleet-test: deb
-	TAOD_DEB=$(abspath $(DEB)) $(PYTHON) -m pytest -v tests/fleet
+	TAOD_DEB=$(abspath $(DEB)) $(PYTHON) -m pytest -v tests/fleet \
+		--junitxml=$(TEST_TIMES)/check/fleet.xml
 
 install: all
 	install -D -m 0755 $(BUILD)/taod $(DESTDIR)$(PREFIX)/sbin/taod

@@ -114,6 +114,22 @@ def rmdir_retry(path, tries=50, pause=0.1):
     return False
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "host_only: what it proves does not depend on the kernel, its cgroup "
+        "version or taod's attach mode (config, protocol, report formats, sinks, hostile "
+        "input, docs): it runs once on the host (make check), not in the lab's guests")
+    config.addinivalue_line(
+        "markers", "any_mode: what it proves depends on the kernel but not on taod's attach "
+        "mode (actions through taoctl, cgroup walks, coverage from memory.stat): in the lab "
+        "it runs once per kernel, in the attach = auto guest")
+
+
+# Markers for a test, or for a whole module as its pytestmark.
+host_only = pytest.mark.host_only
+any_mode = pytest.mark.any_mode
+
+
 @pytest.fixture
 def cgroups():
     cs = CgroupSet()

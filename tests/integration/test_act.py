@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import (anon_huge_kib, cgroup_row, debugfs_split_writable, exact_splits,
-                      needs_thp_madvise, own_memory_cgroup, thp_chunks, wait_for)
+                      needs_thp_madvise, own_memory_cgroup, thp_chunks, wait_for, host_only,
+                      any_mode)
 
 N = 8
 THP_KIB = 2048
@@ -47,6 +48,7 @@ def workload_where(p):
         return f"pid {pid}: {e} (exit {p.poll()})"
 
 
+@any_mode
 def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     """THPs left mapped by one page each are invisible to smaps (no
     AnonHugePages) but pin 2 MiB each: the stock shatter finds them in the
@@ -67,6 +69,7 @@ def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     assert thp_chunks(p.pid) == 0
 
 
+@host_only
 def test_status_shows_backend(enforcing):
     st = enforcing.ctl("status")
     assert st["backend"] == "stock"
@@ -119,6 +122,7 @@ def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
     assert enforcing.proc.pid not in {t["pid"] for t in tasks}
 
 
+@any_mode
 def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
     cg = cgroups.make("whole")
     ps = [cgroups.workload(cg, "fault", N // 2, "hold", 60) for _ in range(2)]
@@ -129,6 +133,7 @@ def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
     assert [anon_huge_kib(p.pid) for p in ps] == [0, 0], rec
 
 
+@any_mode
 @needs_thp_madvise
 def test_collapse_raises_coverage(enforcing, cgroups):
     cg = cgroups.make("collapse")
@@ -148,6 +153,7 @@ def test_collapse_raises_coverage(enforcing, cgroups):
     assert after >= before + (N // 2) * THP_KIB
 
 
+@any_mode
 def test_protected_cgroups_are_refused(enforcing, cgroups):
     keep, pk = holding_thps(cgroups, "keep")
     rel_keep = cgroups.rel(keep)
@@ -162,6 +168,7 @@ def test_protected_cgroups_are_refused(enforcing, cgroups):
     assert anon_huge_kib(pk.pid) == N * THP_KIB
 
 
+@any_mode
 def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
     keep, pk = holding_thps(cgroups, "keep")
     rel_keep = cgroups.rel(keep)
@@ -176,6 +183,7 @@ def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
     assert not any(x["result"] == "done" for x in enforcing.ctl("actions"))
 
 
+@any_mode
 def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     a, pa = holding_thps(cgroups, "a")
     b = cgroups.make("b")
@@ -186,6 +194,7 @@ def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     assert anon_huge_kib(pa.pid) == N * THP_KIB
 
 
+@any_mode
 def test_act_exit_status_says_whether_it_was_done(enforcing, cgroups):
     """A script reads `taoctl act`'s status: 0 only when the action was done
     (or the dry run it asked for), 1 when the gate refused, whatever the
@@ -202,6 +211,7 @@ def test_act_exit_status_says_whether_it_was_done(enforcing, cgroups):
         assert f": {result} (" in out, (args, out)
 
 
+@any_mode
 def test_observe_mode_touches_nothing(daemon_factory, cgroups, tmp_path):
     d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {tmp_path}/a.jsonl\n")
     cg, p = holding_thps(cgroups, "observe")
@@ -226,6 +236,7 @@ def socket_reachable(tmp_path):
         os.chmod(p, m)
 
 
+@host_only
 def test_act_needs_root(socket_reachable, enforcing):
     rc, out, err = enforcing.ctl_rc("act", "warn", "--cgroup", "/x", user="nobody")
     assert rc == 1, err

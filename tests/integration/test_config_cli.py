@@ -1,7 +1,9 @@
 """taod's handling of its configuration file."""
 import subprocess
 
-from conftest import REPO, TAOD
+from conftest import REPO, TAOD, host_only
+
+pytestmark = host_only
 
 
 def run_taod(*args):

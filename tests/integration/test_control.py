@@ -5,7 +5,9 @@ import subprocess
 import threading
 import time
 
-from conftest import TAOCTL, TAOD, wait_for
+from conftest import TAOCTL, TAOD, wait_for, host_only
+
+pytestmark = host_only
 
 
 def ok_status(d):

@@ -6,7 +6,9 @@ import json
 import re
 import subprocess
 
-from conftest import REPO, TAOCTL
+from conftest import REPO, TAOCTL, host_only
+
+pytestmark = host_only
 
 PAGES = ["taod.8", "taoctl.8", "taod.conf.5"]
 

@@ -10,7 +10,7 @@ import subprocess
 import time
 
 from conftest import (TAOCTL, TIME_SCALE, anon_huge_kib, cgroup_row, needs_thp_madvise, rollup_kib,
-                      wait_for)
+                      wait_for, any_mode)
 
 THP_KIB = 2048
 WINDOW_S = 2
@@ -76,6 +76,7 @@ def test_abuser_is_split_and_sibling_untouched(daemon_factory, cgroups, tmp_path
     assert rel_b not in judged or judged[rel_b]["class"] == "good"
 
 
+@any_mode
 @needs_thp_madvise
 def test_guarantee_below_target_is_collapsed(daemon_factory, cgroups, tmp_path):
     d = daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base),
@@ -104,6 +105,7 @@ def collapsed_bytes(rec):
     return int(m.group(1)) if m else None
 
 
+@any_mode
 @needs_thp_madvise
 def test_grown_mapping_is_collapsed_to_the_guarantee(daemon_factory, cgroups, tmp_path):
     """The mapping grows at its end after the first collapse: later

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WORKLOAD, cgroup_row, wait_for
+from conftest import WORKLOAD, cgroup_row, wait_for, host_only
 
 BUILD_WORKLOAD = WORKLOAD.resolve()
 
@@ -104,6 +104,7 @@ def test_each_call_is_told(daemon, cgroups, step, cause):
     p.wait()
 
 
+@host_only
 def test_explain_refuses_bad_targets(daemon, cgroups):
     rc, _, err = daemon.ctl_rc("explain", "/no/such/cgroup/taodtest")
     assert rc == 1 and "not a memory cgroup taod tracks" in err

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import TAOCTL, TAOD, Daemon, attach_conf, wait_for
+from conftest import TAOCTL, TAOD, Daemon, attach_conf, wait_for, host_only, any_mode
 
 
 def base_conf(tmp_path, sock, extra=""):
@@ -30,6 +30,7 @@ def run_taod(*args, timeout=20):
 
 # The socket path -----------------------------------------------------------
 
+@host_only
 def test_a_regular_file_at_the_socket_path_is_kept_and_refused(tmp_path):
     sock = tmp_path / "taod.sock"
     sock.write_text("the operator's notes\n")
@@ -39,6 +40,7 @@ def test_a_regular_file_at_the_socket_path_is_kept_and_refused(tmp_path):
     assert sock.read_text() == "the operator's notes\n"
 
 
+@host_only
 def test_a_directory_at_the_socket_path_is_refused_clearly(tmp_path):
     sock = tmp_path / "taod.sock"
     sock.mkdir()
@@ -49,6 +51,7 @@ def test_a_directory_at_the_socket_path_is_refused_clearly(tmp_path):
     assert sock.is_dir()
 
 
+@host_only
 def test_a_socket_another_program_listens_on_is_not_taken(tmp_path):
     sock = tmp_path / "taod.sock"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
@@ -60,6 +63,7 @@ def test_a_socket_another_program_listens_on_is_not_taken(tmp_path):
         assert sock.is_socket()
 
 
+@host_only
 def test_a_stale_socket_is_replaced(daemon_factory, tmp_path):
     """What a killed taod leaves: a socket nobody listens on."""
     sock = tmp_path / "taod.sock"
@@ -70,6 +74,7 @@ def test_a_stale_socket_is_replaced(daemon_factory, tmp_path):
     assert d.ctl("status")["ok"] is True
 
 
+@host_only
 def test_check_config_refuses_a_socket_path_longer_than_sun_path(tmp_path):
     long_sock = "/run/" + "s" * 120 + ".sock"
     conf = base_conf(tmp_path, long_sock)
@@ -112,6 +117,7 @@ def odd_dropins(dropins):
             (big, f"{2 << 20} bytes: a configuration file may hold at most {1 << 20}")]
 
 
+@host_only
 def test_fifo_and_devices_as_dropins_are_refused_at_start(tmp_path, cgroups):
     conf = base_conf(tmp_path, tmp_path / "taod.sock")
     dropins = tmp_path / "taod.conf.d"
@@ -127,6 +133,7 @@ def test_fifo_and_devices_as_dropins_are_refused_at_start(tmp_path, cgroups):
         assert not (tmp_path / "taod.sock").exists()
 
 
+@host_only
 def test_reload_refuses_fifo_and_device_dropins_and_keeps_running(daemon_factory, tmp_path,
                                                                   cgroups):
     d = daemon_factory("[policy web]\nmatch = /web/*\nwindow = 7s\n",
@@ -148,6 +155,7 @@ def test_reload_refuses_fifo_and_device_dropins_and_keeps_running(daemon_factory
 
 # Requests ------------------------------------------------------------------
 
+@host_only
 def test_a_nul_inside_any_request_string_is_refused_naming_the_field(daemon_factory, cgroups):
     """C reads a string up to its NUL: "/victim\\u0000/../elsewhere" would be
     acted on as /victim. No string of a request may hold one."""
@@ -173,6 +181,7 @@ def test_a_nul_inside_any_request_string_is_refused_naming_the_field(daemon_fact
 
 # A moved taod --------------------------------------------------------------
 
+@any_mode
 def test_taod_moved_to_another_cgroup_protects_that_one(cgroups, daemon_factory):
     """taod read its own cgroup once at start: moved (by an operator, a
     unit's Slice=), its new cgroup could be acted on. (cgroups before
@@ -243,6 +252,7 @@ def assert_refused(p, took, *needles):
     assert took < 20, took
 
 
+@host_only
 def test_report_of_the_real_database_still_works(real_history, cgroups):
     p, _ = report_within_limits(real_history, cgroups, "--format", "json")
     assert p.returncode == 0, p.stderr
@@ -284,6 +294,7 @@ CRAFTED = {
 }
 
 
+@host_only
 @pytest.mark.parametrize("case", CRAFTED)
 def test_report_of_a_crafted_database_is_a_clear_error_within_limits(case, real_history,
                                                                      tmp_path, cgroups):
@@ -293,6 +304,7 @@ def test_report_of_a_crafted_database_is_a_clear_error_within_limits(case, real_
     assert_refused(p, took, want.format(db=db))
 
 
+@host_only
 def test_report_shows_deep_paths_whole_and_cuts_absurd_ones(real_history, tmp_path, cgroups):
     """taod follows cgroups deeper than PATH_MAX: such paths are reported
     whole; one over 64 KiB keeps its head and leaf, with a note."""

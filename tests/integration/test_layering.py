@@ -8,7 +8,9 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, host_only
+
+pytestmark = host_only
 
 sys.path.insert(0, str(REPO / "tests"))
 import check_layering  # noqa: E402

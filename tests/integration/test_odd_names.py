@@ -8,7 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row, wait_for
+from conftest import (TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row, wait_for,
+                      host_only, any_mode)
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 
 ODD = b'taodtest-odd-\xff"q\\z\ttab'  # the kernel refuses '\n' in cgroup names
@@ -65,6 +66,7 @@ def test_odd_cgroup_names_leave_taod_well_formed(daemon_factory, cgroups, tmp_pa
             os.rmdir(m)
 
 
+@any_mode
 def test_a_tree_deeper_than_the_soft_fd_limit_is_seen_whole(daemon_factory, cgroups):
     """The walk holds a directory fd per level: a tenant nesting cgroups
     1100 deep under systemd's soft limit of 1024 fds hid its lower ones."""
@@ -224,6 +226,7 @@ def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, c
         os.close(base)
 
 
+@any_mode
 def test_allowlisting_a_parent_protects_its_subtree_and_eq_one_cgroup_alone(daemon_factory,
                                                                            cgroups, tmp_path):
     """A child of an allowlisted cgroup was shattered: an entry now protects
@@ -251,6 +254,7 @@ def test_allowlisting_a_parent_protects_its_subtree_and_eq_one_cgroup_alone(daem
     assert rec["result"] == "done", rec
 
 
+@host_only
 def test_a_bare_eq_in_the_allowlist_is_refused_with_file_and_line(tmp_path):
     conf = tmp_path / "eq.conf"
     conf.write_text("[enforce]\nmode = enforce\nallowlist = /a.slice = /b\n")

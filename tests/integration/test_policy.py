@@ -5,7 +5,7 @@ takes good configs and rejects broken ones with file:line."""
 import signal
 import time
 
-from conftest import TIME_SCALE, wait_for
+from conftest import TIME_SCALE, wait_for, host_only
 
 WINDOW_S = 2
 K = 2  # escalate_after
@@ -87,6 +87,7 @@ def test_abuser_classified_while_sibling_stays_good(daemon_factory, cgroups):
         p.wait()
 
 
+@host_only
 def test_policy_explains_the_match(daemon_factory):
     d = daemon_factory("[policy broad]\nmatch = /a/*\n"
                        "[policy narrow]\nmatch = /zzz /a/b*\ncoverage_guarantee = 50\n")
@@ -107,6 +108,7 @@ def test_policy_explains_the_match(daemon_factory):
     assert rc == 1 and "starting with /" in err
 
 
+@host_only
 def test_reload_rejects_broken_dropin_and_keeps_policy(daemon_factory):
     d = daemon_factory("[policy web]\nmatch = /web/*\nmax_split_ratio = 0.5\n")
     dropins = d.conf.parent / "taod.conf.d"
@@ -128,6 +130,7 @@ def test_reload_rejects_broken_dropin_and_keeps_policy(daemon_factory):
     assert r["policy"]["ladder"] == "warn:1 shatter:2"
 
 
+@host_only
 def test_sighup_picks_up_a_changed_policy(daemon_factory):
     d = daemon_factory("[policy web]\nmatch = /web/*\n")
     d.conf.write_text(d.conf.read_text() + "[policy db]\nmatch = /db/*\nwindow = 7s\n")
@@ -143,6 +146,7 @@ def test_sighup_picks_up_a_changed_policy(daemon_factory):
     assert d.ctl("policy", "/db/1")["policy"]["window_ms"] == 7000
 
 
+@host_only
 def test_reload_names_the_changes_only_a_restart_applies(daemon_factory, tmp_path):
     """`taoctl reload` says which changed settings wait for a restart, and
     says it again at the next reload while they still wait; rc stays 0."""

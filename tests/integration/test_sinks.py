@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import wait_for
+from conftest import wait_for, host_only
 
 FAST = "[daemon]\ntick = 100ms\n[history]\nevery = 1\n"
 
@@ -55,6 +55,7 @@ def audit_ids(path):
     return [json.loads(line)["id"] for line in path.read_text().splitlines()]
 
 
+@host_only
 @pytest.mark.parametrize("how", ["sighup", "reload"])
 def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
     audit, prom = tmp_path / "audit.jsonl", tmp_path / "taod.prom"
@@ -112,6 +113,7 @@ def fill(fs):
     return filler
 
 
+@host_only
 def test_a_full_filesystem_loses_no_record_silently(daemon_factory, small_fs):
     audit, prom, db = small_fs / "audit.jsonl", small_fs / "taod.prom", small_fs / "h/history.db"
     d = daemon_factory(FAST + f"path = {db}\n[enforce]\nmode = observe\naudit_log = {audit}\n"
@@ -176,6 +178,7 @@ def batches(db):
         return c.execute("SELECT count(DISTINCT t_ms) FROM zone_samples").fetchone()[0]
 
 
+@host_only
 def test_a_deleted_history_directory_is_noticed_and_recreated(daemon_factory, tmp_path):
     db = tmp_path / "hist" / "history.db"
     d = daemon_factory(FAST + f"path = {db}\n")
@@ -201,6 +204,7 @@ def test_a_deleted_history_directory_is_noticed_and_recreated(daemon_factory, tm
     d.stop()
 
 
+@host_only
 @pytest.mark.parametrize("kind", ["text", "other_user"])
 def test_a_foreign_history_file_is_refused_untouched(daemon_factory, tmp_path, kind):
     db = tmp_path / "history.db"
@@ -221,6 +225,7 @@ def test_a_foreign_history_file_is_refused_untouched(daemon_factory, tmp_path, k
     assert d.logtext().count("refused, left as it is") == 1
 
 
+@host_only
 def test_status_and_metrics_name_every_sink(daemon_factory, tmp_path):
     d = daemon_factory(f"[enforce]\naudit_log =\n[metrics]\ntextfile = {tmp_path}/taod.prom\n")
     s = d.ctl("status")["sinks"]
@@ -263,6 +268,7 @@ def test_actions_and_judged_cgroups_in_metrics(daemon_factory, cgroups, tmp_path
     assert ("taod_cgroup_score", lab) in m
 
 
+@host_only
 def test_textfile_says_down_after_a_clean_exit(daemon_factory, tmp_path):
     prom = tmp_path / "taod.prom"
     d = daemon_factory(f"[metrics]\ntextfile = {prom}\n")

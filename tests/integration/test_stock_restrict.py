@@ -7,7 +7,9 @@ import json
 import signal
 import sys
 
-from conftest import wait_for
+from conftest import wait_for, any_mode
+
+pytestmark = any_mode
 
 HOLD = """
 import sys, time

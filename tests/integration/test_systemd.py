@@ -5,7 +5,9 @@ import socket
 import subprocess
 import time
 
-from conftest import BUILD, REPO, TAOCTL, TAOD, wait_for
+from conftest import BUILD, REPO, TAOCTL, TAOD, wait_for, host_only
+
+pytestmark = host_only
 
 
 def write_conf(tmp_path, sock):

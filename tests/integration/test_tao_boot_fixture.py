@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, anon_huge_kib, wait_for
+from conftest import BUILD, anon_huge_kib, wait_for, host_only, any_mode
 
 MIB = 1 << 20
 PAGE = 4096
@@ -147,6 +147,7 @@ def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", **c
         env=env)
 
 
+@host_only
 def test_status_probes_each_feature_on_its_file(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root)
@@ -173,6 +174,7 @@ def test_status_probes_each_feature_on_its_file(daemon_factory, tmp_path, boot_r
     assert_profile_files_only(d, boot_root, profile)
 
 
+@host_only
 def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root)
@@ -189,6 +191,7 @@ def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path
     assert_profile_files_only(d, boot_root, profile)
 
 
+@any_mode
 @pytest.mark.parametrize("mix,compacted", [("s", False), ("sp", True)])
 def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root, mix, compacted):
     profile = set(snapshot(boot_root))
@@ -219,6 +222,7 @@ def report(tmp_path, fmt):
                           capture_output=True, text=True, check=True).stdout
 
 
+@host_only
 def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_root):
     """History and `taoctl report` in every format: the zones' order, the
     shatter counters' change over the window, HVO not counted, and what
@@ -258,6 +262,7 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     assert "1 shatter(s) the kernel counted: 1 THPs shattered, 1 failed, 1 discarded" in html
 
 
+@host_only
 def test_zones_recommends_what_the_kernel_accepts(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root)
@@ -292,6 +297,7 @@ def dropin_text(params):
             f'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX {params}"\n')
 
 
+@host_only
 def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
     d = start(daemon_factory, tmp_path, boot_root)
@@ -326,6 +332,7 @@ def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_ro
     assert_profile_files_only(d, boot_root, profile, extra={DROPIN.lstrip("/")})
 
 
+@host_only
 def test_zones_apply_is_dry_in_observe_mode(daemon_factory, tmp_path, boot_root):
     d = start(daemon_factory, tmp_path, boot_root, enforce="mode = observe")
     rec = d.ctl("zones", "--apply")
@@ -368,6 +375,7 @@ dry_run = no
 """, env=split_env(root, "ssfd"))
 
 
+@any_mode
 def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cgroups, tmp_path,
                                                               boot_root):
     """Done-when of issue 16, end to end: a real tenant that splits its THPs

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import wait_for, host_only
+
+pytestmark = host_only
 
 MIB = 1 << 20
 BLOCK = 128 * MIB

@@ -6,7 +6,9 @@ import subprocess
 import sys
 import time
 
-from conftest import REPO, TAOCTL, TAOD, wait_for
+from conftest import REPO, TAOCTL, TAOD, wait_for, host_only
+
+pytestmark = host_only
 from test_control import HOG
 from test_docs import complete, taoctl_help
 
