@@ -29,6 +29,7 @@ struct cg_evidence {
 	/* Multi-size THP below the PMD (fentry only): bytes in the folios
 	 * made (faulted, collapsed), and in those left partially mapped. */
 	uint64_t mthp_alloc_bytes, mthp_broken_bytes;
+	uint64_t fault_fallback; /* THP faults that fell back: the tenant wanted THPs */
 };
 
 struct cg_sample {
