@@ -130,6 +130,8 @@ void pressure_step(struct pressure_state *s, const struct pressure_reading *r,
 {
 	enum pressure_level enter = PRESSURE_NONE, hold = PRESSURE_NONE;
 
+	if (!s->steps)
+		s->machine.since_ms = r->t_ms; /* none since the first reading */
 	take_values(s, r);
 	s->why = 0;
 	for (int i = 0; i < PIN_MAX; i++) {

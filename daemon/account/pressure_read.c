@@ -89,7 +89,10 @@ static int psi_line(const char *p, struct pressure_reading *r, char *err, size_t
 
 	if (sscanf(p, "%7s avg10=%lf", kind, &avg) != 2 ||
 	    (strcmp(kind, "some") && strcmp(kind, "full"))) {
-		snprintf(err, len, "memory PSI: \"%.40s\" is not \"some|full avg10=N ...\"", p);
+		int n = (int)strcspn(p, "\n");
+
+		snprintf(err, len, "memory PSI: \"%.*s\" is not \"some|full avg10=N ...\"",
+			 n < 40 ? n : 40, p);
 		return -EINVAL;
 	}
 	if (!(avg >= 0 && avg <= 100)) {

@@ -25,7 +25,7 @@
 	  8, "blocks", "taod_pressure_free_pmd_blocks",                                            \
 	  "Free blocks of the PMD order and above, in PMD-size units.")                            \
 	X(FREE_MTHP_BLOCKS, "free_mthp_blocks",                                                    \
-	  "/proc/buddyinfo at the smallest enabled mTHP order", true, 0, 0, "blocks",              \
+	  "/proc/buddyinfo at the smallest enabled mTHP order", true, 256, 32, "blocks",           \
 	  "taod_pressure_free_mthp_blocks",                                                        \
 	  "Free blocks at the smallest enabled mTHP order and above, in its units.")               \
 	X(THP_FAULT_FALLBACK, "thp_fault_fallback", "/proc/vmstat thp_fault_fallback", false, 20,  \

@@ -247,6 +247,7 @@ struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id
 		json_add_double(o, "score", root->last.score);
 		json_add_double(o, "waste", root->last.waste);
 		json_add_bool(o, "judged", root->last.judged);
+		json_add_bool(o, "wanting", root->last.wanting);
 	}
 	return o;
 }
