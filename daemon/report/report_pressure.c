@@ -35,7 +35,7 @@ int report_load_pressure(struct loader *l)
 			p->entered[s]++;
 		prev = s;
 	}
-	return st ? report_step_end(st) : -EIO;
+	return st && sqlite3_finalize(st) == SQLITE_OK ? 0 : -EIO;
 }
 
 size_t report_pressure_batches(const struct report *r)
