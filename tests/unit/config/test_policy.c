@@ -280,20 +280,25 @@ Test(policy, act_when_key_parsed_inherited_and_checked)
 		     "contiguity pressure");
 }
 
+/* The [pressure] figures a load left, and [enforce] compact_interval. */
+static void assert_pressure(uint64_t free_some, uint64_t psi_full, uint64_t hold_ms,
+			    uint64_t interval_ms)
+{
+	cr_assert_eq(cfg.pressure.some[PIN_FREE_PMD_BLOCKS], free_some);
+	cr_assert_eq(cfg.pressure.full[PIN_PSI_FULL], psi_full);
+	cr_assert_eq(cfg.pressure.hold_ms, hold_ms);
+	cr_assert_eq(cfg.enforce.compact_interval_ms, interval_ms);
+}
+
 /* [pressure]: a threshold per input and level, from the inputs' table. */
 Test(policy, pressure_keys_from_the_input_table)
 {
 	cr_assert_eq(load("[daemon]\n"), 0);
-	cr_assert_eq(cfg.pressure.some[PIN_FREE_PMD_BLOCKS], 64);
-	cr_assert_eq(cfg.pressure.hold_ms, 30000);
-	cr_assert_eq(cfg.enforce.compact_interval_ms, 60000);
+	assert_pressure(64, 20, 30000, 60000);
 	cr_assert_eq(load("[pressure]\nfree_pmd_blocks_some = 1000\npsi_full_full = 0\n"
 			  "hold = 5s\n[enforce]\ncompact_interval = 2m\n"),
 		     0);
-	cr_assert_eq(cfg.pressure.some[PIN_FREE_PMD_BLOCKS], 1000);
-	cr_assert_eq(cfg.pressure.full[PIN_PSI_FULL], 0);
-	cr_assert_eq(cfg.pressure.hold_ms, 5000);
-	cr_assert_eq(cfg.enforce.compact_interval_ms, 120000);
+	assert_pressure(1000, 0, 5000, 120000);
 	cr_assert_neq(load("[pressure]\ncompact_stall_some = -1\nwanting_fallbacks = 0\n"
 			   "nonsense_some = 3\n"),
 		      0);
