@@ -10,6 +10,7 @@ import pytest
 from conftest import anon_huge_kib, cgroup_row, wait_for
 
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
+from test_tao_boot_fixture import boot_root  # noqa: F401 (a fixture)
 
 # Every input off: the state is none whatever the host does; no tenant of
 # the host is wanting either.
@@ -85,3 +86,36 @@ def test_manual_shatter_does_not_compact_without_pressure(daemon_factory, cgroup
     assert rec["result"] == "done", rec
     assert "no compaction: no contiguity pressure" in rec["detail"], rec
     assert "compacted memory" not in rec["detail"], rec
+
+
+def test_pressure_from_a_fixture_tree_per_zone_with_hysteresis(daemon_factory, tmp_path,
+                                                               boot_root):
+    """The inputs are read under [daemon] root like every kernel file: the
+    boot-zone TAO fixture's buddyinfo gives a state per node and policy
+    zone; fewer free blocks written there raise the machine's state at once,
+    and it falls back only after [pressure] hold."""
+    from test_tao_boot_fixture import BUDDY, put, start as tao_start
+
+    d = tao_start(daemon_factory, tmp_path, boot_root,
+                  pressure="[pressure]\nfree_pmd_blocks_some = 100\nhold = 2s\n")
+    d.wait_ticks(2)
+    st = d.ctl("status")["contiguity_pressure"]
+    places = {p["name"]: (p["free_pmd_blocks"], p["state"]) for p in st["places"]}
+    # NoSplit holds 64 order-9 blocks (below 100), NoMerge 512; node0 all of them.
+    assert places["node0/NoSplit"] == (64, "some"), places
+    assert places["node0/NoMerge"] == (512, "none"), places
+    assert places["node0"][1] == "none" and st["state"] == "none", st
+    none = "0 0 0 0 0 0 0 0 0 0 0"
+    few = dict(BUDDY, DMA32=none, NoMerge=none, Normal="90 80 70 60 50 40 30 20 10 5 0")
+    put(boot_root, "proc/buddyinfo", "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in few.items()))
+    st = wait_for(lambda: (s := d.ctl("status")["contiguity_pressure"])["state"] == "some" and s,
+                  what="pressure some from the fixture's buddyinfo")
+    assert st["why"] == "free_pmd_blocks=69.0 (< 100)", st  # Normal's 5 and NoSplit's 64
+    put(boot_root, "proc/buddyinfo", "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in BUDDY.items()))
+    d.wait_ticks(3)  # calm, but not for 2 s yet
+    assert d.ctl("status")["contiguity_pressure"]["state"] == "some"
+    wait_for(lambda: d.ctl("status")["contiguity_pressure"]["state"] == "none",
+             what="pressure to fall after the hold")
+    metrics = d.ctl_rc("metrics")[1]
+    assert "taod_contiguity_pressure 0" in metrics, metrics
+    assert 'taod_contiguity_pressure_place{place="node0/NoSplit"} 1' in metrics, metrics
