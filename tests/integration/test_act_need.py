@@ -55,6 +55,8 @@ def test_need_without_pressure_warns_but_never_shatters(daemon_factory, cgroups,
     assert anon_huge_kib(p.pid) >= 8 * THP_KIB
     row = next(r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel)
     assert any(h["class"] == "abuser" for h in row["history"]), row
+    nxt = row["next_action"]
+    assert nxt and nxt["action"] == "shatter" and "act_when = need" in nxt["if"], nxt
     st = d.ctl("status")["contiguity_pressure"]
     assert st["state"] == "none" and st["held_strikes"] >= 1, st
     verdict = cgroup_row(d, rel)["verdict"]
