@@ -128,6 +128,22 @@ static void read_memstat(struct taod *d, struct cgroup_entry *e)
 	cgroup_entry_set_memstat(e, &m, r == 0);
 }
 
+/* v2: the cgroup's memory PSI (some avg10), a sign its tenant wants memory. */
+static void read_memory_pressure(struct taod *d, struct cgroup_entry *e)
+{
+	struct pressure_reading r = {0};
+	char text[512], err[160];
+
+	e->psi_some = -1;
+	if (d->tree.version != 2 ||
+	    cgroup_file_read(&d->tree, e->path, "memory.pressure", text, sizeof(text)) <= 0)
+		return;
+	if (pressure_parse_psi(text, &r, err, sizeof(err)))
+		log_debug("%s: memory.pressure: %s", e->path, err);
+	else if (r.present & (1u << PIN_PSI_SOME))
+		e->psi_some = r.value[PIN_PSI_SOME];
+}
+
 static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 {
 	(void)user;
@@ -168,6 +184,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .free_pmd_blocks = (uint64_t)d->pressure.value[PIN_FREE_PMD_BLOCKS],
 	    .free_known = d->pressure.present & (1u << PIN_FREE_PMD_BLOCKS),
 	    .wanting_fallbacks = d->cfg->pressure.wanting_fallbacks,
+	    .wanting_psi = d->cfg->pressure.wanting_psi,
 	    .reward_free_blocks = d->cfg->pressure.reward_free_blocks,
 	};
 	struct decide_io io = {
@@ -242,6 +259,8 @@ static void read_memstats(struct taod *d)
 		if (!c->v[i]->memstat_due)
 			continue;
 		read_memstat(d, c->v[i]);
+		if (c->v[i]->path)
+			read_memory_pressure(d, c->v[i]);
 		c->v[i]->memstat_due = false;
 	}
 }

@@ -60,6 +60,7 @@ struct cgroup_entry {
 	struct memstat mem;
 	bool mem_ok;
 	double coverage_pct; /* -1: no anon memory */
+	double psi_some;     /* memory.pressure some avg10, percent (v2); -1: none read */
 	double alloc_rate;   /* THP allocations per second over the rate window */
 	double split_rate;   /* PMD splits per second over the rate window */
 	bool memstat_due;    /* new, or its BPF counters moved: read memory.stat */

@@ -151,6 +151,7 @@ static const struct setting settings[] = {
     {"pressure", "hold", T_DURATION, FIELD(pressure.hold_ms), NULL},
     {"pressure", "wanting_fallbacks", T_COUNT, FIELD(pressure.wanting_fallbacks), NULL},
     {"pressure", "reward_free_blocks", T_U64, FIELD(pressure.reward_free_blocks), NULL},
+    {"pressure", "wanting_psi", T_U64, FIELD(pressure.wanting_psi), NULL},
 #define X(id, name, ...)                                                                           \
 	{"pressure", name "_some", T_U64, FIELD(pressure.some[PIN_##id]), NULL},                   \
 	    {"pressure", name "_full", T_U64, FIELD(pressure.full[PIN_##id]), NULL},

@@ -16,7 +16,8 @@ struct pressure_settings {
 	uint64_t some[PIN_MAX], full[PIN_MAX]; /* thresholds entering each level; 0: never */
 	uint64_t hold_ms;		       /* a state is left after this long calm */
 	uint64_t wanting_fallbacks;	       /* THP fault fallbacks in a window: wanting */
-	uint64_t reward_free_blocks;	       /* collapse only above this many free PMD blocks */
+	uint64_t wanting_psi;	     /* v2 memory.pressure some avg10 (%): wanting; 0 off */
+	uint64_t reward_free_blocks; /* collapse only above this many free PMD blocks */
 };
 
 /* The built-in values: the table's thresholds, hold 30 s. */

@@ -271,6 +271,8 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 		struct json_object *row = protocol_cgroup_row(rows[i]);
 
 		json_add(row, "verdict", tenant_verdict_json(d, rows[i]->id));
+		json_add(row, "memory_pressure_some",
+			 rows[i]->psi_some < 0 ? NULL : json_object_new_double(rows[i]->psi_some));
 		json_object_array_add(list, row);
 	}
 	free(rows);

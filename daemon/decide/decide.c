@@ -99,11 +99,15 @@ static void evidence_held(struct decide_state *s, struct cg_judge *j, struct act
 		 action_kind_name(j->held_kind));
 }
 
-/* Wanting: short of its guarantee, or its THP faults fell back. */
+/* Wanting: short of its guarantee, its THP faults fell back, or (v2, where
+ * asked for) its memory.pressure is past [pressure] wanting_psi. */
 static bool wanting(const struct verdict *v, const struct decide_io *io)
 {
-	uint64_t min = io->need && io->need->wanting_fallbacks ? io->need->wanting_fallbacks : 1;
+	const struct decide_need *n = io->need;
+	uint64_t min = n && n->wanting_fallbacks ? n->wanting_fallbacks : 1;
 
+	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi)
+		return true;
 	return v->below_guarantee || v->fallbacks >= min;
 }
 
@@ -168,6 +172,7 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 		return;
 	j->window_from_ms = w.end_ms;
 	verdict_judge(j, &w, e, p, now_ms, &j->last);
+	j->last.psi_some = e->psi_some;
 	j->last.wanting = wanting(&j->last, io);
 	j->has_verdict = true;
 	moved = hysteresis_step(j, j->last.level, p, now_ms);

@@ -57,6 +57,7 @@ struct verdict {
 	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
 	uint64_t fallbacks;		/* THP faults that fell back in this window */
 	bool wanting;			/* below its guarantee, or its THP faults fell back */
+	double psi_some;		/* its memory.pressure some avg10 (v2); -1: none */
 	enum cg_class level;		/* what this window alone says; good when not judged */
 };
 
@@ -168,6 +169,7 @@ struct decide_need {
 	uint64_t free_pmd_blocks;
 	bool free_known;	     /* free_pmd_blocks was read */
 	uint64_t wanting_fallbacks;  /* fallbacks in a window that make a tenant wanting */
+	uint64_t wanting_psi;	     /* v2 memory.pressure some avg10 (%) that does; 0: off */
 	uint64_t reward_free_blocks; /* a collapse needs more free PMD blocks than this */
 	unsigned wanting;	     /* decide_tick: good tenants wanting at the last pass */
 };

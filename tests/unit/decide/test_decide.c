@@ -612,3 +612,23 @@ Test(decide, collapse_needs_free_blocks_above_the_floor)
 	tick_mem(100, 0, 100 * MIB, 50 * MIB);
 	assert_req(0, ACTION_COLLAPSE);
 }
+
+/* Cgroup v2: a good tenant whose memory.pressure passes wanting_psi is
+ * wanting; with wanting_psi 0 (the built-in) it is not. */
+Test(decide, memory_pressure_makes_a_tenant_wanting_where_asked)
+{
+	struct decide_need n = {.wanting_fallbacks = 1000};
+	struct cgroup_entry *e;
+
+	need = &n;
+	tick(0, 0);
+	e = cgroup_table_find(&table, ID);
+	e->psi_some = 25.0;
+	GOOD;
+	cr_assert_not(decide_find(&st, ID)->last.wanting);
+	n.wanting_psi = 20;
+	e->psi_some = 25.0;
+	GOOD;
+	cr_assert(decide_find(&st, ID)->last.wanting);
+	cr_assert_float_eq(decide_find(&st, ID)->last.psi_some, 25.0, 1e-9);
+}
