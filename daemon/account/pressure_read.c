@@ -182,6 +182,13 @@ int pressure_free_blocks(const struct machine_stats *m, int pmd_order, int mthp_
 	return 0;
 }
 
+/* @buf cut at its first newline (an empty file: ""). */
+static const char *first_line(char *buf)
+{
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
 static int order_of_kb(unsigned kb)
 {
 	int o = 0;
@@ -222,7 +229,7 @@ static int read_mthp(const char *base, unsigned pmd_kb, bool top_on, struct pres
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
 		snprintf(path, sizeof(path), "%s/stats/anon_fault_fallback", dir);
-		if (read_file(path, buf, sizeof(buf)) > 0 && !count_of(strtok(buf, "\n"), &v))
+		if (read_file(path, buf, sizeof(buf)) > 0 && !count_of(first_line(buf), &v))
 			add_value(r, PIN_MTHP_FAULT_FALLBACK, (double)v);
 		if (size_enabled(dir, top_on) && (!smallest || o < smallest))
 			smallest = o;

@@ -12,6 +12,9 @@
 
 #include "account/contiguity_pressure.h"
 #include "account/pressure_read.h"
+#include "common/rootfs.h"
+
+#include "../support/scratch.h"
 
 static struct pressure_settings cfg;
 static struct pressure_state st;
@@ -234,4 +237,53 @@ Test(pressure_read, buddyinfo_without_zones_is_an_error)
 	cr_assert_eq(pressure_free_blocks(m, 9, 0, "NoSplit", "NoMerge", &r), -ENODATA);
 	cr_assert_eq(r.present, 0);
 	free(m);
+}
+
+/* The whole reader over a fixture root: every source, the smallest enabled
+ * mTHP order (inherit follows the top-level setting), an empty stats file
+ * and a PSI file with garbage, which is named while the rest is read. */
+Test(pressure_read, a_fixture_root_with_every_source)
+{
+	char dir[SCRATCH_DIR_MAX], err[256];
+	struct taod_config *c = calloc(1, sizeof(*c));
+	struct pressure_reading r;
+
+	config_defaults(c);
+	scratch_make(dir, "pressure");
+	scratch_write(
+	    dir, "proc/buddyinfo",
+	    "Node 0, zone   Normal      0      0      0      0      0      0      0      0"
+	    "      0      3      1\n");
+	scratch_write(dir, "proc/vmstat", "thp_fault_fallback 12\ncompact_stall 4\n");
+	scratch_write(dir, "proc/pressure/memory",
+		      "some avg10=1.50 avg60=0 avg300=0 total=1\n"
+		      "full avg10=oops\n");
+	scratch_write(dir, "sys/kernel/mm/transparent_hugepage/enabled",
+		      "always [madvise] never\n");
+	scratch_write(dir, "sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+		      "always [inherit] madvise never\n");
+	scratch_write(dir,
+		      "sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/"
+		      "anon_fault_fallback",
+		      "5\n");
+	scratch_write(dir, "sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled",
+		      "always inherit madvise [never]\n");
+	scratch_write(dir,
+		      "sys/kernel/mm/transparent_hugepage/hugepages-16kB/stats/"
+		      "anon_fault_fallback",
+		      "\n");
+	rootfs_set(dir);
+	cr_assert_eq(pressure_read(&c->k, 5000, &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "memory PSI: \"full avg10=oops\""), "%s", err);
+	cr_assert_float_eq(r.value[PIN_FREE_PMD_BLOCKS], 5, 0.1); /* 3 + 1 << 1 */
+	/* 64 KiB (order 4) is the smallest enabled size: 16 KiB is never. */
+	cr_assert_float_eq(r.value[PIN_FREE_MTHP_BLOCKS], (3 << 5) + (1 << 6), 0.1);
+	cr_assert_float_eq(r.value[PIN_MTHP_FAULT_FALLBACK], 5, 0.1);
+	cr_assert_float_eq(r.value[PIN_THP_FAULT_FALLBACK], 12, 0.1);
+	cr_assert_float_eq(r.value[PIN_PSI_SOME], 1.5, 0.01);
+	cr_assert_not(r.present & (1u << PIN_PSI_FULL));
+	cr_assert_eq(r.t_ms, 5000);
+	rootfs_set("/");
+	scratch_remove(dir);
+	free(c);
 }
