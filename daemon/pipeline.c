@@ -19,6 +19,7 @@
 #include "common/rootfs.h"
 #include "report/report_stage.h"
 #include "account/cgroup_fold.h"
+#include "account/pressure_read.h"
 #include "pipeline.h"
 
 #define RATE_WINDOW_MS 10000
@@ -127,6 +128,22 @@ static void read_memstat(struct taod *d, struct cgroup_entry *e)
 	cgroup_entry_set_memstat(e, &m, r == 0);
 }
 
+/* v2: the cgroup's memory PSI (some avg10), a sign its tenant wants memory. */
+static void read_memory_pressure(struct taod *d, struct cgroup_entry *e)
+{
+	struct pressure_reading r = {0};
+	char text[512], err[160];
+
+	e->psi_some = -1;
+	if (d->tree.version != 2 ||
+	    cgroup_file_read(&d->tree, e->path, "memory.pressure", text, sizeof(text)) <= 0)
+		return;
+	if (pressure_parse_psi(text, &r, err, sizeof(err)))
+		log_debug("%s: memory.pressure: %s", e->path, err);
+	else if (r.present & (1u << PIN_PSI_SOME))
+		e->psi_some = r.value[PIN_PSI_SOME];
+}
+
 static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 {
 	(void)user;
@@ -145,9 +162,31 @@ static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
 	return task_rows_collect(((struct taod *)user)->obs, rows, max);
 }
 
+/* Contiguity pressure from the kernel's counters; an odd file is told once. */
+static void pressure_tick(struct taod *d, uint64_t now_ms)
+{
+	struct pressure_reading r;
+	char err[sizeof(d->pressure_err)];
+
+	if (pressure_read(&d->cfg->k, now_ms, &r, err, sizeof(err)) && strcmp(err, d->pressure_err))
+		log_warn("contiguity pressure: %s; its inputs are left out", err);
+	snprintf(d->pressure_err, sizeof(d->pressure_err), "%s", err);
+	pressure_step(&d->pressure, &r, &d->cfg->pressure);
+	if (d->actor)
+		actor_set_pressure(d->actor, d->pressure.machine.state);
+}
+
 /* decide: judge the cgroups whose window ended, hand requests to act. */
 static void decide_step(struct taod *d, uint64_t now_ms)
 {
+	struct decide_need need = {
+	    .pressure = d->pressure.machine.state,
+	    .free_pmd_blocks = (uint64_t)d->pressure.value[PIN_FREE_PMD_BLOCKS],
+	    .free_known = d->pressure.present & (1u << PIN_FREE_PMD_BLOCKS),
+	    .wanting_fallbacks = d->cfg->pressure.wanting_fallbacks,
+	    .wanting_psi = d->cfg->pressure.wanting_psi,
+	    .reward_free_blocks = d->cfg->pressure.reward_free_blocks,
+	};
 	struct decide_io io = {
 	    .policies = &d->cfg->policies,
 	    .tao_kernel = d->kernel.kind == KERNEL_TAO,
@@ -162,6 +201,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 		d->actor && kernel_has(&d->kernel, TAO_HOTPLUG_ZONES) ? actor_zone_view : NULL,
 	    .zone_view_ctx = d->actor,
 	    .zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
+	    .need = &need,
 	};
 
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);
@@ -219,6 +259,8 @@ static void read_memstats(struct taod *d)
 		if (!c->v[i]->memstat_due)
 			continue;
 		read_memstat(d, c->v[i]);
+		if (c->v[i]->path)
+			read_memory_pressure(d, c->v[i]);
 		c->v[i]->memstat_due = false;
 	}
 }
@@ -271,6 +313,7 @@ int pipeline_tick(struct taod *d)
 		w = walk_tree(d, &t);
 	read_memstats(d);
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
+	pressure_tick(d, t.now);
 	decide_step(d, t.now);
 	/* act: bounded actions whose time is up are put back. */
 	if (d->actor)

@@ -14,6 +14,7 @@
 
 #include "observe/thp_observe.h"
 #include "account/cgroup_state.h"
+#include "account/contiguity_pressure.h"
 #include "observe/cgroup_tree.h"
 #include "observe/cgroup_watch.h"
 #include "common/clock.h"
@@ -46,6 +47,9 @@ struct taod {
 	struct actor *actor; /* the act stage: gate, backend, audit */
 	/* decide: per-cgroup judgements; requests go to action_sink */
 	struct decide_state decide;
+	/* account: contiguity pressure, read every tick; the last read error */
+	struct pressure_state pressure;
+	char pressure_err[256];
 	action_sink_fn action_sink;
 	void *action_sink_ctx;
 	/* Re-reads the configuration (SIGHUP, `taoctl reload`); 0 or errors.

@@ -266,6 +266,7 @@ static int start(struct taod *d)
 	if (r)
 		return r;
 	decide_init(&d->decide);
+	pressure_state_init(&d->pressure);
 	d->action_sink = actor_sink;
 	d->action_sink_ctx = d->actor;
 	d->reload = reload_config;

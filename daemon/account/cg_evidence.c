@@ -19,6 +19,7 @@ void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
 	out->thp_alloc = cg_thp_allocs(c);
 	out->pmd_split = c->pmd_split;
 	out->split_pages = c->pmd_split_pages;
+	out->fault_fallback = c->thp_fault_fallback;
 	out->mthp_alloc_bytes = out->mthp_broken_bytes = 0;
 }
 
@@ -29,6 +30,7 @@ void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
 	to->split_pages += e->split_pages;
 	to->mthp_alloc_bytes += e->mthp_alloc_bytes;
 	to->mthp_broken_bytes += e->mthp_broken_bytes;
+	to->fault_fallback += e->fault_fallback;
 }
 
 /*

@@ -79,6 +79,7 @@ static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t
 	e->id = id;
 	e->first_seen_ms = now_ms;
 	e->coverage_pct = -1;
+	e->psi_some = -1;
 	e->memstat_due = true;
 	if (!e->ring || id_vec_insert(&t->ids, e)) {
 		entry_free(e);

@@ -29,6 +29,7 @@ struct cg_evidence {
 	/* Multi-size THP below the PMD (fentry only): bytes in the folios
 	 * made (faulted, collapsed), and in those left partially mapped. */
 	uint64_t mthp_alloc_bytes, mthp_broken_bytes;
+	uint64_t fault_fallback; /* THP faults that fell back: the tenant wanted THPs */
 };
 
 struct cg_sample {
@@ -59,6 +60,7 @@ struct cgroup_entry {
 	struct memstat mem;
 	bool mem_ok;
 	double coverage_pct; /* -1: no anon memory */
+	double psi_some;     /* memory.pressure some avg10, percent (v2); -1: none read */
 	double alloc_rate;   /* THP allocations per second over the rate window */
 	double split_rate;   /* PMD splits per second over the rate window */
 	bool memstat_due;    /* new, or its BPF counters moved: read memory.stat */

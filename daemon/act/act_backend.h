@@ -15,8 +15,18 @@
 #include "observe/cgroup_tree.h"
 #include "config/config.h"
 #include "observe/kernel_probe.h"
+#include "common/pressure_inputs.h"
 
 struct backoff_table;
+
+/*
+ * When compaction may follow a shatter (contiguity.c): it is machine-wide,
+ * so only under contiguity pressure, at most once per compact_interval.
+ */
+struct compact_gate {
+	enum pressure_level pressure; /* as the account stage last read it */
+	uint64_t last_ms;	      /* the last compaction (monotonic); 0: none yet */
+};
 
 /* What a backend needs to reach the kernel. */
 struct act_ctx {
@@ -26,6 +36,7 @@ struct act_ctx {
 	struct backoff_table *busy_blocks; /* memory blocks that answered EBUSY */
 	uint64_t (*now_ms)(void);	   /* monotonic; tests replace it */
 	const struct kernel_info *kernel;  /* the TAO features; NULL: all of them */
+	struct compact_gate *compact;	   /* NULL: compaction ungated (tests) */
 };
 
 /* What one backend call did. */

@@ -41,6 +41,7 @@ struct actor {
 	struct backoff_table failures; /* per "kind cgroup" */
 	struct backoff_table busy_blocks;
 	struct reward_table rewards; /* the last collapse per cgroup */
+	struct compact_gate compact;
 	struct audit_log *audit;
 	actor_record_fn on_record; /* e.g. the history database */
 	void *on_record_ctx;
@@ -73,7 +74,8 @@ int actor_open(struct actor **out, const struct act_settings *s, const struct ke
 				  .tree = tree,
 				  .s = &a->s,
 				  .busy_blocks = &a->busy_blocks,
-				  .now_ms = monotonic_ms};
+				  .now_ms = monotonic_ms,
+				  .compact = &a->compact};
 	*out = a;
 	return 0;
 }
@@ -99,6 +101,11 @@ void actor_set_settings(struct actor *a, const struct act_settings *s, const str
 void actor_set_kernel(struct actor *a, const struct kernel_info *k)
 {
 	a->ctx.kernel = k;
+}
+
+void actor_set_pressure(struct actor *a, enum pressure_level level)
+{
+	a->compact.pressure = level;
 }
 
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void))

@@ -3,8 +3,9 @@
  * The stock-kernel backend. Shatter stands in as splitting an offending
  * task's THPs through debugfs split_huge_pages, over the 2 MiB chunks its
  * page tables say hold THP pages (partly unmapped ones too), so the
- * subpages it no longer maps go back; with compact_after_shatter the freed
- * pages are then merged into free 2 MiB blocks (contiguity.c). Collapse is
+ * subpages it no longer maps go back; with compact_after_shatter, under
+ * contiguity pressure, the freed pages are then merged into free 2 MiB
+ * blocks (contiguity.c). Collapse is
  * process_madvise(MADV_COLLAPSE). Restrict and grant lower and put back
  * memory.high (v1: the soft limit) when stock_restrict is on
  * (memory_limit.c); there are no policy zones to size (ZONE_MOVABLE
@@ -362,11 +363,9 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	if (thp_split_offender(c, req, budget, &t, o))
 		return;
 	mthp_split_text(&t.mthp, small, sizeof(small));
-	if (t.bytes && c->s->compact_after_shatter) {
-		r = contiguity_restore(c->k, after, sizeof(after));
-		if (r && !t.failed)
-			t.err = -r;
-	}
+	r = contiguity_after_shatter(c, t.bytes, after, sizeof(after));
+	if (r && !t.failed)
+		t.err = -r;
 	act_outcome_set(
 	    o, RESULT_DONE, t.failed || r ? t.err : 0,
 	    "split %llu THPs (%llu bytes, %llu partly mapped) of %d task(s) via %s%s%s%s%s%s",

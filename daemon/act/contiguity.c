@@ -129,3 +129,44 @@ int contiguity_restore(const struct kernel_paths *k, char *note, size_t len)
 			 strerror(-(first ? first : second)));
 	return compacted ? compacted : first ? first : second;
 }
+
+/* Why no compaction may follow now; NULL when it may. */
+static const char *gate_closed(const struct act_ctx *c, uint64_t split_bytes, char *buf, size_t len)
+{
+	const struct compact_gate *g = c->compact;
+	uint64_t now;
+
+	if (!split_bytes)
+		return "no compaction: nothing was split";
+	if (!g)
+		return NULL;
+	if (g->pressure == PRESSURE_NONE)
+		return "no compaction: no contiguity pressure";
+	now = c->now_ms();
+	if (g->last_ms && now - g->last_ms < c->s->compact_interval_ms) {
+		snprintf(buf, len,
+			 "no compaction: the last was %llu ms ago (compact_interval %llu ms)",
+			 (unsigned long long)(now - g->last_ms),
+			 (unsigned long long)c->s->compact_interval_ms);
+		return buf;
+	}
+	return NULL;
+}
+
+int contiguity_after_shatter(const struct act_ctx *c, uint64_t split_bytes, char *note, size_t len)
+{
+	char buf[128];
+	const char *why;
+
+	note[0] = '\0';
+	if (!c->s->compact_after_shatter)
+		return 0;
+	why = gate_closed(c, split_bytes, buf, sizeof(buf));
+	if (why) {
+		snprintf(note, len, "%s", why);
+		return 0;
+	}
+	if (c->compact)
+		c->compact->last_ms = c->now_ms() ? c->now_ms() : 1;
+	return contiguity_restore(c->k, note, len);
+}

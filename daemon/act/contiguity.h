@@ -20,4 +20,13 @@
  */
 int contiguity_restore(const struct kernel_paths *k, char *note, size_t len);
 
+/*
+ * After a shatter that split @split_bytes: contiguity_restore() when
+ * compact_after_shatter is on, something was split, the machine is under
+ * contiguity pressure and the last compaction is compact_interval old
+ * (c->compact NULL: no gate). @note says what was done or why not ("" when
+ * compact_after_shatter is off). 0, or contiguity_restore()'s -errno.
+ */
+int contiguity_after_shatter(const struct act_ctx *c, uint64_t split_bytes, char *note, size_t len);
+
 #endif

@@ -53,7 +53,7 @@ static int compact(const struct act_ctx *c, const struct shatter_counts *n, char
 		return 0;
 	}
 	snprintf(buf, len, "; ");
-	return contiguity_restore(c->k, buf + 2, len - 2);
+	return contiguity_after_shatter(c, 1, buf + 2, len - 2); /* gated: pressure, interval */
 }
 
 void tao_split_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,

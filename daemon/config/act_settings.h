@@ -25,7 +25,8 @@ struct act_settings {
 	uint64_t free_floor;		    /* never take free memory below this */
 	uint64_t zone_resize_every_ms;	    /* decide asks for a resize at most this often */
 	char audit_log[PATH_MAX];	    /* JSON lines; "" for none */
-	int compact_after_shatter;	    /* stock: compact, drain per-CPU lists (machine-wide) */
+	int compact_after_shatter;	    /* compact, drain per-CPU lists (machine-wide) */
+	uint64_t compact_interval_ms;	    /* ... under pressure, at most once per this */
 	char zone_cmdline_dropin[PATH_MAX]; /* boot-zone TAO: `taoctl zones --apply` writes it */
 	/* Stock restrict (memory_limit.h): off unless asked for. */
 	int stock_restrict;		     /* lower memory.high / the v1 soft limit */

@@ -146,6 +146,17 @@ static const struct setting settings[] = {
     {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
     {"history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL},
     {"metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL},
+    {"enforce", "compact_interval", T_DURATION, FIELD(enforce.compact_interval_ms), NULL},
+    KPATH("pressure_memory", pressure_memory),
+    {"pressure", "hold", T_DURATION, FIELD(pressure.hold_ms), NULL},
+    {"pressure", "wanting_fallbacks", T_COUNT, FIELD(pressure.wanting_fallbacks), NULL},
+    {"pressure", "reward_free_blocks", T_U64, FIELD(pressure.reward_free_blocks), NULL},
+    {"pressure", "wanting_psi", T_U64, FIELD(pressure.wanting_psi), NULL},
+#define X(id, name, ...)                                                                           \
+	{"pressure", name "_some", T_U64, FIELD(pressure.some[PIN_##id]), NULL},                   \
+	    {"pressure", name "_full", T_U64, FIELD(pressure.full[PIN_##id]), NULL},
+    TAOD_PRESSURE_INPUTS(X)
+#undef X
 };
 
 #define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
@@ -168,6 +179,7 @@ void config_defaults(struct taod_config *c)
 	c->unmap_pair_window_ms = 1;
 	c->sample_keep = 3600;
 	act_settings_defaults(&c->enforce);
+	pressure_settings_defaults(&c->pressure);
 	policy_builtin_default(&c->policies.v[0]);
 	c->policies.n = 1;
 	COPY(c->history_path, TAOD_DEFAULT_HISTORY);
@@ -180,6 +192,7 @@ void config_defaults(struct taod_config *c)
 	COPY(k->zoneinfo, "/proc/zoneinfo");
 	COPY(k->buddyinfo, "/proc/buddyinfo");
 	COPY(k->vmstat, "/proc/vmstat");
+	COPY(k->pressure_memory, "/proc/pressure/memory");
 	COPY(k->cmdline, "/proc/cmdline");
 	COPY(k->thp_sysfs, "/sys/kernel/mm/transparent_hugepage");
 	COPY(k->memory_blocks, "/sys/devices/system/memory");

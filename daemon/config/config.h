@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "act_settings.h"
+#include "pressure_settings.h"
 #include "policy.h"
 
 /* In the Makefile's SYSCONFDIR, where make install puts it. */
@@ -29,6 +30,7 @@ struct kernel_paths {
 	char zoneinfo[PATH_MAX];
 	char buddyinfo[PATH_MAX];
 	char vmstat[PATH_MAX];
+	char pressure_memory[PATH_MAX]; /* memory PSI */
 	char cmdline[PATH_MAX];
 	char thp_sysfs[PATH_MAX];
 	char memory_blocks[PATH_MAX];
@@ -74,6 +76,8 @@ struct taod_config {
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */
 	/* [enforce] */
 	struct act_settings enforce;
+	/* [pressure] */
+	struct pressure_settings pressure;
 	/* [policy NAME] sections, [0] the default */
 	struct policy_set policies;
 	char history_path[PATH_MAX]; /* SQLite database; empty: no history */

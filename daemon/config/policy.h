@@ -56,6 +56,7 @@ enum policy_key {
 	PK_HORIZON,
 	PK_ACT_ON,
 	PK_SIZES,
+	PK_ACT_WHEN,
 	PK_MAX,
 };
 
@@ -69,6 +70,7 @@ struct policy {
 	uint64_t window_ms;	    /* one judgement per window */
 	uint64_t horizon_ms;	    /* half-life of the evidence judged (verdict.c) */
 	bool act_on_misuser;	    /* misusers take strikes too, not only abusers */
+	bool act_always;	    /* act_when = always: climb without pressure or want */
 	unsigned sizes;		    /* POLICY_SIZES_*: the folio sizes judged */
 	unsigned ladder[RUNG_MAX];  /* strike at which each rung starts; 0: not used */
 	uint64_t cooldown_ms;	    /* no new action this long after one */

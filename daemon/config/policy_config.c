@@ -94,15 +94,23 @@ static int set_horizon(struct policy *p, const char *v)
 	return r ? r : (p->horizon_ms ? 0 : -ERANGE);
 }
 
+/* One of two words: @yes sets *@out, @no clears it. */
+static int two_words(const char *v, const char *yes, const char *no, bool *out)
+{
+	if (strcasecmp(v, yes) && strcasecmp(v, no))
+		return -EINVAL;
+	*out = !strcasecmp(v, yes);
+	return 0;
+}
+
 static int set_act_on(struct policy *p, const char *v)
 {
-	if (!strcasecmp(v, "misuser"))
-		p->act_on_misuser = true;
-	else if (!strcasecmp(v, "abuser"))
-		p->act_on_misuser = false;
-	else
-		return -EINVAL;
-	return 0;
+	return two_words(v, "misuser", "abuser", &p->act_on_misuser);
+}
+
+static int set_act_when(struct policy *p, const char *v)
+{
+	return two_words(v, "always", "need", &p->act_always);
 }
 
 static int set_sizes(struct policy *p, const char *v)
@@ -206,6 +214,8 @@ static const struct policy_setting policy_settings[] = {
     {"act_on", PK_ACT_ON, set_act_on, "misuser or abuser"},
     {"sizes", PK_SIZES, set_sizes,
      "pmd (PMD THPs), mthp (the sizes below the PMD, 16 KiB up) or all"},
+    {"act_when", PK_ACT_WHEN, set_act_when,
+     "need (only under contiguity pressure or while a tenant wants THPs) or always"},
 };
 
 #define NSETTINGS (sizeof(policy_settings) / sizeof(policy_settings[0]))
@@ -343,6 +353,7 @@ static const struct {
     {PK_HORIZON, PFIELD(horizon_ms)},
     {PK_ACT_ON, PFIELD(act_on_misuser)},
     {PK_SIZES, PFIELD(sizes)},
+    {PK_ACT_WHEN, PFIELD(act_always)},
 };
 
 static void inherit_defaults(struct policy *pol, const struct policy *def)

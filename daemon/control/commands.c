@@ -187,6 +187,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "backend", actor_backend_name(d->actor));
 	json_add(o, "act", act_status_json(d));
 	json_add(o, "decide", decide_status_json(d));
+	json_add(o, "contiguity_pressure", pressure_status_json(d));
 	json_add(o, "sinks", sinks_json(d));
 	return o;
 }
@@ -270,6 +271,8 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 		struct json_object *row = protocol_cgroup_row(rows[i]);
 
 		json_add(row, "verdict", tenant_verdict_json(d, rows[i]->id));
+		json_add(row, "memory_pressure_some",
+			 rows[i]->psi_some < 0 ? NULL : json_object_new_double(rows[i]->psi_some));
 		json_object_array_add(list, row);
 	}
 	free(rows);

@@ -29,6 +29,8 @@ struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id
 struct json_object *reward_json(const struct taod *d, const char *cgroup);
 /* Policies, classes and request counts, for status. */
 struct json_object *decide_status_json(const struct taod *d);
+/* The contiguity-pressure state and its inputs, for status (commands_pressure.c). */
+struct json_object *pressure_status_json(const struct taod *d);
 /* `explain` (commands_explain.c). */
 struct json_object *cmd_explain(struct taod *d, struct json_object *req);
 /* Whether task @tgid is alive (under the root taod inspects). */

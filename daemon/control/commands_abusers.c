@@ -126,6 +126,13 @@ static bool no_memcg_zones(const struct taod *d)
 	return d->kernel.kind == KERNEL_TAO && !kernel_has(&d->kernel, TAO_MEMCG_THP_ZONES);
 }
 
+/* act_when = need holds a climb past warn while nobody needs contiguity. */
+static bool held_by_need(const struct taod *d, const struct policy *p, enum action_kind kind)
+{
+	return !p->act_always && (kind == ACTION_RESTRICT || kind == ACTION_SHATTER) &&
+	       d->pressure.machine.state == PRESSURE_NONE && !d->decide.wanting;
+}
+
 static struct json_object *next_action_json(const struct taod *d, const struct cg_judge *j,
 					    const struct policy *p, uint64_t now)
 {
@@ -139,8 +146,11 @@ static struct json_object *next_action_json(const struct taod *d, const struct c
 	json_add_str(o, "action", action_kind_name(kind));
 	json_add_u64(o, "due_in_ms", due > now ? due - now : 0);
 	json_add_str(o, "if",
-		     j->cls >= verdict_strike_class(p) ? "it breaks more THPs"
-						       : "coverage stays below the guarantee");
+		     j->cls < verdict_strike_class(p) ? "coverage stays below the guarantee"
+		     : held_by_need(d, p, kind)
+			 ? "it breaks more THPs and contiguity pressure comes or a tenant wants "
+			   "THPs (act_when = need: a warning until then)"
+			 : "it breaks more THPs");
 	return o;
 }
 
@@ -247,6 +257,7 @@ struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id
 		json_add_double(o, "score", root->last.score);
 		json_add_double(o, "waste", root->last.waste);
 		json_add_bool(o, "judged", root->last.judged);
+		json_add_bool(o, "wanting", root->last.wanting);
 	}
 	return o;
 }

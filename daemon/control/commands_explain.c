@@ -125,8 +125,10 @@ struct json_object *cmd_explain(struct taod *d, struct json_object *req)
 				       (long long)pid);
 	}
 	o = protocol_ok();
-	if (cg)
+	if (cg) {
 		add_cgroup_totals(o, cg->path, rows, n);
+		json_add(o, "verdict", tenant_verdict_json(d, cg->id));
+	}
 	json_add(o, "tasks", tasks_json(d, rows, n));
 	free(rows);
 	return o;

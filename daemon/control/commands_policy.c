@@ -70,6 +70,7 @@ struct json_object *policy_json(const struct taod *d, const struct policy *p)
 	json_add_u64(o, "horizon_ms", p->horizon_ms);
 	json_add_str(o, "act_on", p->act_on_misuser ? "misuser" : "abuser");
 	json_add_str(o, "sizes", policy_sizes_name(p->sizes));
+	json_add_str(o, "act_when", p->act_always ? "always" : "need");
 	json_add(o, "defined_at", defined_at(p));
 	json_add(o, "from_default",
 		 strcmp(p->name, POLICY_DEFAULT) ? inherited_keys(p) : json_object_new_array());

@@ -167,6 +167,25 @@ static void print_task(FILE *f, struct json_object *t)
 	print_stack(f, t);
 }
 
+/* The tenant's class and whether it wants THPs (act_when = need acts for it). */
+static void print_want(FILE *f, struct json_object *reply)
+{
+	struct json_object *v, *want;
+
+	if (!json_object_object_get_ex(reply, "verdict", &v) || !v)
+		return;
+	fputs("tenant ", f);
+	text_fputs(str_of(v, "tenant") ? str_of(v, "tenant") : "?", f);
+	fprintf(f, ": %s", str_of(v, "class") ? str_of(v, "class") : "?");
+	if (json_object_object_get_ex(v, "wanting", &want))
+		fputs(json_object_get_boolean(want)
+			  ? ", wanting THPs (its faults fall back or it is below its guarantee)\n"
+			  : ", not wanting THPs\n",
+		      f);
+	else
+		fputs(", not judged yet\n", f);
+}
+
 int explain_print(FILE *f, struct json_object *reply)
 {
 	struct json_object *tasks;
@@ -182,6 +201,7 @@ int explain_print(FILE *f, struct json_object *reply)
 		print_headline(f, reply);
 		fprintf(f, ", %zu tasks\n", json_object_array_length(tasks));
 		print_causes(f, reply);
+		print_want(f, reply);
 	}
 	for (size_t i = 0; i < json_object_array_length(tasks); i++)
 		print_task(f, json_object_array_get_idx(tasks, i));

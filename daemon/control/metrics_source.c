@@ -38,6 +38,7 @@ void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 	    .kernel_kind = kernel_kind_name(d->kernel.kind),
 	    .observation_mode = d->obs ? thp_observe_mode(d->obs) : "",
 	    .machine = d->report.machine,
+	    .pressure = &d->pressure,
 	    .history_enabled = report_stage_history_up(&d->report),
 	    .sinks = {[SINK_HISTORY] = report_stage_sink(&d->report, SINK_HISTORY),
 		      [SINK_TEXTFILE] = report_stage_sink(&d->report, SINK_TEXTFILE)},

@@ -85,6 +85,32 @@ static void evidence_top_cause(const struct cg_judge *j, struct action_request *
 		 (unsigned long long)j->top_cause_splits, (unsigned long long)j->task_splits);
 }
 
+/* Why the ladder did not climb, in the audit record. */
+static void evidence_held(struct decide_state *s, struct cg_judge *j, struct action_request *req)
+{
+	size_t n = strlen(req->evidence);
+
+	if (!j->held)
+		return;
+	j->held = false;
+	s->held++;
+	snprintf(req->evidence + n, sizeof(req->evidence) - n,
+		 "; %s held at warn: no contiguity pressure, no tenant wanting (act_when = need)",
+		 action_kind_name(j->held_kind));
+}
+
+/* Wanting: short of its guarantee, its THP faults fell back, or (v2, where
+ * asked for) its memory.pressure is past [pressure] wanting_psi. */
+static bool wanting(const struct verdict *v, const struct decide_io *io)
+{
+	const struct decide_need *n = io->need;
+	uint64_t min = n && n->wanting_fallbacks ? n->wanting_fallbacks : 1;
+
+	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi)
+		return true;
+	return v->below_guarantee || v->fallbacks >= min;
+}
+
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
 {
 	struct judgement *h = &j->hist[j->hist_head];
@@ -125,6 +151,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev, cg_class_name(j->cls),
 		 j->strikes);
 	evidence_top_cause(j, &req);
+	evidence_held(s, j, &req);
 	j->acted = true;
 	j->last_action = kind;
 	j->last_action_ms = now_ms;
@@ -145,6 +172,8 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 		return;
 	j->window_from_ms = w.end_ms;
 	verdict_judge(j, &w, e, p, now_ms, &j->last);
+	j->last.psi_some = e->psi_some;
+	j->last.wanting = wanting(&j->last, io);
 	j->has_verdict = true;
 	moved = hysteresis_step(j, j->last.level, p, now_ms);
 	name_offenders(j, &j->last, tc);
@@ -231,11 +260,31 @@ static void make_judges(struct decide_state *s, const struct cgroup_table *t, ui
 	s->judges_made = true;
 }
 
-void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
-		 const struct decide_io *io)
+/* Good tenants that want THPs as last judged: an abuser's own want is no
+ * reason to act on it. */
+static unsigned count_wanting(const struct decide_state *s)
 {
-	struct task_cache tc = {.io = io, .s = s, .t = t};
+	unsigned n = 0;
 
+	for (size_t i = 0; i < s->n; i++)
+		n += s->v[i]->root == s->v[i] && s->v[i]->has_verdict && s->v[i]->last.wanting &&
+		     s->v[i]->cls == CLASS_GOOD;
+	return n;
+}
+
+void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
+		 const struct decide_io *in)
+{
+	struct decide_io local = *in, *io = &local;
+	struct task_cache tc = {.io = io, .s = s, .t = t};
+	struct decide_need need;
+
+	s->wanting = count_wanting(s);
+	if (in->need) {
+		need = *in->need;
+		need.wanting = s->wanting;
+		local.need = &need;
+	}
 	make_judges(s, t, now_ms, io);
 	if (judges_align(s, t))
 		return; /* out of memory: judged next tick */

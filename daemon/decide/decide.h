@@ -17,6 +17,7 @@
 #include "common/id_vec.h"
 #include "account/cgroup_state.h"
 #include "config/policy.h"
+#include "common/pressure_inputs.h"
 
 #define DECIDE_HISTORY	 16
 #define DECIDE_OFFENDERS 4
@@ -54,6 +55,9 @@ struct verdict {
 	bool judged;			/* max(given, held_peak) >= min_allocs */
 	bool below_guarantee;		/* a guarantee is set and coverage is under it */
 	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
+	uint64_t fallbacks;		/* THP faults that fell back in this window */
+	bool wanting;			/* below its guarantee, or its THP faults fell back */
+	double psi_some;		/* its memory.pressure some avg10 (v2); -1: none */
 	enum cg_class level;		/* what this window alone says; good when not judged */
 };
 
@@ -112,6 +116,10 @@ struct cg_judge {
 	int top_cause;
 	uint64_t top_cause_splits, task_splits;
 	bool acted;
+	/* The strike asked for warn only: act_when = need and nobody needed it;
+	 * held_kind is what the ladder would have asked for. */
+	bool held;
+	enum action_kind held_kind;
 	enum action_kind last_action;
 	uint64_t last_action_ms;
 	unsigned seen_gen;
@@ -146,7 +154,24 @@ struct decide_state {
 	};
 	unsigned gen;
 	uint64_t judgements, requests;
+	uint64_t held;	  /* strikes that warned only: nobody needed contiguity */
+	unsigned wanting; /* good tenants wanting at the start of the last pass */
 	struct zone_demand zones;
+};
+
+/*
+ * Whether anyone needs contiguity (act_when = need): the machine's
+ * contiguity pressure (account/contiguity_pressure.h) and the good
+ * tenants that want THPs, and whether a collapse has free blocks to use.
+ */
+struct decide_need {
+	enum pressure_level pressure;
+	uint64_t free_pmd_blocks;
+	bool free_known;	     /* free_pmd_blocks was read */
+	uint64_t wanting_fallbacks;  /* fallbacks in a window that make a tenant wanting */
+	uint64_t wanting_psi;	     /* v2 memory.pressure some avg10 (%) that does; 0: off */
+	uint64_t reward_free_blocks; /* a collapse needs more free PMD blocks than this */
+	unsigned wanting;	     /* decide_tick: good tenants wanting at the last pass */
 };
 
 /* Inputs of one decide pass. */
@@ -162,6 +187,8 @@ struct decide_io {
 	zone_view_fn zone_view;
 	void *zone_view_ctx;
 	uint64_t zone_resize_every_ms; /* at most one resize request per this */
+	/* NULL: every policy acts as act_when = always, collapses ungated */
+	const struct decide_need *need;
 };
 
 void decide_init(struct decide_state *s);

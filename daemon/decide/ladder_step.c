@@ -15,12 +15,34 @@
  * memory.thp_zones (boot-sized zones only) there is neither: the restrict
  * rung gives way to the next one up (shatter, or warn when the ladder
  * stops at restrict) and rewards collapse, as on stock.
+ *
+ * A policy with act_when = need climbs only while someone needs the
+ * contiguity: the machine is under contiguity pressure, or a good tenant
+ * wants THPs (io->need). Otherwise a strike that would climb past warn
+ * warns instead and is not counted, so the ladder stays where it was; and
+ * a collapse is asked for only where free PMD-order blocks are above the
+ * floor it needs.
  */
 #include "decide.h"
 
 static bool reward_due(const struct cg_judge *j, const struct verdict *v)
 {
 	return j->cls == CLASS_GOOD && v->below_guarantee && v->reward_bytes >= DECIDE_THP_BYTES;
+}
+
+/* A collapse needs free blocks to put THPs in; unknown counts as room. */
+static bool collapse_has_room(const struct decide_io *io)
+{
+	const struct decide_need *n = io->need;
+
+	return !n || !n->free_known || n->free_pmd_blocks > n->reward_free_blocks;
+}
+
+/* act_when = need with nobody needing contiguity: the ladder holds. */
+static bool need_holds(const struct policy *p, const struct decide_io *io)
+{
+	return !p->act_always && io->need && io->need->pressure == PRESSURE_NONE &&
+	       !io->need->wanting;
 }
 
 static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t now_ms)
@@ -36,15 +58,22 @@ static enum ladder_rung usable_rung(const struct policy *p, enum ladder_rung r, 
 	return p->ladder[RUNG_SHATTER] ? RUNG_SHATTER : RUNG_WARN;
 }
 
-static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms, bool no_memcg_zones,
-		   enum action_kind *kind)
+static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
+		   const struct decide_io *io, enum action_kind *kind)
 {
-	enum ladder_rung rung = usable_rung(p, ladder_rung_for(p, ++j->strikes), no_memcg_zones);
+	enum ladder_rung rung =
+	    usable_rung(p, ladder_rung_for(p, ++j->strikes), io->no_memcg_zones);
 
 	j->fresh_pages = 0;
 	if (rung == RUNG_OBSERVE)
 		return false;
 	*kind = ladder_rung_kind(rung);
+	if (rung > RUNG_WARN && need_holds(p, io)) {
+		j->strikes--; /* not climbed: the next strike under need climbs from here */
+		j->held = true;
+		j->held_kind = *kind;
+		*kind = ACTION_WARN;
+	}
 	j->restricted |= *kind == ACTION_RESTRICT;
 	start_cooldown(j, p, now_ms);
 	return true;
@@ -65,9 +94,11 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 		return true;
 	}
 	if (j->cls >= least && v->level >= least && v->fresh_pages && !cooling)
-		return strike(j, p, now_ms, io->no_memcg_zones, kind);
+		return strike(j, p, now_ms, io, kind);
 	if (!cooling && reward_due(j, v)) {
 		*kind = io->tao_kernel && !io->no_memcg_zones ? ACTION_GRANT : ACTION_COLLAPSE;
+		if (*kind == ACTION_COLLAPSE && !collapse_has_room(io))
+			return false;
 		start_cooldown(j, p, now_ms);
 		return true;
 	}

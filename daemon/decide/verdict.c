@@ -80,6 +80,7 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
+	v->fallbacks = grew(j->seen.fault_fallback, j->acc.fault_fallback);
 	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
 	j->broken = j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
 	j->held_peak = fmax(j->held_peak * f, pmd ? held : 0);

@@ -20,7 +20,7 @@
 #include "account/cgroup_state.h"
 #include "account/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 5
+#define HISTORY_SCHEMA_VERSION 6
 
 struct history;
 struct sqlite3;
@@ -44,6 +44,12 @@ typedef const char *(*history_class_fn)(void *ctx, const struct cgroup_entry *e)
  */
 int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
 		   const struct machine_stats *m, history_class_fn class_of, void *ctx);
+/*
+ * The machine's contiguity-pressure state (none, some, full) and the
+ * inputs holding it up at @wall_ms: a row per batch (schema 6).
+ */
+int history_record_pressure(struct history *h, uint64_t wall_ms, const char *state,
+			    const char *why);
 /* What the last failed write said ("commit: database or disk is full"). */
 const char *history_last_error(const struct history *h);
 /* Audit record of decide/act, written at once. */

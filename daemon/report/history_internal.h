@@ -22,6 +22,7 @@ enum history_stmt {
 	HS_INSERT_ACTION,
 	HS_INSERT_RUN,
 	HS_INSERT_SIZE,
+	HS_INSERT_PRESSURE,
 	HS_MAX,
 };
 

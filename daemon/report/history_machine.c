@@ -111,3 +111,13 @@ int history_record_machine(struct history *h, const struct machine_stats *m, uin
 			return -EIO;
 	return 0;
 }
+
+int history_record_pressure(struct history *h, uint64_t wall_ms, const char *state, const char *why)
+{
+	sqlite3_stmt *st = hst(h, HS_INSERT_PRESSURE);
+
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	bind_text_or_null(st, 3, why && *why ? why : NULL);
+	return hst_done(h, st);
+}

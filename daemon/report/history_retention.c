@@ -18,6 +18,7 @@ static const char *const prune_sql[] = {
     "DELETE FROM zone_samples WHERE t_ms < ?1",
     "DELETE FROM mthp_samples WHERE t_ms < ?1",
     "DELETE FROM tao_samples WHERE t_ms < ?1",
+    "DELETE FROM pressure_samples WHERE t_ms < ?1",
     "DELETE FROM size_samples WHERE t_ms < ?1",
     "DELETE FROM class_changes WHERE t_ms < ?1",
     "DELETE FROM actions WHERE t_ms < ?1",

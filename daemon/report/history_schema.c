@@ -93,6 +93,14 @@ static const char schema_v4[] = "ALTER TABLE size_samples ADD COLUMN mapped_byte
  */
 
 /*
+ * Version 6: contiguity pressure (issue 25). A row per batch: the
+ * machine's state (none, some, full) and the inputs holding it up, as
+ * `taoctl status` says them. Databases of older versions have none.
+ */
+static const char schema_v6[] = "CREATE TABLE pressure_samples(t_ms INTEGER PRIMARY KEY,"
+				" state TEXT NOT NULL, why TEXT);";
+
+/*
  * A step per version: its text, and after it the counter columns of rows
  * of the counter list and the event columns of rows of the per-size event
  * list that name this version (for version 1, the counters inside its
@@ -106,7 +114,8 @@ static const struct {
 		  {schema_v2, NULL},
 		  {schema_v3_head, schema_v3_tail},
 		  {schema_v4, NULL},
-		  {"", NULL}};
+		  {"", NULL},
+		  {schema_v6, NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

@@ -44,6 +44,7 @@ static const char *const stmt_sql[HS_MAX] = {
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 			 " ?11, ?12, ?13, ?14, ?15, ?16)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
+    [HS_INSERT_PRESSURE] = "INSERT OR REPLACE INTO pressure_samples VALUES(?1, ?2, ?3)",
 };
 
 static uint32_t be32(const unsigned char *p)

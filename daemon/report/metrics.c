@@ -8,6 +8,7 @@
 #include "observe/cg_counters.h"
 #include "metrics_internal.h"
 #include "metrics_sizes.h"
+#include "metrics_pressure.h"
 #include "common/utf8.h"
 
 #include <errno.h>
@@ -246,6 +247,8 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	metrics_write_health(f, in);
 	metrics_write_workloads(f, in->cgroups);
 	metrics_write_sizes(f, in->cgroups);
+	if (in->pressure)
+		metrics_write_pressure(f, in->pressure);
 	if (in->machine)
 		write_zones(f, in->machine);
 	if (in->machine && in->machine->tao_present)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "account/cgroup_state.h"
+#include "account/contiguity_pressure.h"
 #include "account/machine_stats.h"
 #include "common/sink_health.h"
 
@@ -37,7 +38,8 @@ struct metrics_input {
 	const char *version;
 	const char *kernel_kind;
 	const char *observation_mode;
-	const struct machine_stats *machine; /* NULL: no machine figures */
+	const struct machine_stats *machine;   /* NULL: no machine figures */
+	const struct pressure_state *pressure; /* NULL: no contiguity-pressure series */
 	bool history_enabled; /* the history database is open and its writes succeed */
 	bool down;	      /* the last textfile, at a clean exit: taod_up 0 */
 	/* The output sinks (NULL: none); an off sink has no taod_sink_* series. */

@@ -125,6 +125,14 @@ struct report_shatter_sum {
 	uint64_t shattered, failed, discarded, split;
 };
 
+/* The contiguity-pressure states of the window's batches (schema 6 on). */
+struct report_pressure {
+	size_t batches[3];  /* per state: none, some, full */
+	size_t entered[3];  /* times a batch's state rose to some, to full */
+	char last_state[8]; /* at the window's last batch; "" without any */
+	char last_why[256];
+};
+
 struct report {
 	char db[PATH_MAX];
 	int64_t generated_ms, since_ms, until_ms;
@@ -143,6 +151,7 @@ struct report {
 	size_t nfrag;
 	int frag_orders; /* orders seen */
 	struct report_tao tao;
+	struct report_pressure pressure;
 	size_t paths_cut; /* paths over REPORT_MAX_PATH, shown cut in the middle */
 };
 
@@ -165,6 +174,8 @@ const struct report_counter *report_tao_counter(const struct report *r, const ch
 /* HVO: THPs optimized and vmemmap bytes saved; false where the kernel does not count it. */
 bool report_hvo(const struct report *r, uint64_t *pages, uint64_t *saved_bytes);
 struct report_shatter_sum report_cgroup_shatter(const struct report_cgroup *c);
+/* The batches of the window with a pressure state; 0 before schema 6. */
+size_t report_pressure_batches(const struct report *r);
 /* Still there at the window's last batch (else removed, or taod stopped seeing it). */
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 

@@ -19,9 +19,9 @@ static const struct {
 	const char *name;
 	int since; /* the schema version that added it */
 } tables[] = {
-    {"runs", 1},	  {"cgroups", 1},     {"samples", 1},
-    {"class_changes", 1}, {"actions", 1},     {"zone_samples", 1},
-    {"mthp_samples", 1},  {"tao_samples", 2}, {"size_samples", 3},
+    {"runs", 1},	 {"cgroups", 1},	  {"samples", 1},      {"class_changes", 1},
+    {"actions", 1},	 {"zone_samples", 1},	  {"mthp_samples", 1}, {"tao_samples", 2},
+    {"size_samples", 3}, {"pressure_samples", 6},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

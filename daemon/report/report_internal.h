@@ -52,6 +52,8 @@ int report_no_memory(struct loader *l, sqlite3_stmt *st);
 int report_step_end(sqlite3_stmt *st);
 /* The TAO counters and shatter series of the window (report_tao.c); none before version 2. */
 int report_load_tao(struct loader *l);
+/* The contiguity-pressure states of the window (report_pressure.c); none before version 6. */
+int report_load_pressure(struct loader *l);
 /* The cgroup's large folios by size in the window (report_sizes.c); none before version 3. */
 int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c);
 

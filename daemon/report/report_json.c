@@ -121,6 +121,27 @@ static struct json_object *cgroup_json(const struct report *r, const struct repo
  * TAO kernels: {"counters": [{stat, value, change}], "hvo": {pages,
  * saved_bytes} or null where not counted}; null on a stock kernel.
  */
+/* {batches {none, some, full}, rose_to_some, rose_to_full, last, last_why}; null without any. */
+static struct json_object *pressure_json(const struct report *r)
+{
+	const struct report_pressure *p = &r->pressure;
+	struct json_object *o, *b;
+
+	if (!report_pressure_batches(r))
+		return NULL;
+	o = json_object_new_object();
+	b = json_object_new_object();
+	json_add_u64(b, "none", p->batches[0]);
+	json_add_u64(b, "some", p->batches[1]);
+	json_add_u64(b, "full", p->batches[2]);
+	json_add(o, "batches", b);
+	json_add_u64(o, "rose_to_some", p->entered[1]);
+	json_add_u64(o, "rose_to_full", p->entered[2]);
+	json_add_str_or_null(o, "last", p->last_state);
+	json_add_str_or_null(o, "last_why", p->last_why);
+	return o;
+}
+
 static struct json_object *tao_json(const struct report *r)
 {
 	struct json_object *o, *list, *hvo = NULL;
@@ -202,6 +223,9 @@ static struct json_object *machine_json(const struct report *r)
 	}
 	json_add(o, "mthp", mthp);
 	json_add(o, "tao", tao_json(r));
+	/* Only where recorded: a report of an older history reads as it did. */
+	if (report_pressure_batches(r))
+		json_add(o, "contiguity_pressure", pressure_json(r));
 	return o;
 }
 

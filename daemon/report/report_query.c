@@ -435,6 +435,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 		rc = rc ? rc : load_zones(&l);
 		rc = rc ? rc : load_mthp(&l);
 		rc = rc ? rc : report_load_tao(&l);
+		rc = rc ? rc : report_load_pressure(&l);
 		rc = rc ? rc : load_cgroups(&l);
 		rc = rc || !q->with_series ? rc : load_fragmentation(&l);
 		if (rc && !l.why[0])

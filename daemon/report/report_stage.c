@@ -40,6 +40,16 @@ void report_stage_record_action(void *ctx, const struct action_record *rec)
 		history_sink_wrote(&rs->history, history_record_action(h, rec), 1, "action");
 }
 
+/* The machine's contiguity-pressure state, beside the batch. */
+static int record_pressure(struct history *h, const struct report_tick *t, uint64_t now)
+{
+	char why[512];
+
+	pressure_why_text(t->metrics.pressure, &t->cfg->pressure, why, sizeof(why));
+	return history_record_pressure(
+	    h, now, pressure_level_name(t->metrics.pressure->machine.state), why);
+}
+
 static void write_batch(struct report_stage *rs, const struct report_tick *t)
 {
 	struct history *h = history_sink_get(&rs->history, 1);
@@ -51,6 +61,8 @@ static void write_batch(struct report_stage *rs, const struct report_tick *t)
 	if (!h)
 		return;
 	r = history_record(h, t->cgroups, now, rs->machine, t->class_of, t->class_ctx);
+	if (!r && t->metrics.pressure)
+		r = record_pressure(h, t, now);
 	history_sink_wrote(&rs->history, r, 1, "batch");
 	if (!r && ++rs->batches % RETAIN_EVERY_BATCHES == 0)
 		history_retain(h, now, t->cfg->history_retention_ms, t->cfg->history_max_bytes);

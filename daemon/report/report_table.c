@@ -61,6 +61,29 @@ static void tao_summary(FILE *f, const struct report *r)
 		fputs("hvo     not counted by this kernel (no thp_hvo_page)\n", f);
 }
 
+/* Share of the window's batches in each contiguity-pressure state. */
+static void pressure_summary(FILE *f, const struct report *r)
+{
+	const struct report_pressure *p = &r->pressure;
+	size_t n = report_pressure_batches(r);
+
+	if (!n)
+		return;
+	fprintf(f,
+		"pressure none %.1f%%, some %.1f%%, full %.1f%% of %zu batches; rose to some %zu "
+		"times, to full %zu; last %s",
+		100.0 * (double)p->batches[0] / (double)n,
+		100.0 * (double)p->batches[1] / (double)n,
+		100.0 * (double)p->batches[2] / (double)n, n, p->entered[1], p->entered[2],
+		p->last_state);
+	if (p->last_why[0]) {
+		fputs(" (", f);
+		text_fputs(p->last_why, f);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
 static void summary(FILE *f, const struct report *r)
 {
 	char a[32], b[32], stat[sizeof(r->mthp->stat) * 4];
@@ -96,6 +119,7 @@ static void summary(FILE *f, const struct report *r)
 				shown(stat, sizeof(stat), r->mthp[i].stat),
 				(long long)r->mthp[i].delta, (unsigned long long)r->mthp[i].value);
 	tao_summary(f, r);
+	pressure_summary(f, r);
 	fputc('\n', f);
 }
 

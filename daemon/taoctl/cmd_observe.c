@@ -101,6 +101,19 @@ static void print_sinks(struct json_object *sinks)
 	}
 }
 
+/* "pressure:    some for 12 s: free_pmd_blocks=40 (< 64); 1 tenant wanting" */
+static void print_pressure(struct json_object *p)
+{
+	const char *why = jget_text(p, "why");
+
+	printf("pressure:    %s for %llu s%s%s; %llu tenants wanting, %llu strikes held at warn\n",
+	       jget_text(p, "state"), (unsigned long long)(jget_u64(p, "for_ms") / 1000),
+	       *why ? ": " : "", why, (unsigned long long)jget_u64(p, "wanting_tenants"),
+	       (unsigned long long)jget_u64(p, "held_strikes"));
+	if (*jget_text(p, "read_error"))
+		printf("             reading its inputs: %s\n", jget_text(p, "read_error"));
+}
+
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
@@ -155,6 +168,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(r, "ticks"),
 	       fmt_duration(tick, sizeof(tick), jget_u64(r, "tick_ms")),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
+	print_pressure(jget(r, "contiguity_pressure"));
 	print_sinks(jget(r, "sinks"));
 	json_object_put(r);
 	return 0;
@@ -174,13 +188,16 @@ static void print_cgroup_row(struct json_object *row, int width)
 
 	struct json_object *v = jget(row, "verdict");
 
-	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %5s  %s\n", width,
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %-4s %5s  %s\n", width,
 	       jget_text(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
 	       jget_double(row, "split_ratio"), v ? jget_text(v, "class") : "-",
+	       v && jget(v, "wanting")
+		   ? (json_object_get_boolean(jget(v, "wanting")) ? "yes" : "no")
+		   : "-",
 	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-",
 	       workload_column(row, wl, sizeof(wl)));
 }
@@ -220,9 +237,9 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	} else {
 		int w = column_width(list, "path", 6);
 
-		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %5s  %s\n", w, "CGROUP", "ANON",
-		       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", "VERDICT",
-		       "SCORE", "WORKLOAD");
+		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %-4s %5s  %s\n", w, "CGROUP",
+		       "ANON", "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO",
+		       "VERDICT", "WANT", "SCORE", "WORKLOAD");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
 			print_cgroup_row(json_object_array_get_idx(list, i), w);
 	}

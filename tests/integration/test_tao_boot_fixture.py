@@ -133,7 +133,7 @@ def split_env(root, mix):
                 ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""))
 
 
-def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", **conf):
+def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", pressure="", **conf):
     env = split_env(root, mix)
     extra = "".join(f"{k} = {v}\n" for k, v in conf.items())
     return daemon_factory(
@@ -143,7 +143,7 @@ def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", **c
         f"audit_log = {tmp_path}/audit.jsonl\n{extra}"
         "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
         "[policy jobs]\nmatch = /x\nladder = warn:1 restrict:2 shatter:4\ndry_run = no\n"
-        "[history]\nevery = 1\n",
+        "[history]\nevery = 1\n" + pressure,
         env=env)
 
 
@@ -195,7 +195,11 @@ def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path
 @pytest.mark.parametrize("mix,compacted", [("s", False), ("sp", True)])
 def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root, mix, compacted):
     profile = set(snapshot(boot_root))
-    d = start(daemon_factory, tmp_path, boot_root, mix=mix, compact_after_shatter="yes")
+    # Compaction follows a shatter only under contiguity pressure (issue 25):
+    # a free-block watermark above the fixture's puts it there.
+    d = start(daemon_factory, tmp_path, boot_root, mix=mix, compact_after_shatter="yes",
+              pressure="[pressure]\nfree_pmd_blocks_some = 1000000000\n")
+    d.wait_ticks(1)
     rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
     assert rec["result"] == "done", rec
     assert (boot_root / SPLIT).read_text() == "4242,0x7f0000000000,0x7f0000800000"

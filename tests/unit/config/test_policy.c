@@ -260,3 +260,49 @@ Test(policy, sizes_key_parsed_inherited_and_checked)
 	cr_assert_neq(load("[policy p]\nmatch = /p\nsizes = 64k\n"), 0);
 	assert_error(0, 3, "pmd (PMD THPs), mthp");
 }
+
+/* act_when: need (the built-in) or always, inherited from the default;
+ * anything else is an error at its file:line. */
+Test(policy, act_when_key_parsed_inherited_and_checked)
+{
+	cr_assert_eq(load("[daemon]\n"), 0);
+	cr_assert_not(cfg.policies.v[0].act_always);
+	cr_assert_eq(load("[policy default]\nact_when = always\n"
+			  "[policy careful]\nmatch = /c/*\nact_when = need\n"
+			  "[policy other]\nmatch = /o/*\n"),
+		     0);
+	cr_assert(cfg.policies.v[0].act_always);
+	cr_assert_not(policy_find(&cfg.policies, "careful")->act_always);
+	cr_assert(policy_find(&cfg.policies, "other")->act_always);
+	cr_assert_neq(load("[policy p]\nmatch = /p\nact_when = sometimes\n"), 0);
+	assert_error(0, 3,
+		     "[policy p] act_when = \"sometimes\": expected need (only under "
+		     "contiguity pressure");
+}
+
+/* The [pressure] figures a load left, and [enforce] compact_interval. */
+static void assert_pressure(uint64_t free_some, uint64_t psi_full, uint64_t hold_ms,
+			    uint64_t interval_ms)
+{
+	cr_assert_eq(cfg.pressure.some[PIN_FREE_PMD_BLOCKS], free_some);
+	cr_assert_eq(cfg.pressure.full[PIN_PSI_FULL], psi_full);
+	cr_assert_eq(cfg.pressure.hold_ms, hold_ms);
+	cr_assert_eq(cfg.enforce.compact_interval_ms, interval_ms);
+}
+
+/* [pressure]: a threshold per input and level, from the inputs' table. */
+Test(policy, pressure_keys_from_the_input_table)
+{
+	cr_assert_eq(load("[daemon]\n"), 0);
+	assert_pressure(64, 20, 30000, 60000);
+	cr_assert_eq(load("[pressure]\nfree_pmd_blocks_some = 1000\npsi_full_full = 0\n"
+			  "hold = 5s\n[enforce]\ncompact_interval = 2m\n"),
+		     0);
+	assert_pressure(1000, 0, 5000, 120000);
+	cr_assert_neq(load("[pressure]\ncompact_stall_some = -1\nwanting_fallbacks = 0\n"
+			   "nonsense_some = 3\n"),
+		      0);
+	cr_assert_eq(errs.total, 3, "%d", errs.total);
+	assert_error(0, 2, "[pressure] compact_stall_some");
+	assert_error(1, 3, "[pressure] wanting_fallbacks");
+}

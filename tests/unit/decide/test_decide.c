@@ -24,6 +24,8 @@ static uint64_t now, allocs, splits;
 static bool tao;
 static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
 static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulative */
+static const struct decide_need *need; /* NULL: no need gating */
+static uint64_t other_fallbacks;       /* > 0: a second tenant, /t/other, whose faults fell back */
 
 static void setup(void)
 {
@@ -46,6 +48,8 @@ static void setup(void)
 	tao = false;
 	no_memcg_zones = false;
 	memset(&sizes_now, 0, sizeof(sizes_now));
+	need = NULL;
+	other_fallbacks = 0;
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -75,7 +79,9 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 			       .sink = decide_fixture_sink,
 			       .sink_ctx = &fx,
 			       .tasks = decide_fixture_tasks,
-			       .tasks_ctx = &fx};
+			       .tasks_ctx = &fx,
+			       .need = need};
+	struct taod_cg_counters o = {.thp_fault_fallback = other_fallbacks};
 	struct cgroup_entry *e;
 
 	now += WINDOW;
@@ -89,6 +95,11 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	cgroup_table_set_counters(&table, ID, &c, now);
 	cgroup_entry_set_memstat(e, &m, true);
 	e->sizes = sizes_now;
+	if (other_fallbacks) {
+		cgroup_table_touch(&table, OTHER, "/t/other", 0, now);
+		cgroup_table_set_counters(&table, OTHER, &o, now);
+		other_fallbacks += 10; /* every window, more fall back */
+	}
 	cgroup_table_sample(&table, now, WINDOW);
 	decide_tick(&st, &table, now, &io);
 }
@@ -498,4 +509,126 @@ Test(decide, requests_carry_the_policy_sizes)
 		tick_64k(1024, 1024, 0);
 	cr_assert_gt(fx.nreqs, 0);
 	cr_assert_eq(fx.reqs[0].sizes, POLICY_SIZES_MTHP);
+}
+
+/* A first sample, then @n abusive windows. */
+static void abuse_windows(int n)
+{
+	tick(0, 0);
+	for (int i = 0; i < n; i++)
+		ABUSE;
+}
+
+/* act_when = need, no contiguity pressure, nobody wanting: the abuser is
+ * judged and warned, the ladder never climbs past warn, and the warning
+ * says why. */
+Test(decide, need_without_pressure_or_want_holds_the_ladder_at_warn)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 1};
+
+	need = &n;
+	abuse_windows(8);
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	cr_assert_geq(fx.nreqs, 3);
+	for (unsigned i = 0; i < fx.nreqs; i++)
+		assert_req(i, ACTION_WARN);
+	cr_assert(strstr(fx.reqs[fx.nreqs - 1].evidence,
+			 "held at warn: no contiguity pressure, no tenant wanting"),
+		  "%s", fx.reqs[fx.nreqs - 1].evidence);
+	cr_assert_leq(decide_find(&st, ID)->strikes, 2);
+	cr_assert_geq(st.held, 1);
+}
+
+/* Under pressure (some) the ladder runs as it always did. */
+Test(decide, need_under_pressure_climbs_the_ladder)
+{
+	struct decide_need n = {.pressure = PRESSURE_SOME, .wanting_fallbacks = 1};
+
+	need = &n;
+	abuse_windows(6);
+	assert_req(0, ACTION_WARN);
+	assert_req(1, ACTION_WARN);
+	assert_req(2, ACTION_RESTRICT);
+	assert_req(3, ACTION_RESTRICT);
+	assert_req(4, ACTION_SHATTER);
+	cr_assert_null(strstr(fx.reqs[4].evidence, "held at warn"), "%s", fx.reqs[4].evidence);
+}
+
+/* act_when = always climbs with no pressure at all. */
+Test(decide, always_climbs_without_pressure)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 1};
+
+	need = &n;
+	pol->act_always = true;
+	abuse_windows(6);
+	assert_req(2, ACTION_RESTRICT);
+	assert_req(4, ACTION_SHATTER);
+}
+
+/* Held at warn, then pressure comes: the next strike climbs from where it
+ * stood, not from the strikes that were held. */
+Test(decide, held_ladder_climbs_once_pressure_comes)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 1};
+
+	need = &n;
+	abuse_windows(6);
+	cr_assert_eq(decide_find(&st, ID)->strikes, 2);
+	n.pressure = PRESSURE_FULL;
+	ABUSE; /* strike 3 */
+	assert_req(fx.nreqs - 1, ACTION_RESTRICT);
+}
+
+/* Another (good) tenant whose THP faults fall back is wanting: the ladder
+ * runs without pressure; the abuser's own fallbacks would not count. */
+Test(decide, a_wanting_tenant_lets_the_ladder_climb)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 5};
+	struct cg_judge *o;
+
+	need = &n;
+	other_fallbacks = 1;
+	abuse_windows(6);
+	o = decide_find(&st, OTHER);
+	cr_assert_not_null(o);
+	cr_assert(o->last.wanting);
+	cr_assert_eq(o->last.fallbacks, 10);
+	assert_req(2, ACTION_RESTRICT);
+}
+
+/* A collapse is asked for only where free PMD blocks are above the floor. */
+Test(decide, collapse_needs_free_blocks_above_the_floor)
+{
+	struct decide_need n = {.free_known = true, .free_pmd_blocks = 4, .reward_free_blocks = 8};
+
+	need = &n;
+	pol->coverage_guarantee = 80;
+	tick_mem(0, 0, 100 * MIB, 50 * MIB);
+	tick_mem(100, 0, 100 * MIB, 50 * MIB);
+	cr_assert_eq(fx.nreqs, 0);
+	cr_assert(decide_find(&st, ID)->last.wanting); /* below its guarantee */
+	n.free_pmd_blocks = 9;
+	tick_mem(100, 0, 100 * MIB, 50 * MIB);
+	assert_req(0, ACTION_COLLAPSE);
+}
+
+/* Cgroup v2: a good tenant whose memory.pressure passes wanting_psi is
+ * wanting; with wanting_psi 0 (the built-in) it is not. */
+Test(decide, memory_pressure_makes_a_tenant_wanting_where_asked)
+{
+	struct decide_need n = {.wanting_fallbacks = 1000};
+	struct cgroup_entry *e;
+
+	need = &n;
+	tick(0, 0);
+	e = cgroup_table_find(&table, ID);
+	e->psi_some = 25.0;
+	GOOD;
+	cr_assert_not(decide_find(&st, ID)->last.wanting);
+	n.wanting_psi = 20;
+	e->psi_some = 25.0;
+	GOOD;
+	cr_assert(decide_find(&st, ID)->last.wanting);
+	cr_assert_float_eq(decide_find(&st, ID)->last.psi_some, 25.0, 1e-9);
 }

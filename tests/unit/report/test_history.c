@@ -804,3 +804,49 @@ Test(history, version_2_database_has_no_sizes_then_migrates)
 	report_free(&r);
 	cgroup_table_free(&t);
 }
+
+/* The contiguity-pressure state of each batch (schema 6): the report counts
+ * the batches per state, the rises, and says where the window ended; the
+ * table and JSON show it only where it was recorded. */
+Test(history, pressure_states_per_batch_in_the_report)
+{
+	static const char *const states[] = {"none", "some", "some", "none", "full", "some"};
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	cgroup_table_init(&t, 4);
+	for (int i = 0; i < 6; i++) {
+		set_cg(&t, 10, "/a", i, 0, 100, 0);
+		cr_assert_eq(history_record(h, &t, 1000 * (i + 1), NULL, NULL, NULL), 0);
+		cr_assert_eq(history_record_pressure(h, 1000 * (i + 1), states[i],
+						     i == 5 ? "free_pmd_blocks=40.0 (< 64)" : ""),
+			     0);
+	}
+	history_close(h);
+	cgroup_table_free(&t);
+	cr_assert_eq(query_int("SELECT count(*) FROM pressure_samples WHERE why IS NULL"), 5);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.pressure.batches[0], 2);
+	cr_assert_eq(r.pressure.batches[1], 3);
+	cr_assert_eq(r.pressure.batches[2], 1);
+	cr_assert_eq(r.pressure.entered[1], 1);
+	cr_assert_eq(r.pressure.entered[2], 1);
+	cr_assert_str_eq(r.pressure.last_state, "some");
+	f = open_memstream(&text, &len);
+	report_write_table(f, &r);
+	fclose(f);
+	cr_assert(strstr(text, "pressure none 33.3%, some 50.0%, full 16.7% of 6 batches; rose to "
+			       "some 1 times, to full 1; last some (free_pmd_blocks=40.0 (< 64))"),
+		  "%s", text);
+	free(text);
+	f = open_memstream(&text, &len);
+	report_write_json(f, &r);
+	fclose(f);
+	cr_assert(strstr(text, "\"contiguity_pressure\""), "%s", text);
+	free(text);
+	report_free(&r);
+}
