@@ -31,6 +31,11 @@ LAB_CONF = f"""# The lab's policy: tenants in tenants.slice are judged every {WI
 every = 1
 [metrics]
 textfile = {TEXTFILE}
+[pressure]
+# A watermark of free 2 MiB blocks above any guest's: contiguity pressure
+# from the start, so the policies act on need (act_when's default) and a
+# shatter is followed by compaction and the drain.
+free_pmd_blocks_some = 1000000000
 [enforce]
 mode = enforce
 backend = stock
