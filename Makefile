@@ -269,7 +269,7 @@ vmtest-tenants: all $(TENANT_BINS)
 # kernel: socket activation, notify, watchdog, reload, restart, and every
 # lever inside the unit's sandbox (tests/vm/vmtest-systemd; UNIT_DROP).
 vmtest-systemd: all
-	tests/vm/vmtest-systemd
+	+tests/vm/vmtest-systemd
 
 # The Debian package, built with dpkg-deb from a `make install` tree
 # (config/debian/build-deb; no debian/ at the top level), with Debian's
