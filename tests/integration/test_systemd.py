@@ -64,10 +64,21 @@ def test_socket_activation(tmp_path):
     assert "socket activated" in p.stderr.read()
 
 
+def make_build_dir():
+    """BUILD for make, relative to the repository where it is inside: the
+    dependency files name their targets with it, and a plain make later
+    (BUILD=build) would not see an absolute path's as its own, so a header
+    change would no longer rebuild the objects."""
+    try:
+        return str(BUILD.resolve().relative_to(REPO.resolve()))
+    except ValueError:
+        return str(BUILD)
+
+
 def test_install_and_verify_units(tmp_path):
     dest = tmp_path / "root"
-    subprocess.run(["make", "-C", str(REPO), f"BUILD={BUILD}", "install", f"DESTDIR={dest}",
-                    "PREFIX=/usr"], check=True, capture_output=True)
+    subprocess.run(["make", "-C", str(REPO), f"BUILD={make_build_dir()}", "install",
+                    f"DESTDIR={dest}", "PREFIX=/usr"], check=True, capture_output=True)
     for f in ["usr/sbin/taod", "usr/bin/taoctl", "etc/taod.conf",
               "usr/lib/systemd/system/taod.service", "usr/lib/systemd/system/taod.socket",
               "usr/share/man/man8/taod.8", "usr/share/man/man8/taoctl.8",
@@ -92,8 +103,8 @@ def test_install_and_verify_units(tmp_path):
 def test_unit_exposure_stays_low(tmp_path):
     """systemd-analyze security on the installed unit: at most 2.0."""
     dest = tmp_path / "root"
-    subprocess.run(["make", "-C", str(REPO), f"BUILD={BUILD}", "install", f"DESTDIR={dest}",
-                    "PREFIX=/usr"], check=True, capture_output=True)
+    subprocess.run(["make", "-C", str(REPO), f"BUILD={make_build_dir()}", "install",
+                    f"DESTDIR={dest}", "PREFIX=/usr"], check=True, capture_output=True)
     unit = dest / "usr/lib/systemd/system/taod.service"
     out = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--threshold=20",
                           str(unit)], capture_output=True, text=True, timeout=60)
