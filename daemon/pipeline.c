@@ -173,7 +173,7 @@ static void pressure_tick(struct taod *d, uint64_t now_ms)
 	snprintf(d->pressure_err, sizeof(d->pressure_err), "%s", err);
 	pressure_step(&d->pressure, &r, &d->cfg->pressure);
 	if (d->actor)
-		actor_set_pressure(d->actor, d->pressure.machine.state);
+		actor_set_need(d->actor, d->pressure.machine.state, d->decide.wanting);
 }
 
 /* decide: judge the cgroups whose window ended, hand requests to act. */
@@ -186,6 +186,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .wanting_fallbacks = d->cfg->pressure.wanting_fallbacks,
 	    .wanting_psi = d->cfg->pressure.wanting_psi,
 	    .reward_free_blocks = d->cfg->pressure.reward_free_blocks,
+	    .want_hold_ms = d->cfg->pressure.hold_ms,
 	};
 	struct decide_io io = {
 	    .policies = &d->cfg->policies,

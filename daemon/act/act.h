@@ -27,8 +27,9 @@ void actor_set_settings(struct actor *a, const struct act_settings *s,
  * through the features it has. Without it every feature is assumed. */
 void actor_set_kernel(struct actor *a, const struct kernel_info *k);
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void));
-/* The machine's contiguity pressure now: compaction after a shatter needs some. */
-void actor_set_pressure(struct actor *a, enum pressure_level level);
+/* The machine's contiguity pressure now and the good tenants wanting THPs
+ * (decide's last pass): compaction after a shatter needs one or the other. */
+void actor_set_need(struct actor *a, enum pressure_level level, unsigned wanting);
 const char *actor_backend_name(const struct actor *a);
 /* Whether an action on @cgroup under a policy with @policy_dry_run would
  * reach the kernel: enforce mode, the policy opted in, not protected. */

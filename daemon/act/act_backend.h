@@ -25,6 +25,7 @@ struct backoff_table;
  */
 struct compact_gate {
 	enum pressure_level pressure; /* as the account stage last read it */
+	unsigned wanting;	      /* good tenants wanting THPs (decide's last pass) */
 	uint64_t last_ms;	      /* the last compaction (monotonic); 0: none yet */
 };
 

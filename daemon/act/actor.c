@@ -103,9 +103,10 @@ void actor_set_kernel(struct actor *a, const struct kernel_info *k)
 	a->ctx.kernel = k;
 }
 
-void actor_set_pressure(struct actor *a, enum pressure_level level)
+void actor_set_need(struct actor *a, enum pressure_level level, unsigned wanting)
 {
 	a->compact.pressure = level;
+	a->compact.wanting = wanting;
 }
 
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void))

@@ -140,8 +140,8 @@ static const char *gate_closed(const struct act_ctx *c, uint64_t split_bytes, ch
 		return "no compaction: nothing was split";
 	if (!g)
 		return NULL;
-	if (g->pressure == PRESSURE_NONE)
-		return "no compaction: no contiguity pressure";
+	if (g->pressure == PRESSURE_NONE && !g->wanting)
+		return "no compaction: no contiguity pressure, no tenant wanting";
 	now = c->now_ms();
 	if (g->last_ms && now - g->last_ms < c->s->compact_interval_ms) {
 		snprintf(buf, len,

@@ -174,6 +174,8 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	verdict_judge(j, &w, e, p, now_ms, &j->last);
 	j->last.psi_some = e->psi_some;
 	j->last.wanting = wanting(&j->last, io);
+	if (j->last.wanting)
+		j->wanted_ms = now_ms;
 	j->has_verdict = true;
 	moved = hysteresis_step(j, j->last.level, p, now_ms);
 	name_offenders(j, &j->last, tc);
@@ -260,15 +262,23 @@ static void make_judges(struct decide_state *s, const struct cgroup_table *t, ui
 	s->judges_made = true;
 }
 
-/* Good tenants that want THPs as last judged: an abuser's own want is no
- * reason to act on it. */
-static unsigned count_wanting(const struct decide_state *s)
+/* Whether good tenant @j still wants THPs at @now_ms: as last judged, or
+ * within @hold_ms of the judgement that found it wanting. A tenant whose
+ * faults fell back a window ago, then got a collapse, still lacks what an
+ * abuser strands; an abuser's own want is no reason to act on it. */
+static bool still_wanting(const struct cg_judge *j, uint64_t now_ms, uint64_t hold_ms)
+{
+	if (j->root != j || !j->has_verdict || j->cls != CLASS_GOOD)
+		return false;
+	return j->last.wanting || (j->wanted_ms && now_ms - j->wanted_ms < hold_ms);
+}
+
+static unsigned count_wanting(const struct decide_state *s, uint64_t now_ms, uint64_t hold_ms)
 {
 	unsigned n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		n += s->v[i]->root == s->v[i] && s->v[i]->has_verdict && s->v[i]->last.wanting &&
-		     s->v[i]->cls == CLASS_GOOD;
+		n += still_wanting(s->v[i], now_ms, hold_ms);
 	return n;
 }
 
@@ -279,7 +289,7 @@ void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t 
 	struct task_cache tc = {.io = io, .s = s, .t = t};
 	struct decide_need need;
 
-	s->wanting = count_wanting(s);
+	s->wanting = count_wanting(s, now_ms, in->need ? in->need->want_hold_ms : 0);
 	if (in->need) {
 		need = *in->need;
 		need.wanting = s->wanting;

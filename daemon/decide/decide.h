@@ -106,6 +106,7 @@ struct cg_judge {
 	bool restricted;	 /* a restrict was asked for and not yet granted back */
 	bool has_verdict;
 	struct verdict last;
+	uint64_t wanted_ms; /* the last judgement that found it wanting; 0: none */
 	struct judgement hist[DECIDE_HISTORY];
 	unsigned hist_len, hist_head;
 	struct offender offenders[DECIDE_OFFENDERS];
@@ -171,6 +172,7 @@ struct decide_need {
 	uint64_t wanting_fallbacks;  /* fallbacks in a window that make a tenant wanting */
 	uint64_t wanting_psi;	     /* v2 memory.pressure some avg10 (%) that does; 0: off */
 	uint64_t reward_free_blocks; /* a collapse needs more free PMD blocks than this */
+	uint64_t want_hold_ms;	     /* a want lasts this long after the window that showed it */
 	unsigned wanting;	     /* decide_tick: good tenants wanting at the last pass */
 };
 

@@ -26,6 +26,7 @@ static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
 static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulative */
 static const struct decide_need *need; /* NULL: no need gating */
 static uint64_t other_fallbacks;       /* > 0: a second tenant, /t/other, whose faults fell back */
+static uint64_t other_step;	       /* ... this many more every window */
 
 static void setup(void)
 {
@@ -50,6 +51,7 @@ static void setup(void)
 	memset(&sizes_now, 0, sizeof(sizes_now));
 	need = NULL;
 	other_fallbacks = 0;
+	other_step = 10;
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -98,7 +100,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	if (other_fallbacks) {
 		cgroup_table_touch(&table, OTHER, "/t/other", 0, now);
 		cgroup_table_set_counters(&table, OTHER, &o, now);
-		other_fallbacks += 10; /* every window, more fall back */
+		other_fallbacks += other_step; /* every window, more fall back */
 	}
 	cgroup_table_sample(&table, now, WINDOW);
 	decide_tick(&st, &table, now, &io);
@@ -595,6 +597,43 @@ Test(decide, a_wanting_tenant_lets_the_ladder_climb)
 	cr_assert(o->last.wanting);
 	cr_assert_eq(o->last.fallbacks, 10);
 	assert_req(2, ACTION_RESTRICT);
+}
+
+/* Good tenants wanting after @windows more windows in which /t/other's
+ * faults fell back once, then no more. */
+static unsigned wanting_after(uint64_t hold_ms, int windows)
+{
+	static struct decide_need n;
+
+	n = (struct decide_need){.wanting_fallbacks = 5, .want_hold_ms = hold_ms};
+	need = &n;
+	other_fallbacks = 1;
+	tick(0, 0);
+	other_step = 0;
+	GOOD; /* /t/other: 10 fell back in this window, none after */
+	for (int i = 0; i < windows; i++)
+		GOOD;
+	return st.wanting;
+}
+
+/* A want lasts the [pressure] hold after the window that showed it: a good
+ * tenant whose faults fell back, then got its collapse, still lacks what
+ * an abuser strands (the coverage experiment's abuser was never shattered:
+ * the want was gone by its next window). Past the hold it is gone. */
+Test(decide, a_want_lasts_the_pressure_hold)
+{
+	cr_assert_eq(wanting_after(3 * WINDOW, 2), 1);
+	cr_assert_not(decide_find(&st, OTHER)->last.wanting); /* not as last judged */
+}
+
+Test(decide, a_want_ends_after_the_pressure_hold)
+{
+	cr_assert_eq(wanting_after(3 * WINDOW, 4), 0);
+}
+
+Test(decide, without_a_hold_a_want_ends_with_its_window)
+{
+	cr_assert_eq(wanting_after(0, 2), 0);
 }
 
 /* A collapse is asked for only where free PMD blocks are above the floor. */
