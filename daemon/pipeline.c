@@ -162,6 +162,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 		d->actor && kernel_has(&d->kernel, TAO_HOTPLUG_ZONES) ? actor_zone_view : NULL,
 	    .zone_view_ctx = d->actor,
 	    .zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
+	    .held_window_ms = d->cfg->history_retention_ms,
 	};
 
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);

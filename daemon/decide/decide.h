@@ -17,6 +17,7 @@
 #include "common/id_vec.h"
 #include "account/cgroup_state.h"
 #include "config/policy.h"
+#include "thp_held.h"
 
 #define DECIDE_HISTORY	 16
 #define DECIDE_OFFENDERS 4
@@ -124,6 +125,10 @@ struct zone_demand {
 	unsigned guaranteed;   /* cgroups counted in it */
 	struct zone_view view; /* the zone then */
 	uint64_t requests;     /* resize requests made */
+	/* THP bytes all tenants held, sampled once a second: the peak over the
+	 * history window, below which taoctl zones never sizes the zones. */
+	struct thp_peak held_peak;
+	uint64_t held_next_ms;
 };
 
 struct decide_state {
@@ -162,6 +167,7 @@ struct decide_io {
 	zone_view_fn zone_view;
 	void *zone_view_ctx;
 	uint64_t zone_resize_every_ms; /* at most one resize request per this */
+	uint64_t held_window_ms;       /* the THP held peak's window ([history] retention) */
 };
 
 void decide_init(struct decide_state *s);
@@ -202,6 +208,13 @@ bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool t
  */
 uint64_t zone_demand_bytes(const struct cgroup_table *t, const struct policy_set *ps,
 			   unsigned *counted);
+/*
+ * zone_demand.c: the THP memory all tenants hold now (thp_held.h): memory.stat is
+ * hierarchical, so only cgroups with no counted ancestor count, each with
+ * its descendants; a guaranteed cgroup (its top-most guaranteed ancestor
+ * speaks for it) adds what its guarantee promises beyond what it holds.
+ */
+void thp_held_sum(const struct cgroup_table *t, const struct policy_set *ps, struct thp_held *out);
 /* Asks for ACTION_RESIZE_ZONES when due and a block's worth off; true if asked. */
 bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint64_t now_ms,
 		      const struct decide_io *io);

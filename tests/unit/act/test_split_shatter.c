@@ -69,7 +69,8 @@ Test(split_shatter, a_shatter_the_kernel_did_not_count_is_never_done)
 	actor_set_kernel(fx.actor, &kernel);
 	cr_assert_eq(shatter(&rec), RESULT_NO_GAIN, "%s", rec.detail);
 	cr_assert(strstr(fx.writes, SPLIT "="), "%s", fx.writes);
-	cr_assert(strstr(rec.detail, "the kernel counted none shattered, failed, discarded or split"),
-		  "%s", rec.detail);
+	cr_assert(
+	    strstr(rec.detail, "the kernel counted none shattered, failed, discarded or split"),
+	    "%s", rec.detail);
 	cr_assert_eq(shatter(&rec), RESULT_BACKING_OFF, "%s", rec.detail);
 }
