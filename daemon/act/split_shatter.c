@@ -96,7 +96,7 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 	r = compact(c, &n, after, sizeof(after));
 	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
 			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu, split %llu%s%s%s%s",
+			"discarded %llu pages, split %llu%s%s%s%s",
 			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
 			(unsigned long long)n.shattered, (unsigned long long)n.failed,
 			(unsigned long long)n.discarded, (unsigned long long)n.split,

@@ -11,7 +11,8 @@
  *     bytes they hold now plus what guarantees promise beyond that, and
  *     never below the THP bytes they held at their peak over the history
  *     window. With no THP held nor promised, the boot sizes stay: an idle
- *     machine is no evidence that the zones are too big;
+ *     machine is no evidence that the zones are too big; nor is a zone
+ *     whose order no measured THP has (it keeps its boot size);
  *  3. use: a zone that stalled allocations (allocstall) or has less than an
  *     eighth free grows to 5/4 of its present size; none shrinks below what
  *     it holds now;
@@ -248,6 +249,19 @@ static bool keep_boot(const struct zone_advice_in *in, struct zone_advice *out)
 	return true;
 }
 
+/* A zone no measured THP order asks for keeps the boot's size: no
+ * evidence it is too big (the TAO guest's NoSplit, order 4, with no mTHP
+ * enabled: its share was 0 and it shrank from 128 MiB to 4 MiB). */
+static void keep_unasked(const struct zone_param *boot, uint64_t share, struct zone_param *z)
+{
+	size_t n = strlen(z->why);
+
+	if (share || !boot->bytes || z->bytes >= boot->bytes || boot->order != z->order)
+		return;
+	z->bytes = boot->bytes;
+	snprintf(z->why + n, sizeof(z->why) - n, "; no THP of its order measured: boot size kept");
+}
+
 int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
 {
 	int pb = in->pageblock_order;
@@ -265,6 +279,8 @@ int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
 		out->nomerge.bytes = want - out->nosplit.bytes;
 		say_demand(in, share, measured, &out->nosplit);
 		say_demand(in, 1000 - share, measured, &out->nomerge);
+		keep_unasked(&in->boot_nosplit, share, &out->nosplit);
+		keep_unasked(&in->boot_nomerge, 1000 - share, &out->nomerge);
 	}
 	apply_use("NoSplit", &in->nosplit, &out->nosplit);
 	apply_use("NoMerge", &in->nomerge, &out->nomerge);

@@ -54,8 +54,8 @@ Test(split_shatter, the_record_carries_the_kernels_counts)
 	cr_assert_eq(shatter(&rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert(strstr(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n"), "%s",
 		  fx.writes);
-	cr_assert(strstr(rec.detail, "shattered 2, failed 0, discarded 1, split 1 (vmstat)"), "%s",
-		  rec.detail);
+	cr_assert(strstr(rec.detail, "shattered 2, failed 0, discarded 1 pages, split 1 (vmstat)"),
+		  "%s", rec.detail);
 }
 
 /* The writes went out, the kernel counted nothing (the THPs were gone, or

@@ -130,6 +130,15 @@ Test(zone_advice, demand_is_every_tenants_and_never_below_the_windows_peak)
 	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
 	cr_assert_geq(a.nosplit.bytes + a.nomerge.bytes, 900 * MIB, "%s", a.cmdline);
 	cr_assert(strstr(a.nomerge.why, "demand 900 MiB"), "%s", a.nomerge.why);
+	/* No THP below order 9 measured: NoSplit keeps its boot 128 MiB (it
+	 * held 1 MiB, and used to be cut to 4 MiB). */
+	in.boot_nosplit = (struct zone_param){.bytes = 128 * MIB, .order = 4};
+	in.nosplit =
+	    (struct zone_use){.present = true, .present_bytes = 128 * MIB, .free_bytes = 127 * MIB};
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_eq(a.nosplit.bytes, 128 * MIB, "%s", a.nosplit.why);
+	cr_assert(strstr(a.nosplit.why, "no THP of its order measured: boot size kept"), "%s",
+		  a.nosplit.why);
 }
 
 Test(zone_advice, cmdline_values_as_the_kernel_parses_them)
