@@ -16,7 +16,7 @@ enum kernel_kind { KERNEL_STOCK, KERNEL_TAO };
 
 /* The TAO features, one row of the probe table each. */
 enum tao_feature {
-	TAO_BOOT_ZONES,	       /* zoneinfo lists NoSplit or NoMerge */
+	TAO_BOOT_ZONES,	       /* zoneinfo lists NoSplit or NoMerge with pages */
 	TAO_HOTPLUG_ZONES,     /* an offline block's valid_zones lists a policy zone */
 	TAO_MEMCG_THP_ZONES,   /* memory.thp_zones in taod's own cgroup */
 	TAO_MEMCG_THP_SHATTER, /* memory.thp_shatter in taod's own cgroup */
@@ -26,6 +26,7 @@ enum tao_feature {
 
 struct feature_probe {
 	bool present;
+	bool named; /* the file names it, but it is not there to use (zones of 0 pages) */
 	char probe[128]; /* the file it was probed on */
 	char why[192];	 /* what that file said */
 };

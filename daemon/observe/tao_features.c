@@ -31,21 +31,54 @@ static void row(struct feature_probe *f, bool present, const char *probe, const 
 	va_end(ap);
 }
 
+/* The `present` pages of @zone in zoneinfo text, summed over nodes. */
+static unsigned long long zone_pages(const char *text, const char *zone)
+{
+	unsigned long long sum = 0;
+	size_t zlen = strlen(zone);
+
+	for (const char *p = strstr(text, "zone"); p; p = strstr(p + 4, "zone")) {
+		const char *name = p + 4 + strspn(p + 4, " "), *next, *pr;
+
+		if (strncmp(name, zone, zlen) || (name[zlen] != '\n' && name[zlen] != ' '))
+			continue;
+		next = strstr(name, "\nNode ");
+		pr = strstr(name, "\n        present ");
+		if (pr && (!next || pr < next))
+			sum += strtoull(pr + 17, NULL, 10);
+	}
+	return sum;
+}
+
+/*
+ * The TAO kernel lists NoSplit and NoMerge in zoneinfo whether or not it
+ * made them: with no nosplit=/nomerge=, or with values it refused (the
+ * nomerge order not above the nosplit order drops both), they have 0
+ * pages. Named but empty is no zone: a shatter there is a plain split.
+ */
 static void probe_boot_zones(const struct kernel_paths *k, struct feature_probe *f)
 {
 	static char text[1 << 18];
-	bool ns, nm;
+	unsigned long long ns, nm;
+	bool named;
 
 	if (rootfs_read(k->zoneinfo, text, sizeof(text)) <= 0) {
 		row(f, false, k->zoneinfo, "%s unreadable", k->zoneinfo);
 		return;
 	}
-	ns = zoneinfo_has_zone(text, k->zone_nosplit);
-	nm = zoneinfo_has_zone(text, k->zone_nomerge);
-	if (ns || nm)
+	named = zoneinfo_has_zone(text, k->zone_nosplit) || zoneinfo_has_zone(text, k->zone_nomerge);
+	ns = zone_pages(text, k->zone_nosplit);
+	nm = zone_pages(text, k->zone_nomerge);
+	if (ns || nm) {
 		row(f, true, k->zoneinfo, "%s lists zone %s%s%s", k->zoneinfo,
 		    ns ? k->zone_nosplit : "", ns && nm ? " and " : "", nm ? k->zone_nomerge : "");
-	else
+	} else if (named) {
+		row(f, false, k->zoneinfo,
+		    "%s lists %s and %s with 0 pages: the kernel made no policy zone "
+		    "(nosplit=/nomerge= absent or refused)",
+		    k->zoneinfo, k->zone_nosplit, k->zone_nomerge);
+		f->named = true;
+	} else
 		row(f, false, k->zoneinfo, "%s lists neither %s nor %s", k->zoneinfo,
 		    k->zone_nosplit, k->zone_nomerge);
 }
