@@ -26,7 +26,7 @@ enum tao_feature {
 
 struct feature_probe {
 	bool present;
-	bool named; /* the file names it, but it is not there to use (zones of 0 pages) */
+	bool named;	 /* the file names it, but it is not there to use (zones of 0 pages) */
 	char probe[128]; /* the file it was probed on */
 	char why[192];	 /* what that file said */
 };
@@ -48,6 +48,12 @@ const char *kernel_kind_name(enum kernel_kind k);
 const char *tao_feature_name(enum tao_feature f);
 /* True when @k has @f; a NULL @k (no probe ran, as in unit tests) has all. */
 bool kernel_has(const struct kernel_info *k, enum tao_feature f);
+/*
+ * The value of @zone's @key line ("present", "order") in zoneinfo text:
+ * summed over the nodes' sections if @sum, else the first's; -1 when no
+ * section of @zone has the line.
+ */
+long long zoneinfo_zone_value(const char *text, const char *zone, const char *key, bool sum);
 /* True when zoneinfo text lists a zone with this name ("Node 0, zone NoSplit"). */
 bool zoneinfo_has_zone(const char *text, const char *zone);
 
