@@ -207,7 +207,15 @@ def test_zones_recommend_from_every_tenant_and_apply(taod, cgroups, tmp_path):
     assert f'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX {rec["cmdline"]}"' in dropin, dropin
     console("TAO_RECOMMENDED=" + rec["cmdline"])
     console("TAO_EXPECT_ZONES=" + json.dumps({"NoSplit": ns, "NoMerge": nm}))
+    # The tenant gone and taod restarted (as after a reboot into new
+    # zones): the peak comes back from the history, and so does the floor.
     p.kill()
+    p.wait()
+    d.stop()
+    z2 = taod().ctl("zones")
+    assert z2["held_bytes"] < held <= z2["peak_bytes"], z2
+    r2 = z2["recommendation"]
+    assert r2["nosplit"]["bytes"] + r2["nomerge"]["bytes"] >= z2["peak_bytes"], z2
 
 
 def test_the_kernel_made_the_zones_taod_said(taod):
