@@ -76,6 +76,15 @@ def test_status_shows_the_real_zones_features_and_levers(taod):
         assert boot["order"] == order, boot
     rc, out, _ = d.ctl_rc("status")
     assert rc == 0 and "(sized at boot: taoctl zones)" in out, out
+    # A fresh guest, no tenant holding THPs: no evidence the zones are too
+    # big, so the recommendation keeps the boot sizes (it used to shrink
+    # them to the few MiB they held), or grows a full one.
+    assert z["held_bytes"] == z["peak_bytes"] == 0, z
+    if not any(size.endswith("%") for size, _ in asked.values()):
+        rec = z["recommendation"]
+        for name, (size, _) in asked.items():
+            said = rec[name.lower()]
+            assert said["bytes"] >= asked_bytes(size) and "boot size kept" in said["why"], rec
 
 
 def test_counts_per_cgroup_equal_the_kernels(taod, cgroups):
