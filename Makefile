@@ -67,7 +67,7 @@ SKELS := $(BPF_DIRS:bpf/%=$(BUILD)/%.skel.h)
 .SECONDARY:
 
 .PHONY: all clean check unit-test integration-test deps install format format-check bench \
-	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd FORCE \
+	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd vmtest-tao FORCE \
 	deb fleet-test
 
 all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
@@ -270,6 +270,14 @@ vmtest-tenants: all $(TENANT_BINS)
 # lever inside the unit's sandbox (tests/vm/vmtest-systemd; UNIT_DROP).
 vmtest-systemd: all
 	+tests/vm/vmtest-systemd
+
+# taod on a kernel with the TAO code (TAO_KERNEL, default ../shared/tao-kernel;
+# tests/vm/build-kernel makes one): a guest per zone profile (bytes, percent,
+# orders 2..9, one the kernel refuses, the command line taod recommended)
+# running tests/tao, then taod.service under systemd there. Without a kernel
+# it says how to get one and prints SKIPPED (tests/vm/vmtest-tao).
+vmtest-tao: all
+	tests/vm/vmtest-tao
 
 # The Debian package, built with dpkg-deb from a `make install` tree
 # (config/debian/build-deb; no debian/ at the top level), with Debian's

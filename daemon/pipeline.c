@@ -203,6 +203,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .zone_view_ctx = d->actor,
 	    .zone_resize_every_ms = d->cfg->enforce.zone_resize_every_ms,
 	    .need = &need,
+	    .held_window_ms = d->cfg->history_retention_ms,
 	};
 
 	decide_tick(&d->decide, &d->cgroups, now_ms, &io);

@@ -19,9 +19,11 @@
 #include "control/control_server.h"
 #include "pipeline.h"
 #include "common/instance_lock.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/rootfs.h"
 #include "common/version.h"
+#include "report/history_peak.h"
 #include "report/report_stage.h"
 
 /* taod's options: getopt reads this table and usage prints it (taod(8) is held to it). */
@@ -236,6 +238,26 @@ static void raise_fd_limit(void)
 		log_errno(LOG_WARNING, -errno, "raising the open-file limit");
 }
 
+/*
+ * The THP bytes tenants held at their peak in the history window, so that
+ * a restart (a reboot into new zones above all) does not forget it: taoctl
+ * zones never sizes the zones below it. A batch older than this boot is
+ * placed at the boot (kept at most one window past it).
+ */
+static void seed_held_peak(struct taod *d)
+{
+	struct history *h = d->report.history.h;
+	uint64_t bytes, at, now = realtime_ms(), mono = monotonic_ms();
+	uint64_t win = d->cfg->history_retention_ms, age;
+
+	if (!h || history_thp_peak(h, now > win ? now - win : 0, &bytes, &at) || !bytes)
+		return;
+	age = now > at ? now - at : 0;
+	thp_peak_add(&d->decide.zones.held_peak, win, mono > age ? mono - age : 0, bytes);
+	log_info("history: tenants held %llu MiB of THPs at their peak in the last %llu h",
+		 (unsigned long long)(bytes >> 20), (unsigned long long)(win / 3600000));
+}
+
 static int start(struct taod *d)
 {
 	char why[PATH_MAX + 64] = "";
@@ -271,6 +293,7 @@ static int start(struct taod *d)
 	d->action_sink_ctx = d->actor;
 	d->reload = reload_config;
 	report_stage_open(&d->report, d->cfg, d->start_wall_ms);
+	seed_held_peak(d);
 	actor_set_record_hook(d->actor, report_stage_record_action, &d->report);
 	r = setup_event_loop(d);
 	if (r < 0) {

@@ -56,6 +56,18 @@ static int compact(const struct act_ctx *c, const struct shatter_counts *n, char
 	return contiguity_after_shatter(c, 1, buf + 2, len - 2); /* gated: pressure, interval */
 }
 
+/*
+ * The kernel counts every THP a split request reaches: shattered (in a
+ * zone), failed, discarded or split. A request it counted as none of them
+ * changed nothing (the THPs went away between the scan and the write, or
+ * the writes reached none): no-gain (failed where a write failed), which
+ * backs off, never "done".
+ */
+static bool counted_nothing(const struct shatter_counts *n)
+{
+	return n->counted && !n->shattered && !n->failed && !n->discarded && !n->split;
+}
+
 void tao_split_shatter(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 		       struct act_outcome *o)
 {
@@ -72,14 +84,22 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 	counted = read_counts(c, a) && counted;
 	n = (struct shatter_counts){counted, delta(b[0], a[0]), delta(b[1], a[1]),
 				    delta(b[2], a[2]), delta(b[3], a[3])};
+	o->shatter = n;
+	if (counted_nothing(&n)) {
+		act_outcome_set(o, t.failed ? RESULT_FAILED : RESULT_NO_GAIN, t.failed ? t.err : 0,
+				"%llu THPs asked of %d task(s) via %s: the kernel counted none "
+				"shattered, failed, discarded or split (vmstat)%s%s",
+				(unsigned long long)(t.bytes / THP_BYTES), t.tasks,
+				thp_split_via(c, &t), t.timed_out ? ACT_TIME_NOTE : "", small);
+		return;
+	}
 	r = compact(c, &n, after, sizeof(after));
 	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
 			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu, split %llu%s%s%s%s",
+			"discarded %llu pages, split %llu%s%s%s%s",
 			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
 			(unsigned long long)n.shattered, (unsigned long long)n.failed,
 			(unsigned long long)n.discarded, (unsigned long long)n.split,
 			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)",
 			t.timed_out ? ACT_TIME_NOTE : "", small, after);
-	o->shatter = n;
 }

@@ -6,7 +6,13 @@
  *     of the THP allocations, else the boot's nosplit order if the kernel
  *     keeps it, else order 4 (64 KiB, the smallest common mTHP size);
  *  2. sizes: demand + headroom, split between the zones by the THP bytes
- *     allocated below and at pageblock_order (all to NoMerge unmeasured);
+ *     allocated below and at pageblock_order (all to NoMerge unmeasured).
+ *     Demand is every tenant's, not the guaranteed ones' alone: the THP
+ *     bytes they hold now plus what guarantees promise beyond that, and
+ *     never below the THP bytes they held at their peak over the history
+ *     window. With no THP held nor promised, the boot sizes stay: an idle
+ *     machine is no evidence that the zones are too big; nor is a zone
+ *     whose order no measured THP has (it keeps its boot size);
  *  3. use: a zone that stalled allocations (allocstall) or has less than an
  *     eighth free grows to 5/4 of its present size; none shrinks below what
  *     it holds now;
@@ -195,10 +201,71 @@ static void format_cmdline(struct zone_advice *out)
 			 (unsigned long long)(out->nomerge.bytes / MIB), out->nomerge.order);
 }
 
+/* Rule 2's demand: now (held + promised) or the window's peak, the larger. */
+static uint64_t demand(const struct zone_advice_in *in)
+{
+	uint64_t now = in->held_bytes + in->shortfall_bytes;
+
+	return now > in->peak_bytes ? now : in->peak_bytes;
+}
+
+/* Rule 2's why: what the demand was made of. */
+static void say_demand(const struct zone_advice_in *in, uint64_t share, bool measured,
+		       struct zone_param *z)
+{
+	size_t n = strlen(z->why);
+
+	snprintf(z->why + n, sizeof(z->why) - n,
+		 "; %llu.%llu%% of demand %llu MiB (THPs held by %u cgroups %llu MiB, "
+		 "guarantees' shortfall %llu MiB, peak %llu MiB over %llu h) + headroom %llu "
+		 "MiB%s",
+		 (unsigned long long)share / 10, (unsigned long long)share % 10,
+		 (unsigned long long)(demand(in) / MIB), in->cgroups,
+		 (unsigned long long)(in->held_bytes / MIB),
+		 (unsigned long long)(in->shortfall_bytes / MIB),
+		 (unsigned long long)(in->peak_bytes / MIB),
+		 (unsigned long long)(in->window_ms / 3600000),
+		 (unsigned long long)(demand(in) ? in->headroom / MIB : 0),
+		 measured ? "" : ", no THP order mix measured");
+}
+
+/* No THP held nor promised, ever in the window: the boot's sizes stay. */
+static bool keep_boot(const struct zone_advice_in *in, struct zone_advice *out)
+{
+	const struct zone_param *boot[] = {&in->boot_nosplit, &in->boot_nomerge};
+	struct zone_param *z[] = {&out->nosplit, &out->nomerge};
+
+	if (demand(in) || (!in->boot_nosplit.bytes && !in->boot_nomerge.bytes))
+		return false;
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(z[i]->why);
+
+		z[i]->bytes = boot[i]->bytes;
+		snprintf(z[i]->why + n, sizeof(z[i]->why) - n,
+			 "; no THP held by %u cgroups nor promised, none in the window: boot size "
+			 "kept",
+			 in->cgroups);
+	}
+	return true;
+}
+
+/* A zone no measured THP order asks for keeps the boot's size: no
+ * evidence it is too big (the TAO guest's NoSplit, order 4, with no mTHP
+ * enabled: its share was 0 and it shrank from 128 MiB to 4 MiB). */
+static void keep_unasked(const struct zone_param *boot, uint64_t share, struct zone_param *z)
+{
+	size_t n = strlen(z->why);
+
+	if (share || !boot->bytes || z->bytes >= boot->bytes || boot->order != z->order)
+		return;
+	z->bytes = boot->bytes;
+	snprintf(z->why + n, sizeof(z->why) - n, "; no THP of its order measured: boot size kept");
+}
+
 int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
 {
 	int pb = in->pageblock_order;
-	uint64_t want = in->demand_bytes ? in->demand_bytes + in->headroom : 0, share;
+	uint64_t want = demand(in) ? demand(in) + in->headroom : 0, share;
 	bool measured;
 
 	memset(out, 0, sizeof(*out));
@@ -207,19 +274,13 @@ int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
 	snprintf(out->nomerge.why, sizeof(out->nomerge.why),
 		 "pageblock_order %d: PMD-sized THPs, HVO in NoMerge", pb);
 	share = small_share(in, pb, &measured);
-	out->nosplit.bytes = want / 1000 * share;
-	out->nomerge.bytes = want - out->nosplit.bytes;
-	for (struct zone_param *z = &out->nosplit; z <= &out->nomerge; z++) {
-		size_t n = strlen(z->why);
-
-		snprintf(z->why + n, sizeof(z->why) - n,
-			 "; %llu.%llu%% of demand %llu MiB + headroom %llu MiB (%u guaranteed "
-			 "cgroups)%s",
-			 (unsigned long long)(z == &out->nosplit ? share : 1000 - share) / 10,
-			 (unsigned long long)(z == &out->nosplit ? share : 1000 - share) % 10,
-			 (unsigned long long)(in->demand_bytes / MIB),
-			 (unsigned long long)(in->demand_bytes ? in->headroom / MIB : 0),
-			 in->guaranteed, measured ? "" : ", no THP order mix measured");
+	if (!keep_boot(in, out)) {
+		out->nosplit.bytes = want / 1000 * share;
+		out->nomerge.bytes = want - out->nosplit.bytes;
+		say_demand(in, share, measured, &out->nosplit);
+		say_demand(in, 1000 - share, measured, &out->nomerge);
+		keep_unasked(&in->boot_nosplit, share, &out->nosplit);
+		keep_unasked(&in->boot_nomerge, 1000 - share, &out->nomerge);
 	}
 	apply_use("NoSplit", &in->nosplit, &out->nosplit);
 	apply_use("NoMerge", &in->nomerge, &out->nomerge);

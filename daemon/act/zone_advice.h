@@ -3,8 +3,9 @@
  * Boot-zone TAO kernels size NoSplit and NoMerge only at boot
  * (nosplit=<bytes>,<order> and nomerge=<bytes>,<order> on the kernel
  * command line). This is the recommendation for the next boot, from the
- * THP demand of guaranteed cgroups, the THP order mix and the zones' own
- * use, and the kernel's rules for accepting it.
+ * THP demand of every tenant (what they hold now, what guarantees promise
+ * beyond it, and their peak over the history window), the THP order mix
+ * and the zones' own use, and the kernel's rules for accepting it.
  */
 #ifndef TAOD_ZONE_ADVICE_H
 #define TAOD_ZONE_ADVICE_H
@@ -37,8 +38,11 @@ struct zone_use {
 struct zone_advice_in {
 	uint64_t mem_bytes;			   /* present pages of all zones */
 	int pageblock_order;			   /* from hpage_pmd_size */
-	uint64_t demand_bytes;			   /* zone_demand of guaranteed cgroups */
-	unsigned guaranteed;			   /* cgroups counted in it */
+	uint64_t held_bytes;			   /* THP bytes all tenants hold now */
+	uint64_t shortfall_bytes;		   /* guarantees' promise beyond that */
+	uint64_t peak_bytes;			   /* held_bytes' peak over the window */
+	uint64_t window_ms;			   /* that window ([history] retention) */
+	unsigned cgroups, guaranteed;		   /* top-most cgroups counted; guaranteed */
 	uint64_t headroom;			   /* [enforce] zone_headroom */
 	uint64_t order_allocs[ZONE_ADVICE_ORDERS]; /* THP allocations by order */
 	struct zone_use nosplit, nomerge;

@@ -14,31 +14,10 @@
 #include "account/machine_stats.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
+#include "observe/kernel_probe.h"
 #include "zone_advice.h"
 
 #define PAGE 4096ULL
-
-/* The `order N` line of the first section of @zone in zoneinfo text; -1: none. */
-static int zone_order(const char *text, const char *zone)
-{
-	size_t zlen = strlen(zone);
-
-	for (const char *p = strstr(text, "zone"); p; p = strstr(p + 4, "zone")) {
-		const char *name = p + 4 + strspn(p + 4, " "), *next, *o;
-
-		if (strncmp(name, zone, zlen) || (name[zlen] != '\n' && name[zlen] != ' '))
-			continue;
-		next = strstr(name, "\nNode ");
-		for (o = strstr(name, "\n"); o && (!next || o < next); o = strchr(o + 1, '\n')) {
-			const char *w = o + 1 + strspn(o + 1, " \t");
-
-			if (!strncmp(w, "order ", 6))
-				return atoi(w + 6);
-		}
-		return -1;
-	}
-	return -1;
-}
 
 static uint64_t vm(const char *text, const char *key)
 {
@@ -60,7 +39,7 @@ static void read_use(const struct machine_stats *m, const char *zone, const char
 		u->present_bytes += m->zones[i].present_pages * PAGE;
 		u->free_bytes += m->zones[i].free_pages * PAGE;
 	}
-	u->order = zone_order(zoneinfo, zone);
+	u->order = (int)zoneinfo_zone_value(zoneinfo, zone, "order", false);
 	snprintf(key, sizeof(key), "allocstall_%s", suffix);
 	u->allocstall = vm(vmstat, key);
 	snprintf(key, sizeof(key), "pgskip_%s", suffix);

@@ -19,6 +19,7 @@
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
 #include "act/zone_advice.h"
+#include "common/clock.h"
 
 static struct json_object *use_json(const char *name, const struct zone_use *u)
 {
@@ -48,6 +49,7 @@ static struct json_object *param_json(const struct zone_param *z)
 /* Reads the kernel and the demand, and recommends; the result of zone_advise. */
 static int advise(struct taod *d, struct zone_advice_in *in, struct zone_advice *out)
 {
+	struct thp_held h;
 	int r;
 
 	memset(in, 0, sizeof(*in));
@@ -57,7 +59,13 @@ static int advise(struct taod *d, struct zone_advice_in *in, struct zone_advice 
 		snprintf(out->nosplit.why, sizeof(out->nosplit.why), "%s", strerror(-r));
 		return r;
 	}
-	in->demand_bytes = zone_demand_bytes(&d->cgroups, &d->cfg->policies, &in->guaranteed);
+	thp_held_sum(&d->cgroups, &d->cfg->policies, &h);
+	in->held_bytes = h.held_bytes;
+	in->shortfall_bytes = h.shortfall_bytes;
+	in->cgroups = h.cgroups;
+	in->guaranteed = h.guaranteed;
+	in->peak_bytes = thp_peak_max(&d->decide.zones.held_peak, monotonic_ms());
+	in->window_ms = d->cfg->history_retention_ms;
 	in->headroom = d->cfg->enforce.zone_headroom;
 	return zone_advise(in, out);
 }
@@ -89,7 +97,12 @@ struct json_object *cmd_zones(struct taod *d, struct json_object *req)
 	json_add(o, "boot_nomerge", param_json(&in.boot_nomerge));
 	json_add_u64(o, "memory_bytes", in.mem_bytes);
 	json_add_i64(o, "pageblock_order", in.pageblock_order);
-	json_add_u64(o, "demand_bytes", in.demand_bytes);
+	json_add_u64(o, "demand_bytes", in.held_bytes + in.shortfall_bytes);
+	json_add_u64(o, "held_bytes", in.held_bytes);
+	json_add_u64(o, "shortfall_bytes", in.shortfall_bytes);
+	json_add_u64(o, "peak_bytes", in.peak_bytes);
+	json_add_u64(o, "window_ms", in.window_ms);
+	json_add_u64(o, "cgroups", in.cgroups);
 	json_add_u64(o, "guaranteed_cgroups", in.guaranteed);
 	rec = json_object_new_object();
 	json_add_bool(rec, "accepted", r == 0);

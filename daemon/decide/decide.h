@@ -18,6 +18,7 @@
 #include "account/cgroup_state.h"
 #include "config/policy.h"
 #include "common/pressure_inputs.h"
+#include "thp_held.h"
 
 #define DECIDE_HISTORY	 16
 #define DECIDE_OFFENDERS 4
@@ -133,6 +134,10 @@ struct zone_demand {
 	unsigned guaranteed;   /* cgroups counted in it */
 	struct zone_view view; /* the zone then */
 	uint64_t requests;     /* resize requests made */
+	/* THP bytes all tenants held, sampled once a second: the peak over the
+	 * history window, below which taoctl zones never sizes the zones. */
+	struct thp_peak held_peak;
+	uint64_t held_next_ms;
 };
 
 struct decide_state {
@@ -191,6 +196,7 @@ struct decide_io {
 	uint64_t zone_resize_every_ms; /* at most one resize request per this */
 	/* NULL: every policy acts as act_when = always, collapses ungated */
 	const struct decide_need *need;
+	uint64_t held_window_ms; /* the THP held peak's window ([history] retention) */
 };
 
 void decide_init(struct decide_state *s);
@@ -231,6 +237,13 @@ bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool t
  */
 uint64_t zone_demand_bytes(const struct cgroup_table *t, const struct policy_set *ps,
 			   unsigned *counted);
+/*
+ * zone_demand.c: the THP memory all tenants hold now (thp_held.h): memory.stat is
+ * hierarchical, so only cgroups with no counted ancestor count, each with
+ * its descendants; a guaranteed cgroup (its top-most guaranteed ancestor
+ * speaks for it) adds what its guarantee promises beyond what it holds.
+ */
+void thp_held_sum(const struct cgroup_table *t, const struct policy_set *ps, struct thp_held *out);
 /* Asks for ACTION_RESIZE_ZONES when due and a block's worth off; true if asked. */
 bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint64_t now_ms,
 		      const struct decide_io *io);

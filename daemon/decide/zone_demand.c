@@ -26,8 +26,8 @@
 
 struct guaranteed {
 	const char *path;
-	uint64_t anon;
-	double pct;
+	uint64_t anon, thp;
+	double pct; /* 0: no guarantee (collected only for thp_held_sum) */
 	bool dry_run;
 };
 
@@ -66,9 +66,10 @@ static bool policies_guarantee(const struct policy_set *ps)
 	return false;
 }
 
-/* The guaranteed cgroups with a memory.stat reading; NULL on no memory. */
+/* The cgroups with a memory.stat reading, guaranteed ones only unless
+ * @all, in path order; NULL on no memory. */
 static struct guaranteed *collect(const struct cgroup_table *t, const struct policy_set *ps,
-				  size_t *n)
+				  bool all, size_t *n)
 {
 	struct guaranteed *g = calloc(t->n + 1, sizeof(*g));
 
@@ -80,11 +81,14 @@ static struct guaranteed *collect(const struct cgroup_table *t, const struct pol
 		if (!e->path || !e->mem_ok)
 			continue;
 		p = policy_lookup(ps, e->path, NULL);
-		if (p->coverage_guarantee <= 0)
+		if (p->coverage_guarantee <= 0 && !all)
 			continue;
-		g[(*n)++] = (struct guaranteed){e->path, e->mem.anon_bytes, p->coverage_guarantee,
-						p->dry_run};
+		g[(*n)++] = (struct guaranteed){
+		    e->path, e->mem.anon_bytes, e->mem.thp_bytes,
+		    p->coverage_guarantee > 0 ? p->coverage_guarantee : 0, p->dry_run};
 	}
+	if (g)
+		qsort(g, *n, sizeof(*g), path_order);
 	return g;
 }
 
@@ -100,10 +104,9 @@ static void sum_demand(const struct cgroup_table *t, const struct policy_set *ps
 	out->any_guarantee = policies_guarantee(ps);
 	if (!out->any_guarantee)
 		return;
-	g = collect(t, ps, &n);
+	g = collect(t, ps, false, &n);
 	if (!g)
 		return;
-	qsort(g, n, sizeof(*g), path_order);
 	for (size_t i = 0; i < n; i++) {
 		if (top && is_descendant(top, g[i].path))
 			continue; /* in its counted ancestor's figure already */
@@ -124,6 +127,37 @@ uint64_t zone_demand_bytes(const struct cgroup_table *t, const struct policy_set
 	if (counted)
 		*counted = s.counted;
 	return s.bytes;
+}
+
+/* What a guarantee promises beyond the THP bytes the cgroup holds. */
+static uint64_t shortfall(const struct guaranteed *g)
+{
+	uint64_t promised = (uint64_t)((double)g->anon * g->pct / 100.0);
+
+	return promised > g->thp ? promised - g->thp : 0;
+}
+
+void thp_held_sum(const struct cgroup_table *t, const struct policy_set *ps, struct thp_held *out)
+{
+	const char *top = NULL, *gtop = NULL;
+	struct guaranteed *g;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	g = collect(t, ps, true, &n);
+	for (size_t i = 0; g && i < n; i++) {
+		if (!top || !is_descendant(top, g[i].path)) {
+			top = g[i].path; /* its figure holds its descendants' */
+			out->held_bytes += g[i].thp;
+			out->cgroups++;
+		}
+		if (g[i].pct <= 0 || (gtop && is_descendant(gtop, g[i].path)))
+			continue;
+		gtop = g[i].path;
+		out->shortfall_bytes += shortfall(&g[i]);
+		out->guaranteed++;
+	}
+	free(g);
 }
 
 /* The resize would move at least one block. */
@@ -160,6 +194,13 @@ bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint6
 	struct demand_sum s;
 	int r;
 
+	if (now_ms >= z->held_next_ms) { /* the peak the boot recommendation keeps */
+		struct thp_held h;
+
+		z->held_next_ms = now_ms + 1000;
+		thp_held_sum(t, io->policies, &h);
+		thp_peak_add(&z->held_peak, io->held_window_ms, now_ms, h.held_bytes);
+	}
 	if (!io->zone_view || now_ms < z->next_ms)
 		return false;
 	z->next_ms = now_ms + io->zone_resize_every_ms;

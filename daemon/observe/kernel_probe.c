@@ -31,8 +31,11 @@ void kernel_probe(const struct taod_config *cfg, const struct cgroup_tree *tree,
 		return;
 	}
 	out->kind = KERNEL_STOCK;
-	snprintf(out->why, sizeof(out->why), "no %s/%s zone and no %s", cfg->k.zone_nosplit,
-		 cfg->k.zone_nomerge, cfg->k.memcg_thp_shatter);
+	if (zones->named) /* TAO code without a zone: it splits as stock does */
+		snprintf(out->why, sizeof(out->why), "%s", zones->why);
+	else
+		snprintf(out->why, sizeof(out->why), "no %s/%s zone and no %s", cfg->k.zone_nosplit,
+			 cfg->k.zone_nomerge, cfg->k.memcg_thp_shatter);
 }
 
 const char *kernel_kind_name(enum kernel_kind k)

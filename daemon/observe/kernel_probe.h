@@ -16,7 +16,7 @@ enum kernel_kind { KERNEL_STOCK, KERNEL_TAO };
 
 /* The TAO features, one row of the probe table each. */
 enum tao_feature {
-	TAO_BOOT_ZONES,	       /* zoneinfo lists NoSplit or NoMerge */
+	TAO_BOOT_ZONES,	       /* zoneinfo lists NoSplit or NoMerge with pages */
 	TAO_HOTPLUG_ZONES,     /* an offline block's valid_zones lists a policy zone */
 	TAO_MEMCG_THP_ZONES,   /* memory.thp_zones in taod's own cgroup */
 	TAO_MEMCG_THP_SHATTER, /* memory.thp_shatter in taod's own cgroup */
@@ -26,6 +26,7 @@ enum tao_feature {
 
 struct feature_probe {
 	bool present;
+	bool named;	 /* the file names it, but it is not there to use (zones of 0 pages) */
 	char probe[128]; /* the file it was probed on */
 	char why[192];	 /* what that file said */
 };
@@ -47,6 +48,12 @@ const char *kernel_kind_name(enum kernel_kind k);
 const char *tao_feature_name(enum tao_feature f);
 /* True when @k has @f; a NULL @k (no probe ran, as in unit tests) has all. */
 bool kernel_has(const struct kernel_info *k, enum tao_feature f);
+/*
+ * The value of @zone's @key line ("present", "order") in zoneinfo text:
+ * summed over the nodes' sections if @sum, else the first's; -1 when no
+ * section of @zone has the line.
+ */
+long long zoneinfo_zone_value(const char *text, const char *zone, const char *key, bool sum);
 /* True when zoneinfo text lists a zone with this name ("Node 0, zone NoSplit"). */
 bool zoneinfo_has_zone(const char *text, const char *zone);
 

@@ -31,21 +31,37 @@ static void row(struct feature_probe *f, bool present, const char *probe, const 
 	va_end(ap);
 }
 
+/*
+ * The TAO kernel lists NoSplit and NoMerge in zoneinfo whether or not it
+ * made them: with no nosplit=/nomerge=, or with values it refused (the
+ * nomerge order not above the nosplit order drops both), they have 0
+ * pages. Named but empty is no zone: a shatter there is a plain split.
+ */
 static void probe_boot_zones(const struct kernel_paths *k, struct feature_probe *f)
 {
 	static char text[1 << 18];
-	bool ns, nm;
+	long long ns, nm;
+	bool named;
 
 	if (rootfs_read(k->zoneinfo, text, sizeof(text)) <= 0) {
 		row(f, false, k->zoneinfo, "%s unreadable", k->zoneinfo);
 		return;
 	}
-	ns = zoneinfo_has_zone(text, k->zone_nosplit);
-	nm = zoneinfo_has_zone(text, k->zone_nomerge);
-	if (ns || nm)
+	named =
+	    zoneinfo_has_zone(text, k->zone_nosplit) || zoneinfo_has_zone(text, k->zone_nomerge);
+	ns = zoneinfo_zone_value(text, k->zone_nosplit, "present", true);
+	nm = zoneinfo_zone_value(text, k->zone_nomerge, "present", true);
+	if (ns > 0 || nm > 0) {
 		row(f, true, k->zoneinfo, "%s lists zone %s%s%s", k->zoneinfo,
-		    ns ? k->zone_nosplit : "", ns && nm ? " and " : "", nm ? k->zone_nomerge : "");
-	else
+		    ns > 0 ? k->zone_nosplit : "", ns > 0 && nm > 0 ? " and " : "",
+		    nm > 0 ? k->zone_nomerge : "");
+	} else if (named) {
+		row(f, false, k->zoneinfo,
+		    "%s lists %s and %s with 0 pages: the kernel made no policy zone "
+		    "(nosplit=/nomerge= absent or refused)",
+		    k->zoneinfo, k->zone_nosplit, k->zone_nomerge);
+		f->named = true;
+	} else
 		row(f, false, k->zoneinfo, "%s lists neither %s nor %s", k->zoneinfo,
 		    k->zone_nosplit, k->zone_nomerge);
 }
@@ -175,4 +191,29 @@ bool zoneinfo_has_zone(const char *text, const char *zone)
 			return true;
 	}
 	return false;
+}
+
+long long zoneinfo_zone_value(const char *text, const char *zone, const char *key, bool sum)
+{
+	size_t zlen = strlen(zone), klen = strlen(key);
+	long long v = -1;
+
+	for (const char *p = strstr(text, "zone"); p; p = strstr(p + 4, "zone")) {
+		const char *name = p + 4 + strspn(p + 4, " "), *next, *o;
+
+		if (strncmp(name, zone, zlen) || (name[zlen] != '\n' && name[zlen] != ' '))
+			continue;
+		next = strstr(name, "\nNode ");
+		for (o = strchr(name, '\n'); o && (!next || o < next); o = strchr(o + 1, '\n')) {
+			const char *w = o + 1 + strspn(o + 1, " \t");
+
+			if (strncmp(w, key, klen) || w[klen] != ' ')
+				continue;
+			v = (v < 0 ? 0 : v) + strtoll(w + klen, NULL, 10);
+			if (!sum)
+				return v;
+			break;
+		}
+	}
+	return v;
 }

@@ -194,9 +194,9 @@ static void write_tao(FILE *f, const struct machine_stats *m)
 			(unsigned long long)m->tao[zone_counters[i].item]);
 	}
 	if (tao_vmstat_has(m, TVM_SHATTER))
-		metrics_family(
-		    f, "taod_shatter_pages_total", "counter",
-		    "THPs the kernel shattered, failed to shatter, or shattered and discarded.");
+		metrics_family(f, "taod_shatter_pages_total", "counter",
+			       "THPs the kernel shattered or failed to shatter; result=discarded: "
+			       "base pages it freed while shattering (vmstat counts pages there).");
 	for (int r = 0; r < 3; r++)
 		if (tao_vmstat_has(m, TVM_SHATTER + r))
 			fprintf(f, "taod_shatter_pages_total{result=\"%s\"} %llu\n", results[r],

@@ -186,7 +186,7 @@ static void shatter_counts(FILE *f, const struct report *r)
 		header = true;
 		path = text_escape_dup(r->cgroups[i].path, false);
 		fprintf(f,
-			"  %s  %zu shatter(s): shattered %llu, failed %llu, discarded %llu, "
+			"  %s  %zu shatter(s): shattered %llu, failed %llu, discarded %llu pages, "
 			"split %llu\n",
 			path ? path : "?", s.actions, (unsigned long long)s.shattered,
 			(unsigned long long)s.failed, (unsigned long long)s.discarded,

@@ -50,7 +50,7 @@ static void print_param(const char *name, struct json_object *p)
 static void print_zones(struct json_object *r)
 {
 	struct json_object *zones = jget(r, "zones"), *rec = jget(r, "recommendation");
-	char dem[32], mem[32];
+	char dem[32], mem[32], held[32], peak[32];
 
 	printf("sizing:      %s (%s)\n", jget_text(r, "sizing"), jget_text(r, "sizing_why"));
 	printf("memory:      %s, pageblock_order %d\n",
@@ -59,8 +59,11 @@ static void print_zones(struct json_object *r)
 	printf("zones:\n");
 	for (size_t i = 0; zones && i < json_object_array_length(zones); i++)
 		print_zone(json_object_array_get_idx(zones, i));
-	printf("demand:      %s of %llu guaranteed cgroups\n",
+	printf("demand:      %s: THPs held by %llu cgroups %s (peak %s), %llu guaranteed\n",
 	       fmt_bytes(dem, sizeof(dem), jget_u64(r, "demand_bytes")),
+	       (unsigned long long)jget_u64(r, "cgroups"),
+	       fmt_bytes(held, sizeof(held), jget_u64(r, "held_bytes")),
+	       fmt_bytes(peak, sizeof(peak), jget_u64(r, "peak_bytes")),
 	       (unsigned long long)jget_u64(r, "guaranteed_cgroups"));
 	printf("recommended: %s\n", json_object_get_boolean(jget(rec, "accepted"))
 					? jget_text(rec, "cmdline")

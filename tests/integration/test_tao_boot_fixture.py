@@ -206,7 +206,7 @@ def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root
     want = {"s": (4, 0, 0, 0), "sp": (2, 0, 0, 2)}[mix]
     s = rec["shatter"]
     assert (s["shattered"], s["failed"], s["discarded"], s["split"]) == want, rec
-    assert f"shattered {want[0]}, failed 0, discarded 0, split {want[3]} (vmstat)" in rec["detail"]
+    assert f"shattered {want[0]}, failed 0, discarded 0 pages, split {want[3]} (vmstat)" in rec["detail"]
     # Compaction only where something was split into small pieces.
     wrote = writes(d, boot_root)
     assert SPLIT in wrote, wrote  # the write log is what the profile check reads
@@ -255,7 +255,7 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     assert re.search(r"tao +thp_shatter_page +\+1 \(now 8\)", table), table
     assert "NoSplit  order 4, managed 262144 pages" in table, table
     assert "hvo     not counted by this kernel" in table, table
-    assert "  /x  1 shatter(s): shattered 1, failed 1, discarded 1, split 1" in table, table
+    assert "  /x  1 shatter(s): shattered 1, failed 1, discarded 1 pages, split 1" in table, table
     rows = list(csv.DictReader(io.StringIO(report(tmp_path, "csv"))))
     x = next(r for r in rows if r["cgroup"] == "/x")
     assert [x[k] for k in ("thp_shattered", "thp_shatter_failed", "thp_shatter_discarded",

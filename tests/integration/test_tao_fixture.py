@@ -32,9 +32,11 @@ Node 0, zone  Movable
   pages free     100000
 Node 0, zone  NoSplit
   pages free     60000
+        present  65536
         order    9
 Node 0, zone  NoMerge
   pages free     30000
+        present  32768
         order    9
 """
 

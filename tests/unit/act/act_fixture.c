@@ -73,6 +73,8 @@ static int record_write(const char *path, const char *s, void *ctx)
 		play_block_state(path, s);
 	else
 		put(path, s);
+	if (fx.split_vmstat[0] && !strcmp(rel, "/sys/kernel/debug/split_huge_pages"))
+		fx_file("/proc/vmstat", fx.split_vmstat);
 	return 1;
 }
 

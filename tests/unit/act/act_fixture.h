@@ -31,6 +31,9 @@ struct act_fixture {
 	char fail_path[256];
 	int fail_err;
 	int fail_count; /* writes failed so far */
+	/* The kernel's side of a split_huge_pages write: /proc/vmstat becomes
+	 * this text (the counters a real split moves); empty: unchanged. */
+	char split_vmstat[512];
 };
 
 extern struct act_fixture fx;

@@ -21,8 +21,10 @@ static void setup(void)
 	memset(&in, 0, sizeof(in));
 	in.mem_bytes = 16 * GIB;
 	in.pageblock_order = 9;
-	in.demand_bytes = 768 * MIB;
+	in.held_bytes = 512 * MIB;
+	in.shortfall_bytes = 256 * MIB;
 	in.headroom = 256 * MIB;
+	in.cgroups = 3;
 	in.guaranteed = 2;
 }
 
@@ -83,6 +85,60 @@ Test(zone_advice, a_stalled_zone_grows_and_none_exceeds_half_of_memory)
 	cr_assert_eq(zone_advise(&in, &a), 0);
 	cr_assert(a.nosplit.bytes + a.nomerge.bytes <= 8 * GIB);
 	cr_assert(strstr(a.nomerge.why, "capped at half of memory"), "%s", a.nomerge.why);
+}
+
+/* An idle TAO guest booted with 256M/512M and no guarantee: the zones
+ * held 4 MiB and 40 MiB, and the recommendation used to be those
+ * (nosplit=4M,4 nomerge=40M,9), taking THPs from every tenant at the next
+ * boot. With nothing held or promised, ever in the window, the boot sizes
+ * stay. */
+Test(zone_advice, an_idle_machine_keeps_the_boot_sizes)
+{
+	struct zone_advice a;
+
+	in.held_bytes = in.shortfall_bytes = 0;
+	in.guaranteed = 0;
+	in.boot_nosplit = (struct zone_param){.bytes = 256 * MIB, .order = 4};
+	in.boot_nomerge = (struct zone_param){.bytes = 512 * MIB, .order = 9};
+	in.nosplit =
+	    (struct zone_use){.present = true, .present_bytes = 256 * MIB, .free_bytes = 252 * MIB};
+	in.nomerge =
+	    (struct zone_use){.present = true, .present_bytes = 512 * MIB, .free_bytes = 472 * MIB};
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_str_eq(a.cmdline, "nosplit=256M,4 nomerge=512M,9");
+	cr_assert(strstr(a.nomerge.why, "none in the window: boot size kept"), "%s", a.nomerge.why);
+}
+
+/* Demand is every tenant's: THPs held by cgroups without any guarantee
+ * count, and the peak they held over the window is the floor even when
+ * they hold less now. */
+Test(zone_advice, demand_is_every_tenants_and_never_below_the_windows_peak)
+{
+	struct zone_advice a;
+
+	in.headroom = 0;
+	in.shortfall_bytes = 0;
+	in.guaranteed = 0;
+	in.held_bytes = 300 * MIB; /* no guarantee anywhere */
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_geq(a.nosplit.bytes + a.nomerge.bytes, 300 * MIB, "%s", a.cmdline);
+	cr_assert(strstr(a.nomerge.why, "demand 300 MiB (THPs held by 3 cgroups 300 MiB, "
+					"guarantees' shortfall 0 MiB, peak 0 MiB"),
+		  "%s", a.nomerge.why);
+	in.held_bytes = 20 * MIB; /* they gave most back, after holding 900 MiB */
+	in.peak_bytes = 900 * MIB;
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_geq(a.nosplit.bytes + a.nomerge.bytes, 900 * MIB, "%s", a.cmdline);
+	cr_assert(strstr(a.nomerge.why, "demand 900 MiB"), "%s", a.nomerge.why);
+	/* No THP below order 9 measured: NoSplit keeps its boot 128 MiB (it
+	 * held 1 MiB, and used to be cut to 4 MiB). */
+	in.boot_nosplit = (struct zone_param){.bytes = 128 * MIB, .order = 4};
+	in.nosplit =
+	    (struct zone_use){.present = true, .present_bytes = 128 * MIB, .free_bytes = 127 * MIB};
+	cr_assert_eq(zone_advise(&in, &a), 0, "%s", a.nosplit.why);
+	cr_assert_eq(a.nosplit.bytes, 128 * MIB, "%s", a.nosplit.why);
+	cr_assert(strstr(a.nosplit.why, "no THP of its order measured: boot size kept"), "%s",
+		  a.nosplit.why);
 }
 
 Test(zone_advice, cmdline_values_as_the_kernel_parses_them)

@@ -217,3 +217,38 @@ Test(zone_demand, nothing_without_any_guarantee_a_view_or_a_tao_kernel)
 	cr_assert_eq(nreqs, 1, "decide_tick asks on a TAO kernel");
 	cr_assert_eq(reqs[0].bytes, 512 * MIB);
 }
+
+/* Every tenant's THPs count once (the top-most cgroup read holds its
+ * descendants'), guaranteed or not; a guarantee adds only what it promises
+ * beyond what its cgroup holds (cg(): thp = anon / 4). */
+Test(zone_demand, thp_held_counts_every_tenant_once_and_guarantees_shortfall)
+{
+	struct thp_held h;
+
+	add_policy("lat", "/lat/*", 50);
+	cg("/lat", 0, false); /* no memory.stat: its children count */
+	cg("/lat/a", 100 * MIB, true);
+	cg("/lat/a/x", 40 * MIB, true);
+	cg("/batch", 400 * MIB, true);
+	cg("/batch/job", 200 * MIB, true);
+	thp_held_sum(&table, &policies, &h);
+	cr_assert_eq(h.held_bytes, 25 * MIB + 100 * MIB);
+	cr_assert_eq(h.cgroups, 2);
+	cr_assert_eq(h.shortfall_bytes, 50 * MIB - 25 * MIB);
+	cr_assert_eq(h.guaranteed, 1);
+}
+
+/* The peak of the window: a value leaves it one window after it was seen. */
+Test(zone_demand, thp_peak_keeps_the_windows_largest)
+{
+	struct thp_peak p = {0};
+	uint64_t w = 64000; /* slices of 1 s */
+
+	thp_peak_add(&p, w, 10000, 900 * MIB);
+	thp_peak_add(&p, w, 20000, 20 * MIB);
+	cr_assert_eq(thp_peak_max(&p, 20000), 900 * MIB);
+	cr_assert_eq(thp_peak_max(&p, 10000 + w - 1), 900 * MIB);
+	cr_assert_eq(thp_peak_max(&p, 10000 + w), 20 * MIB);
+	thp_peak_add(&p, w, 10000 + 2 * w, 5 * MIB); /* reuses the 900 MiB slot */
+	cr_assert_eq(thp_peak_max(&p, 10000 + 2 * w), 5 * MIB);
+}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report/history.h"
+#include "report/history_peak.h"
 #include "report/report.h"
 #include "report/report_sizes.h"
 
@@ -288,6 +289,39 @@ Test(history, machine_figures)
 	cr_assert_eq(r.mthp[0].delta, 7);
 	report_free(&r);
 	free(m);
+	cgroup_table_free(&t);
+}
+
+/* The THP bytes tenants held at their peak: the root's children (v2: the
+ * root has no memory.stat), a descendant inside its parent's figure, the
+ * root's own figure where it has one (v1). */
+Test(history, thp_peak_of_the_tenants)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	uint64_t bytes, at;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 0, 0, 0, 100 << 20);
+	set_cg(&t, 11, "/a/b", 0, 0, 0, 50 << 20); /* in /a's figure already */
+	set_cg(&t, 12, "/c", 0, 0, 0, 20 << 20);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	set_cg(&t, 10, "/a", 0, 0, 0, 10 << 20);
+	set_cg(&t, 12, "/c", 0, 0, 0, 0);
+	history_record(h, &t, 2000, NULL, NULL, NULL);
+	cr_assert_eq(history_thp_peak(h, 0, &bytes, &at), 0);
+	cr_assert_eq(bytes, 120 << 20);
+	cr_assert_eq(at, 1000);
+	cr_assert_eq(history_thp_peak(h, 1500, &bytes, &at), 0);
+	cr_assert_eq(bytes, 10 << 20);
+	cr_assert_eq(at, 2000);
+	cr_assert_eq(history_thp_peak(h, 5000, &bytes, &at), 0);
+	cr_assert_eq(bytes, 0, "no batch in the window");
+	set_cg(&t, 1, "/", 0, 0, 0, 500 << 20);
+	history_record(h, &t, 3000, NULL, NULL, NULL);
+	cr_assert_eq(history_thp_peak(h, 0, &bytes, &at), 0);
+	cr_assert_eq(bytes, 500 << 20);
+	history_close(h);
 	cgroup_table_free(&t);
 }
 

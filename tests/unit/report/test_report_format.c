@@ -322,8 +322,9 @@ Test(report_format, tao_in_the_table_and_csv)
 	cr_assert(strstr(out, "tao     thp_shatter_page                   +4 (now 11)\n"), "%s",
 		  out);
 	cr_assert(strstr(out, "hvo     not counted by this kernel"), "%s", out);
-	cr_assert(strstr(out, "  /x  1 shatter(s): shattered 4, failed 1, discarded 0, split 2\n"),
-		  "%s", out);
+	cr_assert(
+	    strstr(out, "  /x  1 shatter(s): shattered 4, failed 1, discarded 0 pages, split 2\n"),
+	    "%s", out);
 	free(out);
 	out = render(report_write_csv, &r);
 	cr_assert(strstr(out, ",thp_shattered,thp_shatter_failed,thp_shatter_discarded,"

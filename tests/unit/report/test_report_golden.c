@@ -30,25 +30,10 @@
 
 static char dir[SCRATCH_DIR_MAX], db_path[128];
 
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = fopen(path, "r"), *out = open_memstream(&buf, &len);
-	int ch;
-
-	cr_assert_not_null(f, "%s", path);
-	while ((ch = fgetc(f)) != EOF)
-		fputc(ch, out);
-	fclose(f);
-	fclose(out);
-	return buf;
-}
-
 /* The recorded database, loaded from its dump into the scratch directory. */
 static void make_db(void)
 {
-	char *sql = slurp(DATA "history_v3.sql"), *msg = NULL;
+	char *sql = scratch_read(DATA "history_v3.sql"), *msg = NULL;
 	sqlite3 *db;
 
 	scratch_make(dir, "golden");
@@ -101,7 +86,7 @@ static void matches(writer_fn w, bool with_series, const char *name)
 		fputs(out, f);
 		fclose(f);
 	}
-	want = slurp(path);
+	want = scratch_read(path);
 	cr_expect_str_eq(out, want, "%s differs from what the earlier taod wrote", name);
 	free(want);
 	free(out);

@@ -90,3 +90,18 @@ int scratch_remove(const char *dir)
 	r = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return r == -1 ? -errno : r;
 }
+
+char *scratch_read(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r"), *out = open_memstream(&buf, &len);
+	int ch;
+
+	cr_assert_not_null(f, "%s", path);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, out);
+	fclose(f);
+	fclose(out);
+	return buf;
+}

@@ -31,6 +31,9 @@ void scratch_mkdir(const char *dir, const char *rel);
 const char *scratch_write_bytes(const char *dir, const char *rel, const void *data, size_t len);
 /* scratch_write_bytes of the string @text. */
 const char *scratch_write(const char *dir, const char *rel, const char *text);
+/* The whole file at @path (a test's data), NUL-terminated, to free();
+ * fails the running test when it cannot be read. */
+char *scratch_read(const char *path);
 /*
  * Removes @dir and everything under it, depth first, never following a
  * symlink (nftw with FTW_PHYS): a link a test planted is removed, its
