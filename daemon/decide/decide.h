@@ -122,6 +122,9 @@ struct cg_judge {
 	 * held_kind is what the ladder would have asked for. */
 	bool held;
 	enum action_kind held_kind;
+	/* Warned once for the rung it holds: later held strikes wait silently,
+	 * their waste unanswered, for the first window under need. */
+	bool held_warned;
 	enum action_kind last_action;
 	uint64_t last_action_ms;
 	unsigned seen_gen;

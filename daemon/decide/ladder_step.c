@@ -58,22 +58,39 @@ static enum ladder_rung usable_rung(const struct policy *p, enum ladder_rung r, 
 	return p->ladder[RUNG_SHATTER] ? RUNG_SHATTER : RUNG_WARN;
 }
 
+/*
+ * Nobody needs the contiguity: the strike is not counted and warns once
+ * instead of climbing. Its waste stays unanswered (fresh_pages kept), so the
+ * first window under need takes the rung it holds, even if the tenant broke
+ * nothing since: what it strands is what the wanting tenant lacks.
+ */
+static bool hold_at_warn(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
+			 enum ladder_rung rung, enum action_kind *kind)
+{
+	if (j->held_warned)
+		return false;
+	j->held_warned = true;
+	j->held = true;
+	j->held_kind = ladder_rung_kind(rung);
+	*kind = ACTION_WARN;
+	start_cooldown(j, p, now_ms);
+	return true;
+}
+
 static bool strike(struct cg_judge *j, const struct policy *p, uint64_t now_ms,
 		   const struct decide_io *io, enum action_kind *kind)
 {
 	enum ladder_rung rung =
-	    usable_rung(p, ladder_rung_for(p, ++j->strikes), io->no_memcg_zones);
+	    usable_rung(p, ladder_rung_for(p, j->strikes + 1), io->no_memcg_zones);
 
+	if (rung > RUNG_WARN && need_holds(p, io))
+		return hold_at_warn(j, p, now_ms, rung, kind);
+	j->strikes++;
 	j->fresh_pages = 0;
+	j->held_warned = false;
 	if (rung == RUNG_OBSERVE)
 		return false;
 	*kind = ladder_rung_kind(rung);
-	if (rung > RUNG_WARN && need_holds(p, io)) {
-		j->strikes--; /* not climbed: the next strike under need climbs from here */
-		j->held = true;
-		j->held_kind = *kind;
-		*kind = ACTION_WARN;
-	}
 	j->restricted |= *kind == ACTION_RESTRICT;
 	start_cooldown(j, p, now_ms);
 	return true;
@@ -86,8 +103,10 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 	bool cooling = now_ms < j->cooldown_until_ms;
 	enum cg_class least = verdict_strike_class(p);
 
-	if (j->cls < least)
+	if (j->cls < least) {
 		j->strikes = 0;
+		j->held_warned = false;
+	}
 	if (class_moved && j->cls == CLASS_GOOD && j->restricted) {
 		j->restricted = false;
 		*kind = ACTION_GRANT;

@@ -582,6 +582,33 @@ Test(decide, held_ladder_climbs_once_pressure_comes)
 	assert_req(fx.nreqs - 1, ACTION_RESTRICT);
 }
 
+/* Held at warn, then a tenant wants THPs while the abuser breaks nothing
+ * more: what it strands is what the other lacks, so the held rung is taken
+ * at its next window (the coverage experiment's abuser split its 289 THPs
+ * once, and was only ever warned). Held windows warn once, not each time. */
+Test(decide, a_held_rung_is_taken_when_need_comes_without_new_breakage)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 1};
+	const struct cg_judge *j;
+
+	need = &n;
+	pol->horizon_ms = 600 * WINDOW; /* the waste is remembered, as in taod.conf */
+	pol->ladder[RUNG_WARN] = 0;
+	pol->ladder[RUNG_RESTRICT] = 0;
+	pol->ladder[RUNG_SHATTER] = 1;
+	abuse_windows(3);
+	cr_assert_eq(fx.nreqs, 1);
+	assert_req(0, ACTION_WARN);
+	tick(10, 0); /* faults, nothing new broken, nobody wanting: no second warn */
+	j = decide_find(&st, ID);
+	cr_assert_geq(j->last.level, CLASS_MISUSER, "the horizon still holds its waste");
+	cr_assert_eq(fx.nreqs, 1);
+	n.pressure = PRESSURE_SOME;
+	tick(10, 0);
+	cr_assert_eq(fx.nreqs, 2);
+	assert_req(1, ACTION_SHATTER);
+}
+
 /* Another (good) tenant whose THP faults fall back is wanting: the ladder
  * runs without pressure; the abuser's own fallbacks would not count. */
 Test(decide, a_wanting_tenant_lets_the_ladder_climb)
