@@ -15,6 +15,8 @@ import subprocess
 from conftest import (EXPECT_ZONES, MIB, PAGE, asked_bytes, audit, boot_zones, cgroup_row,
                       console, finish, memstat, taoctl, vmstat, wait_for, zoneinfo)
 
+# The abuser's policy acts on need (act_when's default); a watermark of free
+# 2 MiB blocks above the guest's puts the machine under contiguity pressure.
 POLICY = """[policy tao-abuser]
 match = {glob}
 window = 4s
@@ -23,7 +25,10 @@ max_split_ratio = 0.25
 escalate_after = 1
 cooldown = 1s
 ladder = shatter:1
+act_when = need
 dry_run = no
+[pressure]
+free_pmd_blocks_some = 1000000000
 """
 
 
