@@ -9,6 +9,9 @@ creeping towards CI's limit is seen before it fails CI.
                                                    (a lab guest)
     test_times.py run SUITE NAME SECONDS           record one test-like run
                                                    (a lab scenario's guest)
+    test_times.py guests SUITE WALL LOG...         a lab's guests: each LOG's
+                                                   stage from LOG.rc ("EXIT
+                                                   SECONDS"), then the report
     test_times.py report SUITE [--wall SECONDS] [LOG...]
                                                    stages, then the 10 slowest
                                                    tests; --wall: the suite's
@@ -67,7 +70,8 @@ def log_tests(path):
     """(label: test, seconds) from pytest --durations lines in a log, the
     phases of one test added up."""
     total = defaultdict(float)
-    for line in Path(path).read_text(errors="replace").splitlines():
+    text = Path(path).read_text(errors="replace") if Path(path).exists() else ""
+    for line in text.splitlines():
         m = DURATION.match(line)
         if m:
             total[m.group(3)] += float(m.group(1))
@@ -107,6 +111,18 @@ def cmd_report(suite, logs, wall=None):
     return 0
 
 
+def cmd_guests(suite, wall, logs):
+    """Stages from the guests' LOG.rc files, then the report with --wall."""
+    for f in suite_dir(suite).iterdir():
+        f.unlink()
+    for log in logs:
+        rc_file = Path(log + ".rc")
+        words = rc_file.read_text().split() if rc_file.exists() else []
+        rc, secs = (words + ["?", "0"])[:2]
+        append(suite, "stages.tsv", f"guest {Path(log).stem} (exit {rc})", secs, 0)
+    return cmd_report(suite, logs, wall)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "reset":
         for f in suite_dir(argv[1]).iterdir():
@@ -120,6 +136,8 @@ def main(argv):
     if len(argv) == 4 and argv[0] == "run":
         append(argv[1], "runs.tsv", argv[2], f"{float(argv[3]):.1f}")
         return 0
+    if len(argv) >= 3 and argv[0] == "guests":
+        return cmd_guests(argv[1], float(argv[2]), argv[3:])
     if len(argv) >= 4 and argv[0] == "report" and argv[2] == "--wall":
         return cmd_report(argv[1], argv[4:], float(argv[3]))
     if len(argv) >= 2 and argv[0] == "report":
