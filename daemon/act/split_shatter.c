@@ -94,12 +94,14 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 		return;
 	}
 	r = compact(c, &n, after, sizeof(after));
-	act_outcome_set(o, RESULT_DONE, t.failed ? t.err : -r,
-			"%llu THPs asked of %d task(s) via %s: shattered %llu, failed %llu, "
-			"discarded %llu pages, split %llu%s%s%s%s",
-			(unsigned long long)(t.bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
-			(unsigned long long)n.shattered, (unsigned long long)n.failed,
-			(unsigned long long)n.discarded, (unsigned long long)n.split,
-			n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)",
-			t.timed_out ? ACT_TIME_NOTE : "", small, after);
+	act_outcome_set(
+	    o, RESULT_DONE, t.failed ? t.err : -r,
+	    "%llu THPs (%llu partly mapped) asked of %d task(s) via %s: shattered %llu, "
+	    "failed %llu, discarded %llu pages, split %llu%s%s%s%s",
+	    (unsigned long long)(t.bytes / THP_BYTES),
+	    (unsigned long long)(t.partial_bytes / THP_BYTES), t.tasks, thp_split_via(c, &t),
+	    (unsigned long long)n.shattered, (unsigned long long)n.failed,
+	    (unsigned long long)n.discarded, (unsigned long long)n.split,
+	    n.counted ? " (vmstat)" : " (vmstat has no thp_shatter_page)",
+	    t.timed_out ? ACT_TIME_NOTE : "", small, after);
 }

@@ -400,7 +400,7 @@ def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cg
     assert rec["pid"] == p.pid and rec["policy"] == "tests", rec
     # The restrict rung cannot work without memory.thp_zones: no record of it.
     assert not [x for x in d.ctl("actions", "--cgroup", rel) if x["action"] == "restrict"]
-    asked = int(re.search(r"(\d+) THPs asked", rec["detail"]).group(1))
+    asked = int(re.search(r"(\d+) THPs \(\d+ partly mapped\) asked", rec["detail"]).group(1))
     assert asked >= 1 and str(boot_root / SPLIT) in rec["detail"], rec
     # The stand-in answered THP by THP: shattered, shattered, failed, discarded, ...
     s = rec["shatter"]
