@@ -25,6 +25,7 @@
 #include "common/version.h"
 #include "report/history_peak.h"
 #include "report/report_stage.h"
+#include "common/sat_math.h"
 
 /* taod's options: getopt reads this table and usage prints it (taod(8) is held to it). */
 static const struct {
@@ -155,7 +156,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *user)
 	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel%s%s", d->cgroups.n,
 		   thp_observe_mode(d->obs), kernel_kind_name(d->kernel.kind),
 		   r < 0 ? "; last tick incomplete: " : "", r < 0 ? strerror(-r) : "");
-	return sd_event_source_set_time(s, usec + d->cfg->tick_ms * 1000ULL);
+	return sd_event_source_set_time(s, sat_add_u64(usec, sat_mul_u64(d->cfg->tick_ms, 1000)));
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *user)

@@ -23,6 +23,7 @@
 #include "common/parse.h"
 #include "common/rootfs.h"
 #include "common/state_files.h"
+#include "common/sat_math.h"
 
 #define PAGE_BYTES 4096ULL
 
@@ -288,7 +289,7 @@ void memory_limit_restrict(const struct act_ctx *c, const struct action_request 
 	had = !load(c, id, &s) && !strcmp(s.cgroup, req->cgroup);
 	if (!had)
 		first_restriction(c, &s, id, req->cgroup, was);
-	s.until_ms = c->now_ms() + c->s->stock_restrict_for_ms;
+	s.until_ms = sat_add_u64(c->now_ms(), c->s->stock_restrict_for_ms);
 	if (target_of(c, usage) < limit) {
 		lower(c, &s, target_of(c, usage), usage, had, o);
 		return;

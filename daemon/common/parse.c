@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -123,4 +124,41 @@ int parse_mode(const char *s, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
+}
+
+int check_range(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v >= lo && v <= hi ? 0 : -ERANGE;
+}
+
+void format_duration_ms(char *buf, size_t len, uint64_t ms)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ms;
+	} units[] = {{"w", 604800000}, {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+
+	for (size_t i = 0; ms && i < sizeof(units) / sizeof(units[0]); i++)
+		if (ms % units[i].ms == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(ms / units[i].ms),
+				 units[i].suffix);
+			return;
+		}
+	snprintf(buf, len, "%llums", (unsigned long long)ms);
+}
+
+void format_size_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char suffixes[] = "PTGMK";
+
+	for (int i = 0; bytes && i < 5; i++) {
+		uint64_t unit = 1ULL << (10 * (5 - i));
+
+		if (bytes % unit == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(bytes / unit),
+				 suffixes[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
 }

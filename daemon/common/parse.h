@@ -4,6 +4,7 @@
 #define TAOD_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* "250ms", "1s", "5m", "2h", "7d"; a bare number is seconds. */
@@ -16,5 +17,12 @@ int parse_percent(const char *s, double *out);
 int parse_u64(const char *s, uint64_t *out);
 /* Octal file mode such as "0660". */
 int parse_mode(const char *s, unsigned *out);
+/* 0 when @v is within [@lo, @hi], else -ERANGE. */
+int check_range(uint64_t v, uint64_t lo, uint64_t hi);
+/* @ms in the largest unit that holds it whole, as parse_duration_ms reads
+ * it: "10ms", "90s", "10m", "366d". */
+void format_duration_ms(char *buf, size_t len, uint64_t ms);
+/* @bytes likewise in binary units: "4K", "64M", "1P"; "0". */
+void format_size_bytes(char *buf, size_t len, uint64_t bytes);
 
 #endif

@@ -49,7 +49,40 @@ struct setting {
 	size_t offset;
 	size_t size;
 	const struct enum_value *values; /* T_ENUM, NULL-terminated */
+	uint64_t lo, hi;		 /* numbers: the range; hi 0: the type's own */
 };
+
+/*
+ * Every number has a range, so that no sum or product of them wraps: a
+ * tick of 2^64 ms used to wrap to a few hundred microseconds, a cooldown
+ * to "now". A row narrows its type's range where the key needs it.
+ */
+#define SEC_MS	      1000ULL
+#define DAY_MS	      (86400 * SEC_MS)
+#define DURATION_HI   (366 * DAY_MS)
+#define SIZE_HI	      (1ULL << 50) /* 1 PiB */
+#define NUMBER_HI     1000000000000ULL
+#define RANGE(lo, hi) NULL, (lo), (hi)
+
+static void setting_range(const struct setting *s, uint64_t *lo, uint64_t *hi)
+{
+	static const struct {
+		enum setting_type type;
+		uint64_t lo, hi;
+	} ranges[] = {{T_DURATION, 1, DURATION_HI},
+		      {T_U64, 0, NUMBER_HI},
+		      {T_COUNT, 1, NUMBER_HI},
+		      {T_PERCENT, 1, 99},
+		      {T_SIZE, 0, SIZE_HI}};
+
+	*lo = s->lo;
+	*hi = s->hi;
+	for (size_t i = 0; !s->hi && i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (ranges[i].type == s->type) {
+			*lo = ranges[i].lo;
+			*hi = ranges[i].hi;
+		}
+}
 
 static const struct enum_value tao_values[] = {
     {"auto", TAO_AUTO}, {"yes", TAO_YES}, {"no", TAO_NO}, {NULL, 0}};
@@ -85,16 +118,16 @@ static const struct enum_value log_level_values[] = {
 	}
 
 static const struct setting settings[] = {
-    {"daemon", "tick", T_DURATION, FIELD(tick_ms), NULL},
+    {"daemon", "tick", T_DURATION, FIELD(tick_ms), RANGE(10, 600 * SEC_MS)},
     {"daemon", "root", T_PATH, FIELD(root), NULL},
     {"daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values},
     {"control", "socket", T_SOCKET, FIELD(socket_path), NULL},
     {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
-    {"control", "reply_memory", T_SIZE, FIELD(reply_memory), NULL},
+    {"control", "reply_memory", T_SIZE, FIELD(reply_memory), RANGE(4096, 1ULL << 30)},
     {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
     {"kernel", "attach", T_ENUM, FIELD(attach), attach_values},
-    {"kernel", "unmap_pair_window", T_DURATION, FIELD(unmap_pair_window_ms), NULL},
+    {"kernel", "unmap_pair_window", T_DURATION, FIELD(unmap_pair_window_ms), RANGE(1, 60 * SEC_MS)},
     {"kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values},
     KPATH("btf", btf),
     KPATH("cgroup_root", cgroup_root),
@@ -122,7 +155,7 @@ static const struct setting settings[] = {
     KNAME("state_online_nomerge", state_online_nomerge),
     KNAME("state_online_movable", state_online_movable),
     KNAME("state_offline", state_offline),
-    {"history", "sample_keep", T_U64, FIELD(sample_keep), NULL},
+    {"history", "sample_keep", T_U64, FIELD(sample_keep), RANGE(0, 100000000)},
     {"enforce", "mode", T_ENUM, FIELD(enforce.mode), act_mode_values},
     {"enforce", "backend", T_ENUM, FIELD(enforce.backend), backend_values},
     {"enforce", "actions_per_minute", T_U64, FIELD(enforce.actions_per_minute), NULL},
@@ -142,8 +175,9 @@ static const struct setting settings[] = {
     {"enforce", "stock_restrict_for", T_DURATION, FIELD(enforce.stock_restrict_for_ms), NULL},
     {"enforce", "stock_restrict_state", T_PATH, FIELD(enforce.stock_restrict_state), NULL},
     {"history", "path", T_OPT_PATH, FIELD(history_path), NULL},
-    {"history", "every", T_COUNT, FIELD(history_every), NULL},
-    {"history", "retention", T_DURATION, FIELD(history_retention_ms), NULL},
+    {"history", "every", T_COUNT, FIELD(history_every), RANGE(1, 1000000)},
+    {"history", "retention", T_DURATION, FIELD(history_retention_ms),
+     RANGE(60 * SEC_MS, 3660 * DAY_MS)},
     {"history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL},
     {"metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL},
     {"enforce", "compact_interval", T_DURATION, FIELD(enforce.compact_interval_ms), NULL},
@@ -256,30 +290,34 @@ static int copy_value(const struct setting *s, void *dst, const char *v)
 	return 0;
 }
 
+/* A number within the setting's range; @dst is left alone otherwise. */
+static int parse_number(const struct setting *s, const char *v,
+			int (*parse)(const char *, uint64_t *), void *dst)
+{
+	uint64_t n, lo, hi;
+	int r = parse(v, &n);
+
+	setting_range(s, &lo, &hi);
+	if (!r)
+		r = check_range(n, lo, hi);
+	if (!r)
+		*(uint64_t *)dst = n;
+	return r;
+}
+
 static int set_value(const struct setting *s, void *dst, const char *v)
 {
 	unsigned mode;
 
 	switch (s->type) {
-	case T_DURATION: {
-		int r = parse_duration_ms(v, dst);
-
-		return r ? r : (*(uint64_t *)dst ? 0 : -ERANGE);
-	}
+	case T_DURATION:
+		return parse_number(s, v, parse_duration_ms, dst);
 	case T_U64:
-		return parse_u64(v, dst);
-	case T_PERCENT: {
-		int r = parse_u64(v, dst);
-
-		return r ? r : (*(uint64_t *)dst >= 1 && *(uint64_t *)dst <= 99 ? 0 : -ERANGE);
-	}
-	case T_COUNT: {
-		int r = parse_u64(v, dst);
-
-		return r ? r : (*(uint64_t *)dst ? 0 : -ERANGE);
-	}
+	case T_PERCENT:
+	case T_COUNT:
+		return parse_number(s, v, parse_u64, dst);
 	case T_SIZE:
-		return parse_size_bytes(v, dst);
+		return parse_number(s, v, parse_size_bytes, dst);
 	case T_MODE:
 		if (parse_mode(v, &mode))
 			return -EINVAL;
@@ -317,19 +355,39 @@ static int set_value(const struct setting *s, void *dst, const char *v)
 	return -EINVAL;
 }
 
+/* "from 10ms to 10m", in the key's own syntax. */
+static const char *range_text(const struct setting *s, char *buf, size_t len, const char *what)
+{
+	char lo_text[32], hi_text[32];
+	uint64_t lo, hi;
+
+	setting_range(s, &lo, &hi);
+	if (s->type == T_DURATION) {
+		format_duration_ms(lo_text, sizeof(lo_text), lo);
+		format_duration_ms(hi_text, sizeof(hi_text), hi);
+	} else if (s->type == T_SIZE) {
+		format_size_bytes(lo_text, sizeof(lo_text), lo);
+		format_size_bytes(hi_text, sizeof(hi_text), hi);
+	} else {
+		snprintf(lo_text, sizeof(lo_text), "%llu", (unsigned long long)lo);
+		snprintf(hi_text, sizeof(hi_text), "%llu", (unsigned long long)hi);
+	}
+	snprintf(buf, len, "%s from %s to %s", what, lo_text, hi_text);
+	return buf;
+}
+
 static const char *expected(const struct setting *s, char *buf, size_t len)
 {
 	switch (s->type) {
 	case T_DURATION:
-		return "a duration above zero such as 500ms, 1s, 5m";
+		return range_text(s, buf, len, "a duration (500ms, 1s, 5m, 2h, 7d)");
 	case T_U64:
-		return "a whole number";
-	case T_PERCENT:
-		return "a whole percentage from 1 to 99";
-	case T_SIZE:
-		return "a size such as 4096, 64M, 2G";
 	case T_COUNT:
-		return "a whole number above zero";
+		return range_text(s, buf, len, "a whole number");
+	case T_PERCENT:
+		return range_text(s, buf, len, "a whole percentage");
+	case T_SIZE:
+		return range_text(s, buf, len, "a size (4096, 64K, 64M, 2G)");
 	case T_OPT_PATH:
 		return "an absolute path, or nothing to turn it off";
 	case T_MODE:

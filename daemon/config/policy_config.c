@@ -70,28 +70,48 @@ static int set_ratio(struct policy *p, const char *v)
 	return 0;
 }
 
+/* Policy durations and counts have ranges too (config.c says why). */
+#define SEC_MS	     1000ULL
+#define DAY_MS	     (86400 * SEC_MS)
+#define POLICY_MS_HI (366 * DAY_MS)
+
+static int duration_in(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t ms;
+	int r = parse_duration_ms(v, &ms);
+
+	if (!r)
+		r = check_range(ms, lo, hi);
+	if (!r)
+		*out = ms;
+	return r;
+}
+
 static int set_min_allocs(struct policy *p, const char *v)
 {
-	return parse_u64(v, &p->min_allocs);
+	uint64_t n;
+	int r = parse_u64(v, &n);
+
+	if (!r)
+		r = check_range(n, 0, 1000000000);
+	if (!r)
+		p->min_allocs = n;
+	return r;
 }
 
 static int set_window(struct policy *p, const char *v)
 {
-	int r = parse_duration_ms(v, &p->window_ms);
-
-	return r ? r : (p->window_ms ? 0 : -ERANGE);
+	return duration_in(v, 10, 7 * DAY_MS, &p->window_ms);
 }
 
 static int set_cooldown(struct policy *p, const char *v)
 {
-	return parse_duration_ms(v, &p->cooldown_ms);
+	return duration_in(v, 0, POLICY_MS_HI, &p->cooldown_ms);
 }
 
 static int set_horizon(struct policy *p, const char *v)
 {
-	int r = parse_duration_ms(v, &p->horizon_ms);
-
-	return r ? r : (p->horizon_ms ? 0 : -ERANGE);
+	return duration_in(v, 1, POLICY_MS_HI, &p->horizon_ms);
 }
 
 /* One of two words: @yes sets *@out, @no clears it. */
@@ -203,14 +223,14 @@ static const struct policy_setting policy_settings[] = {
      "a percentage from 0 to 100 (0: no guarantee)"},
     {"max_split_ratio", PK_MAX_SPLIT_RATIO, set_ratio,
      "THP bytes broken per THP byte given or held, a number above 0 such as 0.25"},
-    {"min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number"},
-    {"window", PK_WINDOW, set_window, "a duration above zero such as 2s, 30s, 5m"},
+    {"min_allocs", PK_MIN_ALLOCS, set_min_allocs, "a whole number from 0 to 1000000000"},
+    {"window", PK_WINDOW, set_window, "a duration from 10ms to 7d such as 2s, 30s, 5m"},
     {"ladder", PK_LADDER, set_ladder, NULL /* the rungs come from the kinds' table */},
-    {"cooldown", PK_COOLDOWN, set_cooldown, "a duration such as 0s, 30s, 5m"},
+    {"cooldown", PK_COOLDOWN, set_cooldown, "a duration from 0s to 366d such as 30s, 5m"},
     {"dry_run", PK_DRY_RUN, set_dry_run, "yes or no"},
     {"escalate_after", PK_ESCALATE_AFTER, set_escalate, "a number of windows, 1 to 1000"},
     {"relax_after", PK_RELAX_AFTER, set_relax, "a number of windows, 1 to 1000"},
-    {"horizon", PK_HORIZON, set_horizon, "a duration above zero such as 10m, 1h"},
+    {"horizon", PK_HORIZON, set_horizon, "a duration from 1ms to 366d such as 10m, 1h"},
     {"act_on", PK_ACT_ON, set_act_on, "misuser or abuser"},
     {"sizes", PK_SIZES, set_sizes,
      "pmd (PMD THPs), mthp (the sizes below the PMD, 16 KiB up) or all"},

@@ -24,6 +24,7 @@
  * floor it needs.
  */
 #include "decide.h"
+#include "common/sat_math.h"
 
 static bool reward_due(const struct cg_judge *j, const struct verdict *v)
 {
@@ -47,7 +48,7 @@ static bool need_holds(const struct policy *p, const struct decide_io *io)
 
 static void start_cooldown(struct cg_judge *j, const struct policy *p, uint64_t now_ms)
 {
-	j->cooldown_until_ms = now_ms + p->cooldown_ms;
+	j->cooldown_until_ms = sat_add_u64(now_ms, p->cooldown_ms);
 }
 
 /* Restrict without memory.thp_zones cannot work: the next rung up, or warn without one. */

@@ -21,6 +21,7 @@
 #include "decide.h"
 #include "common/log.h"
 #include "policy_match.h"
+#include "common/sat_math.h"
 
 #define MIB (1ULL << 20)
 
@@ -203,7 +204,7 @@ bool zone_demand_tick(struct zone_demand *z, const struct cgroup_table *t, uint6
 	}
 	if (!io->zone_view || now_ms < z->next_ms)
 		return false;
-	z->next_ms = now_ms + io->zone_resize_every_ms;
+	z->next_ms = sat_add_u64(now_ms, io->zone_resize_every_ms);
 	sum_demand(t, io->policies, &s);
 	z->demand_bytes = s.bytes;
 	z->guaranteed = s.counted;

@@ -15,6 +15,7 @@
 #include "mthp_probe.h"
 #include "cg_counters.h"
 #include "thp_observe.skel.h"
+#include "common/sat_math.h"
 
 struct thp_observe {
 	struct thp_observe_bpf *skel;
@@ -147,7 +148,7 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t
 	if (!skel)
 		return NULL;
 	/* A PMD removal left unpaired this long is settled as a split. */
-	skel->rodata->taod_cfg.stale_pending_ns = cfg->unmap_pair_window_ms * 1000000;
+	skel->rodata->taod_cfg.stale_pending_ns = sat_mul_u64(cfg->unmap_pair_window_ms, 1000000);
 	skel->rodata->taod_cfg.huge_zero_pfn = huge_zero_pfn;
 	/* Every page allocation would run on_page_alloc: only when folios
 	 * below PMD order can be THPs is that worth it. */

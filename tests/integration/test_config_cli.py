@@ -63,3 +63,19 @@ def test_long_allowlist_line_is_applied_by_check_and_daemon(daemon_factory, cgro
     rec = d.act("warn", "--cgroup", cgroups.rel(keep))
     assert rec["result"] == "allowlisted", rec
     assert cgroups.rel(keep) in rec["detail"]
+
+
+def test_durations_and_sizes_past_their_range_are_refused(tmp_path):
+    """2^64 ms used to pass --check-config and, reloaded, ticked every 384
+    µs; a cooldown of 2^64-1 ms wrapped to "now"."""
+    conf = tmp_path / "taod.conf"
+    conf.write_text("[daemon]\ntick = 18446744073709552ms\n"
+                    "[enforce]\nstock_restrict_for = 18446744073709551615ms\n"
+                    "[policy p]\nmatch = /x\ncooldown = 18446744073709551615ms\n")
+    p = run_taod("--check-config", "-c", str(conf))
+    assert p.returncode == 1, p.stdout
+    lines = p.stderr.strip().splitlines()
+    assert f"{conf}:2: [daemon] tick = \"18446744073709552ms\": expected a duration " \
+        "(500ms, 1s, 5m, 2h, 7d) from 10ms to 10m" in lines[0], lines
+    assert f"{conf}:4: [enforce] stock_restrict_for" in lines[1] and "to 366d" in lines[1], lines
+    assert f"{conf}:7:" in lines[2] and "cooldown" in lines[2] and "to 366d" in lines[2], lines

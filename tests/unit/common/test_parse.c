@@ -57,3 +57,29 @@ Test(parse, bools_percents_modes)
 	cr_assert_eq(m, 0660);
 	cr_assert_eq(parse_mode("0999", &m), -EINVAL);
 }
+
+Test(parse, ranges_and_their_text)
+{
+	char buf[32];
+
+	cr_assert_eq(check_range(5, 5, 9), 0);
+	cr_assert_eq(check_range(9, 5, 9), 0);
+	cr_assert_eq(check_range(10, 5, 9), -ERANGE);
+	cr_assert_eq(check_range(4, 5, 9), -ERANGE);
+	format_duration_ms(buf, sizeof(buf), 600000);
+	cr_assert_str_eq(buf, "10m");
+	format_duration_ms(buf, sizeof(buf), 366ULL * 86400000);
+	cr_assert_str_eq(buf, "366d");
+	format_duration_ms(buf, sizeof(buf), 1500);
+	cr_assert_str_eq(buf, "1500ms");
+	format_duration_ms(buf, sizeof(buf), 0);
+	cr_assert_str_eq(buf, "0ms");
+	format_size_bytes(buf, sizeof(buf), 1ULL << 50);
+	cr_assert_str_eq(buf, "1P");
+	format_size_bytes(buf, sizeof(buf), 4096);
+	cr_assert_str_eq(buf, "4K");
+	format_size_bytes(buf, sizeof(buf), 4097);
+	cr_assert_str_eq(buf, "4097");
+	format_size_bytes(buf, sizeof(buf), 0);
+	cr_assert_str_eq(buf, "0");
+}

@@ -279,3 +279,53 @@ Test(config, keep_setting_copies_and_says_whether_it_differed)
 	cr_assert_str_eq(next.root, "/");
 	cr_assert_not(config_keep_setting(&next, &run, "daemon", "no_such_key"));
 }
+
+/* Issue 27: 2^64 ms used to pass and wrap (a tick of 384 µs, a cooldown of
+ * "now"); every number now has a range, said with file and line. */
+Test(config, numbers_out_of_their_range_are_errors_naming_the_range)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p =
+	    write_conf("r.conf", "[daemon]\ntick = 18446744073709552ms\n"
+				 "[kernel]\nunmap_pair_window = 2m\n"
+				 "[enforce]\nstock_restrict_for = 18446744073709551615ms\n"
+				 "shatter_bytes_per_minute = 2P\n"
+				 "[history]\nretention = 11y\n"
+				 "[policy p]\nmatch = /x\ncooldown = 367d\nwindow = 9ms\n"
+				 "horizon = 18446744073709551615ms\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 8, "%s", errs.items[0].msg);
+	cr_assert_eq(errs.items[0].line, 2);
+	cr_assert(strstr(errs.items[0].msg,
+			 "expected a duration (500ms, 1s, 5m, 2h, 7d) from 10ms to 10m"),
+		  "%s", errs.items[0].msg);
+	cr_assert(strstr(errs.items[1].msg, "from 1ms to 1m"), "%s", errs.items[1].msg);
+	cr_assert(strstr(errs.items[2].msg, "stock_restrict_for") &&
+		      strstr(errs.items[2].msg, "to 366d"),
+		  "%s", errs.items[2].msg);
+	cr_assert(strstr(errs.items[3].msg, "a size (4096, 64K, 64M, 2G) from 0 to 1P"), "%s",
+		  errs.items[3].msg);
+	cr_assert(strstr(errs.items[4].msg, "retention"), "%s", errs.items[4].msg);
+	cr_assert(strstr(errs.items[5].msg, "cooldown") && strstr(errs.items[5].msg, "to 366d"),
+		  "%s", errs.items[5].msg);
+	cr_assert(strstr(errs.items[6].msg, "window") && strstr(errs.items[6].msg, "from 10ms"),
+		  "%s", errs.items[6].msg);
+	cr_assert_eq(errs.items[7].line, 14);
+}
+
+Test(config, each_range_holds_its_ends)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p =
+	    write_conf("e.conf", "[daemon]\ntick = 10ms\n[kernel]\nunmap_pair_window = 1m\n"
+				 "[enforce]\nstock_restrict_for = 366d\n"
+				 "shatter_bytes_per_minute = 1P\n[history]\nretention = 3660d\n"
+				 "[policy p]\nmatch = /x\ncooldown = 0s\nwindow = 7d\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 0, "%s", errs.items[0].msg);
+	cr_assert_eq(cfg.tick_ms, 10);
+	cr_assert_eq(cfg.enforce.stock_restrict_for_ms, 366ULL * 86400 * 1000);
+	cr_assert_eq(cfg.enforce.shatter_bytes_per_minute, 1ULL << 50);
+}

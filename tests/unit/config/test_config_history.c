@@ -54,7 +54,7 @@ Test(config_history, errors_name_line_and_key)
 		     4);
 	cr_assert_eq(errs.items[0].line, 2);
 	cr_assert(strstr(errs.items[0].msg,
-			 "[history] every = \"0\": expected a whole number above zero"),
+			 "[history] every = \"0\": expected a whole number from 1 to 1000000"),
 		  "%s", errs.items[0].msg);
 	cr_assert(strstr(errs.items[1].msg, "max_size") && strstr(errs.items[1].msg, "64M"));
 	cr_assert(strstr(errs.items[2].msg, "[history] path"));
