@@ -10,12 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TABLE_MAX (64u << 20) /* a symbol or string table read whole, at most */
+#include "tenant_file.h"
+
+#define TABLE_MAX    (64u << 20) /* a symbol or string table read whole, at most */
+#define NAMES_MAX    (1u << 20)	 /* the section names (real files: a few hundred bytes) */
+#define SECTIONS_MAX 4096	 /* real executables and libraries have under 100 */
+#define FILE_MAX     (4ULL << 30)
 
 struct elf {
 	int fd;
 	off_t size;
 	Elf64_Ehdr eh;
+	Elf64_Shdr *sh; /* the section headers, read in one go */
 };
 
 static bool read_at(const struct elf *e, void *buf, uint64_t len, uint64_t off)
@@ -24,33 +30,50 @@ static bool read_at(const struct elf *e, void *buf, uint64_t len, uint64_t off)
 	       pread(e->fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
-static bool elf_open(struct elf *e, const char *path)
+static void elf_close(struct elf *e)
+{
+	free(e->sh);
+	close(e->fd);
+}
+
+/* A bounded file (tenant_file.h), its header, and its section headers:
+ * at most SECTIONS_MAX, read with one pread, not one each. */
+static bool elf_open(struct elf *e, const char *root, const char *path)
 {
 	struct stat st;
+	size_t len;
 
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	e->sh = NULL;
+	e->fd = tenant_file_open(root, path, FILE_MAX);
 	if (e->fd < 0)
 		return false;
 	e->size = fstat(e->fd, &st) ? 0 : st.st_size;
 	if (read_at(e, &e->eh, sizeof(e->eh), 0) && !memcmp(e->eh.e_ident, ELFMAG, SELFMAG) &&
-	    e->eh.e_ident[EI_CLASS] == ELFCLASS64 && e->eh.e_shentsize == sizeof(Elf64_Shdr))
-		return true;
-	close(e->fd);
+	    e->eh.e_ident[EI_CLASS] == ELFCLASS64 && e->eh.e_shentsize == sizeof(Elf64_Shdr) &&
+	    e->eh.e_shnum <= SECTIONS_MAX) {
+		len = (size_t)e->eh.e_shnum * sizeof(Elf64_Shdr);
+		e->sh = malloc(len ? len : 1);
+		if (e->sh && read_at(e, e->sh, len, e->eh.e_shoff))
+			return true;
+	}
+	elf_close(e);
 	return false;
 }
 
 static bool section(const struct elf *e, unsigned i, Elf64_Shdr *sh)
 {
-	return i < e->eh.e_shnum &&
-	       read_at(e, sh, sizeof(*sh), e->eh.e_shoff + (uint64_t)i * sizeof(*sh));
+	if (i >= e->eh.e_shnum)
+		return false;
+	*sh = e->sh[i];
+	return true;
 }
 
-/* Section @sh's contents, read whole (at most TABLE_MAX), or NULL. */
-static void *contents(const struct elf *e, const Elf64_Shdr *sh)
+/* Section @sh's contents, read whole (at most @max bytes), or NULL. */
+static void *contents(const struct elf *e, const Elf64_Shdr *sh, uint64_t max)
 {
 	void *buf;
 
-	if (sh->sh_type == SHT_NOBITS || !sh->sh_size || sh->sh_size > TABLE_MAX)
+	if (sh->sh_type == SHT_NOBITS || !sh->sh_size || sh->sh_size > max)
 		return NULL;
 	buf = malloc(sh->sh_size + 1);
 	if (buf && !read_at(e, buf, sh->sh_size, sh->sh_offset)) {
@@ -69,7 +92,7 @@ static int find_section(const struct elf *e, const char *name, Elf64_Shdr *out)
 	char *names;
 	int found = -1;
 
-	if (!section(e, e->eh.e_shstrndx, &strsh) || !(names = contents(e, &strsh)))
+	if (!section(e, e->eh.e_shstrndx, &strsh) || !(names = contents(e, &strsh, NAMES_MAX)))
 		return -1;
 	for (unsigned i = 0; found < 0 && section(e, i, out); i++)
 		if (out->sh_name < strsh.sh_size && !strcmp(names + out->sh_name, name))
@@ -78,30 +101,30 @@ static int find_section(const struct elf *e, const char *name, Elf64_Shdr *out)
 	return found;
 }
 
-bool elf_has_section(const char *path, const char *name)
+bool elf_has_section(const char *root, const char *path, const char *name)
 {
 	struct elf e;
 	Elf64_Shdr sh;
 	bool found;
 
-	if (!elf_open(&e, path))
+	if (!elf_open(&e, root, path))
 		return false;
 	found = find_section(&e, name, &sh) >= 0;
-	close(e.fd);
+	elf_close(&e);
 	return found;
 }
 
-size_t elf_build_id(const char *path, unsigned char id[ELF_BUILD_ID_MAX])
+size_t elf_build_id(const char *root, const char *path, unsigned char id[ELF_BUILD_ID_MAX])
 {
 	struct elf e;
 	Elf64_Shdr sh;
 	unsigned char *note = NULL;
 	size_t n = 0;
 
-	if (!elf_open(&e, path))
+	if (!elf_open(&e, root, path))
 		return 0;
 	if (find_section(&e, ".note.gnu.build-id", &sh) >= 0)
-		note = contents(&e, &sh);
+		note = contents(&e, &sh, NAMES_MAX);
 	if (note && sh.sh_size >= sizeof(Elf64_Nhdr)) {
 		const Elf64_Nhdr *nh = (const void *)note;
 		size_t desc = sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
@@ -113,7 +136,7 @@ size_t elf_build_id(const char *path, unsigned char id[ELF_BUILD_ID_MAX])
 		}
 	}
 	free(note);
-	close(e.fd);
+	elf_close(&e);
 	return n;
 }
 
@@ -142,8 +165,8 @@ static int lookup(const struct elf *e, const Elf64_Shdr *symsh, uint64_t addr, c
 	int r = -1;
 
 	if (symsh->sh_entsize == sizeof(Elf64_Sym) && section(e, symsh->sh_link, &strsh))
-		syms = contents(e, symsh);
-	strs = syms ? contents(e, &strsh) : NULL;
+		syms = contents(e, symsh, TABLE_MAX);
+	strs = syms ? contents(e, &strsh, TABLE_MAX) : NULL;
 	for (size_t i = 0; strs && r && i < symsh->sh_size / sizeof(*syms); i++) {
 		const Elf64_Sym *s = &syms[i];
 
@@ -160,14 +183,14 @@ static int lookup(const struct elf *e, const Elf64_Shdr *symsh, uint64_t addr, c
 	return r;
 }
 
-int elf_symbolize(const char *path, uint64_t off, char *out, size_t len)
+int elf_symbolize(const char *root, const char *path, uint64_t off, char *out, size_t len)
 {
 	struct elf e;
 	Elf64_Shdr sh;
 	uint64_t addr;
 	int r = -1;
 
-	if (!elf_open(&e, path))
+	if (!elf_open(&e, root, path))
 		return -1;
 	if (offset_to_addr(&e, off, &addr)) {
 		if (find_section(&e, ".symtab", &sh) >= 0)
@@ -175,6 +198,6 @@ int elf_symbolize(const char *path, uint64_t off, char *out, size_t len)
 		if (r && find_section(&e, ".dynsym", &sh) >= 0)
 			r = lookup(&e, &sh, addr, out, len);
 	}
-	close(e.fd);
+	elf_close(&e);
 	return r;
 }

@@ -59,7 +59,10 @@ const struct allocator_rule *allocator_detect(const char *maps, bool go_binary)
 	return &rules[n - 1];
 }
 
-/* The whole of a /proc file, NUL-terminated; NULL if unreadable. */
+#define PROC_TEXT_MAX (4u << 20)
+
+/* A /proc file, NUL-terminated, up to PROC_TEXT_MAX (and a buffer);
+ * NULL if unreadable. */
 static char *read_proc_text(const char *rel)
 {
 	char path[PATH_MAX], *text = NULL;
@@ -74,7 +77,9 @@ static char *read_proc_text(const char *rel)
 	if (!f)
 		return NULL;
 	out = open_memstream(&text, &len);
-	while (out && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+	/* A tenant may map 64,000 files: its maps is read up to a cap. */
+	for (size_t total = 0; out && total < PROC_TEXT_MAX && (n = fread(buf, 1, sizeof(buf), f));
+	     total += n)
 		fwrite(buf, 1, n, out);
 	if (out)
 		fclose(out);
@@ -102,6 +107,6 @@ const struct allocator_rule *allocator_of_pid(pid_t pid, const char *maps)
 	if (!maps)
 		return NULL;
 	snprintf(rel, sizeof(rel), "/proc/%d/exe", (int)pid);
-	go = !rootfs_path(exe, sizeof(exe), rel) && elf_has_section(exe, ".go.buildinfo");
+	go = !rootfs_path(exe, sizeof(exe), rel) && elf_has_section(NULL, exe, ".go.buildinfo");
 	return allocator_detect(maps, go);
 }

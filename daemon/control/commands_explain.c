@@ -9,6 +9,7 @@
 #include "act/proc_tasks.h"
 #include "commands.h"
 #include "explain.h"
+#include "file_lookups.h"
 #include "taod/json_fields.h"
 #include "taod/protocol.h"
 #include "observe/split_cause.h"
@@ -35,33 +36,44 @@ static size_t keep_rows(struct task_row *rows, size_t n, uint64_t id, int64_t pi
 	return k;
 }
 
-/* Task @r as JSON; its maps name its allocator and its stack's files. */
-static struct json_object *task_json(struct taod *d, const struct task_row *r)
+/* Task @r as JSON; its maps name its allocator and its stack's files,
+ * within the request's file budget (the maps are the tenant's). */
+static struct json_object *task_json(struct taod *d, const struct task_row *r,
+				     struct file_lookups *l)
 {
 	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, r->c.cgroup_id);
 	bool alive = task_alive(r->tgid);
-	char *maps = alive && r->c.pmd_split ? task_maps_read((pid_t)r->tgid) : NULL;
+	char *maps = alive && r->c.pmd_split && file_lookups_time_left(l)
+			 ? task_maps_read((pid_t)r->tgid)
+			 : NULL;
 	struct taod_split_stack st;
 	struct json_object *stack = NULL, *o;
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "/proc/%u/root", r->tgid);
 	if (!thp_observe_split_stack(d->obs, r->tgid, &st))
-		stack = split_stack_json(&st, maps, prefix);
-	o = explain_task_json(r, e ? e->path : NULL, alive, allocator_of_pid((pid_t)r->tgid, maps),
-			      stack);
+		stack = split_stack_json(&st, maps, prefix, l);
+	o = explain_task_json(
+	    r, e ? e->path : NULL, alive,
+	    file_lookups_time_left(l) ? allocator_of_pid((pid_t)r->tgid, maps) : NULL, stack);
 	free(maps);
 	return o;
 }
 
-/* The tasks' rows as JSON, most splits first. */
-static struct json_object *tasks_json(struct taod *d, const struct task_row *rows, size_t n)
+/* The tasks' rows as JSON, most splits first; how the file budget went. */
+static void add_tasks(struct taod *d, struct json_object *o, const struct task_row *rows, size_t n)
 {
-	struct json_object *list = json_object_new_array();
+	struct json_object *list = json_object_new_array(), *budget = json_object_new_object();
+	struct file_lookups l;
 
+	file_lookups_init(&l);
 	for (size_t i = 0; i < n && i < EXPLAIN_TASKS; i++)
-		json_object_array_add(list, task_json(d, &rows[i]));
-	return list;
+		json_object_array_add(list, task_json(d, &rows[i], &l));
+	json_add(o, "tasks", list);
+	json_add_u64(budget, "opened", l.opened);
+	json_add_str_or_null(budget, "stopped", l.stopped);
+	json_add(o, "file_lookups", budget);
+	file_lookups_free(&l);
 }
 
 /* The cgroup's totals over its tasks. */
@@ -129,7 +141,7 @@ struct json_object *cmd_explain(struct taod *d, struct json_object *req)
 		add_cgroup_totals(o, cg->path, rows, n);
 		json_add(o, "verdict", tenant_verdict_json(d, cg->id));
 	}
-	json_add(o, "tasks", tasks_json(d, rows, n));
+	add_tasks(d, o, rows, n);
 	free(rows);
 	return o;
 }

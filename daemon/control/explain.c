@@ -120,7 +120,7 @@ static void print_frame(FILE *f, unsigned i, struct json_object *fr)
 	if (file && json_object_object_get_ex(fr, "offset", NULL)) {
 		text_fputs(file, f); /* a file name is any bytes its creator chose */
 		fprintf(f, "+0x%" PRIx64, off);
-		if (!elf_symbolize(file, off, sym, sizeof(sym))) {
+		if (!elf_symbolize("/", file, off, sym, sizeof(sym))) {
 			fputc(' ', f);
 			text_fputs(sym, f);
 		}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/elf_file.h"
+#include "file_lookups.h"
 #include "taod/json_fields.h"
 #include "observe/split_cause.h"
 
@@ -60,30 +61,39 @@ static bool file_of_ip(const char *maps, uint64_t ip, char *path, size_t len, ui
 	return false;
 }
 
-/* The mapped file with build-id @id (opened under @prefix), into @path. */
-static bool file_of_build_id(const char *maps, const char *prefix, const unsigned char *id,
-			     char *path, size_t len)
+/* A deleted file's name is not its file: whatever now has that name
+ * (a tenant's FIFO, say) is not looked at. */
+static bool deleted(const char *path)
 {
-	char last[PATH_MAX] = "", open_path[PATH_MAX * 2];
+	static const char mark[] = " (deleted)";
+	size_t n = strlen(path);
+
+	return n >= sizeof(mark) - 1 && !strcmp(path + n - (sizeof(mark) - 1), mark);
+}
+
+/* The mapped file with build-id @id (under @root), into @path. */
+static bool file_of_build_id(const char *maps, const char *root, const unsigned char *id,
+			     struct file_lookups *l, char *path, size_t len)
+{
 	unsigned char have[ELF_BUILD_ID_MAX];
 	struct maps_line m;
 
 	while (maps_next(&maps, &m)) {
-		if (!strcmp(m.path, last))
-			continue; /* one look per file: its segments follow each other */
-		snprintf(last, sizeof(last), "%s", m.path);
-		snprintf(open_path, sizeof(open_path), "%s%s", prefix, m.path);
-		if (elf_build_id(open_path, have) == ELF_BUILD_ID_MAX &&
+		if (deleted(m.path))
+			continue;
+		if (file_lookups_build_id(l, root, m.path, have) == ELF_BUILD_ID_MAX &&
 		    !memcmp(have, id, ELF_BUILD_ID_MAX)) {
 			snprintf(path, len, "%s", m.path);
 			return true;
 		}
+		if (l->stopped)
+			return false;
 	}
 	return false;
 }
 
 static struct json_object *frame_json(const struct bpf_stack_build_id *f, const char *maps,
-				      const char *prefix)
+				      const char *root, struct file_lookups *l)
 {
 	struct json_object *o = json_object_new_object();
 	char path[PATH_MAX], hex[2 * ELF_BUILD_ID_MAX + 1];
@@ -95,7 +105,7 @@ static struct json_object *frame_json(const struct bpf_stack_build_id *f, const 
 			snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
 		json_add_str(o, "build_id", hex);
 		off = f->offset;
-		found = maps && file_of_build_id(maps, prefix, f->build_id, path, sizeof(path));
+		found = maps && file_of_build_id(maps, root, f->build_id, l, path, sizeof(path));
 		json_add_u64(o, "offset", off);
 	} else {
 		json_add_u64(o, "ip", f->ip);
@@ -108,7 +118,7 @@ static struct json_object *frame_json(const struct bpf_stack_build_id *f, const 
 }
 
 struct json_object *split_stack_json(const struct taod_split_stack *s, const char *maps,
-				     const char *prefix)
+				     const char *root, struct file_lookups *l)
 {
 	struct json_object *o = json_object_new_object(), *frames = json_object_new_array();
 
@@ -116,7 +126,7 @@ struct json_object *split_stack_json(const struct taod_split_stack *s, const cha
 	json_add_str(o, "cause", split_cause_name((int)s->cause));
 	for (unsigned i = 0; i < s->nframes && i < TAOD_STACK_FRAMES; i++)
 		if (s->frames[i].status != BPF_STACK_BUILD_ID_EMPTY)
-			json_object_array_add(frames, frame_json(&s->frames[i], maps, prefix));
+			json_object_array_add(frames, frame_json(&s->frames[i], maps, root, l));
 	json_add(o, "frames", frames);
 	return o;
 }

@@ -64,8 +64,13 @@
  *                  cgroup (hop1, hop2, ... beside the one it started in, which
  *                  must be a child of its tenant cgroup), fault 32 THPs, split
  *                  each, unmap them, remove the cgroup it left
+ *   fifo-deleted N map N files of $TAOD_WORKLOAD_SCRATCH, unlink each and put
+ *                  a FIFO at "NAME (deleted)", the name its mapping shows
+ *   map-scratch N  map $TAOD_WORKLOAD_SCRATCH/[a-z].so N times each, in turn
  */
 #define _GNU_SOURCE /* mremap */
+#include <fcntl.h>
+#include <limits.h>
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -577,6 +582,61 @@ static int run_mthp_step(const char *step, long arg)
 	return -2;
 }
 
+/* The scratch directory of the hostile-mapping steps (issue 27). */
+static const char *scratch_dir(void)
+{
+	const char *d = getenv("TAOD_WORKLOAD_SCRATCH");
+
+	if (!d)
+		errno = EINVAL;
+	return d;
+}
+
+/* Maps @n files of the scratch directory, unlinks each and puts a FIFO at
+ * "NAME (deleted)": the name /proc/PID/maps then shows for it. */
+static int fifo_deleted(long n)
+{
+	const char *d = scratch_dir();
+	char path[PATH_MAX], fifo[PATH_MAX + 16];
+
+	for (long i = 0; d && i < n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/heap%ld", d, i);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || ftruncate(fd, PAGE) ||
+		    mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return -1;
+		close(fd);
+		snprintf(fifo, sizeof(fifo), "%s (deleted)", path);
+		if (unlink(path) || mkfifo(fifo, 0600))
+			return -1;
+	}
+	return d ? 0 : -1;
+}
+
+/* Maps every *.so of the scratch directory @n times, in turn, so that no
+ * two neighbouring mappings share a file. */
+static int map_scratch(long n)
+{
+	const char *d = scratch_dir();
+	char path[PATH_MAX];
+
+	for (long i = 0; d && i < n; i++)
+		for (char c = 'a'; c <= 'z'; c++) {
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/%c.so", d, c);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				break;
+			if (mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+				return -1;
+			close(fd);
+		}
+	return d ? 0 : -1;
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -624,6 +684,10 @@ static int run_step(const char *step, long arg)
 		return churn(arg), 0;
 	if (!strcmp(step, "hop"))
 		return hop(arg);
+	if (!strcmp(step, "fifo-deleted"))
+		return fifo_deleted(arg);
+	if (!strcmp(step, "map-scratch"))
+		return map_scratch(arg);
 	return run_mthp_step(step, arg);
 }
 
