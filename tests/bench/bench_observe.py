@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from conftest import TAOCTL, TAOD, WORKLOAD, CgroupSet  # noqa: E402
+from conftest import TAOCTL, TAOD, WORKLOAD, CgroupSet, ctl_status  # noqa: E402
 
 STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 
@@ -26,12 +26,6 @@ STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 def cpu_seconds(pid):
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def status(sock):
-    out = subprocess.run([str(TAOCTL), "--socket", sock, "--json", "status"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
 
 
 def main():
@@ -49,14 +43,14 @@ def main():
         while not os.path.exists(sock):
             time.sleep(0.1)
         time.sleep(1)
-        before = {p["name"]: p for p in status(sock)["programs"]}
+        before = {p["name"]: p for p in ctl_status(sock)["programs"]}
         cpu0 = cpu_seconds(daemon.pid)
         cg = cgs.make("bench")
         w = cgs.spawn(cg, WORKLOAD, "churn", duration)
         out, _ = w.communicate(timeout=duration + 60)
         time.sleep(2)
         cpu1 = cpu_seconds(daemon.pid)
-        st = status(sock)
+        st = ctl_status(sock)
         rows = json.loads(subprocess.run([str(TAOCTL), "--socket", sock, "--json", "cgroups"],
                                          capture_output=True, text=True).stdout)
         row = next(r for r in rows if r["path"] == cgs.rel(cg))

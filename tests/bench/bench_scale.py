@@ -21,17 +21,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from conftest import TAOCTL, TAOD, CgroupSet  # noqa: E402
+from conftest import TAOD, CgroupSet, ctl_status  # noqa: E402
 
 FAULT_BENCH = TAOD.parent / "fault_bench"
 STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
 KINDS = {"4 KiB": ("4k", 65536, 8), "2 MiB THP": ("2m", 64, 8)}
-
-
-def status(sock):
-    out = subprocess.run([str(TAOCTL), "--socket", sock, "--json", "status"],
-                         capture_output=True, text=True, check=True).stdout
-    return json.loads(out)
 
 
 def fault_ns(kind, faults=True):
@@ -46,7 +40,7 @@ def best_of(kind, times=3):
 
 
 def bpf_totals(sock):
-    return {p["name"]: (p["run_cnt"], p["run_time_ns"]) for p in status(sock)["programs"]}
+    return {p["name"]: (p["run_cnt"], p["run_time_ns"]) for p in ctl_status(sock)["programs"]}
 
 
 def bpf_delta(sock, kind, faults):
@@ -78,10 +72,10 @@ def rss_kib(pid):
 
 def tick_costs(sock, ticks):
     """last_tick_cost_us of the next @ticks ticks."""
-    costs, last = [], status(sock)["ticks"]
+    costs, last = [], ctl_status(sock)["ticks"]
     while len(costs) < ticks:
         time.sleep(0.25)
-        st = status(sock)
+        st = ctl_status(sock)
         if st["ticks"] != last:
             last = st["ticks"]
             costs.append(st["last_tick_cost_us"])
@@ -126,7 +120,7 @@ def fault_path(sock_daemon):
     try:
         attached = {k: best_of(k) for k in KINDS}
         per = {k: bpf_per_fault(sock, k) for k in KINDS}
-        mode = status(sock)["observation_mode"]
+        mode = ctl_status(sock)["observation_mode"]
     finally:
         daemon.terminate()
         daemon.wait()
@@ -152,7 +146,7 @@ def scale(sock_daemon, counts):
             try:
                 tick_costs(sock, 3)  # the walk that finds them, then settle
                 costs = tick_costs(sock, 12)  # spans a history batch (every 10)
-                st = status(sock)
+                st = ctl_status(sock)
                 print(f"{n:>8}{st['cgroups_tracked']:>9}{statistics.median(costs):>16.0f}"
                       f"{max(costs):>13}{rss_kib(daemon.pid) / 1024:>9.1f}")
             finally:
@@ -174,7 +168,7 @@ def startup(sock_daemon, counts):
                 daemon, sock = sock_daemon()
                 try:
                     costs = tick_costs(sock, 12)
-                    st = status(sock)
+                    st = ctl_status(sock)
                     print(f"{n:>8}{st['cgroups_tracked']:>9}"
                           f"{statistics.median(costs):>16.0f}{max(costs):>13}"
                           f"{rss_kib(daemon.pid) / 1024:>9.1f}")

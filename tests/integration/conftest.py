@@ -310,6 +310,64 @@ def cgroup_row(d, rel):
     return None
 
 
+def judged(d, rel):
+    """@rel's row of `abusers --all`: how decide classed it; None if it has not."""
+    return next((r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel), None)
+
+
+def enable_memory_below(cgroup, version):
+    """On cgroup v2 a child has the memory controller only if its parent's
+    subtree_control enables it: enables it below @cgroup, a path or an open
+    directory's fd (for a cgroup too deep for a path). v1 has no such file:
+    every cgroup has the controller."""
+    if version != 2:
+        return
+    fd = (os.open("cgroup.subtree_control", os.O_WRONLY, dir_fd=cgroup) if isinstance(cgroup, int)
+          else os.open(Path(cgroup) / "cgroup.subtree_control", os.O_WRONLY))
+    try:
+        os.write(fd, b"+memory")
+    finally:
+        os.close(fd)
+
+
+def vmstat():
+    """/proc/vmstat: counter -> value."""
+    lines = Path("/proc/vmstat").read_text().splitlines()
+    return {k: int(v) for k, v in (ln.split() for ln in lines)}
+
+
+def audit(tmp_path):
+    """The records of the audit log in @tmp_path, taod's own for a test
+    daemon with audit_log = @tmp_path/audit.jsonl; none before it is made."""
+    p = tmp_path / "audit.jsonl"
+    return [json.loads(ln) for ln in p.read_text().splitlines()] if p.exists() else []
+
+
+def run_taod(*args, timeout=20):
+    """taod run to its end (a config check, a refusal to start)."""
+    return subprocess.run([str(TAOD), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def taoctl(*args, timeout=30, **kw):
+    """taoctl as a user runs it, without a test daemon's socket."""
+    return subprocess.run([str(TAOCTL), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout * TIME_SCALE, **kw)
+
+
+def ctl_status(sock):
+    """`taoctl --json status` of the taod serving @sock."""
+    return json.loads(subprocess.run([str(TAOCTL), "--socket", sock, "--json", "status"],
+                                     capture_output=True, text=True, check=True).stdout)
+
+
+def report(db, *args):
+    """`taoctl report` of history @db over the last hour, as text."""
+    p = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--since", "1h", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
 def wait_for(pred, timeout=20, what="condition"):
     deadline = time.time() + timeout * TIME_SCALE
     while time.time() < deadline:
@@ -378,3 +436,54 @@ def thp_enabled_mode():
 # `smallfault` relies on THP "enabled" = madvise to get base pages.
 needs_thp_madvise = pytest.mark.skipif(thp_enabled_mode() != "madvise",
                                        reason="THP enabled mode is not madvise")
+
+
+# A kernel made of files, for taod's [daemon] root: test_tao_fixture.py
+# (the extended TAO interface) and test_tao_boot_fixture.py (the boot-zone
+# profile) each build one.
+FIXTURE_CG = "sys/fs/cgroup"
+FIXTURE_BLOCKS = "sys/devices/system/memory"
+
+
+def put(root, rel, text):
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+def snapshot(root):
+    """Every file under @root with its bytes: a before/after picture."""
+    return {str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def build_fixture(root, zoneinfo, vmstat, block_size, blocks, cgroups):
+    """The files every fixture kernel has: @zoneinfo and @vmstat (text), a
+    cgroup2 mount with taod in /taod.service, memory blocks of @block_size
+    bytes as [(n, state, valid_zones)], and @cgroups {path: {file: text}}
+    under the mount."""
+    put(root, "proc/zoneinfo", zoneinfo)
+    put(root, "proc/vmstat", vmstat)
+    put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev 0 0\n")
+    put(root, "proc/self/cgroup", "0::/taod.service\n")
+    put(root, f"{FIXTURE_BLOCKS}/block_size_bytes", f"{block_size:x}\n")
+    for n, state, zones in blocks:
+        put(root, f"{FIXTURE_BLOCKS}/memory{n}/state", state + "\n")
+        put(root, f"{FIXTURE_BLOCKS}/memory{n}/valid_zones", zones + "\n")
+    for cg, files in cgroups.items():
+        for name, text in files.items():
+            put(root, f"{FIXTURE_CG}{cg}/{name}", text)
+
+
+def fixture_daemon(daemon_factory, tmp_path, root, enforce, conf="", **kw):
+    """taod on the fixture kernel at @root, its [enforce] @enforce (lines)
+    with room for every action, /system.slice/* allowlisted, the tenants
+    under /guaranteed/* guaranteed 50 % coverage; @conf: the test's own
+    config after that (a section named again adds to it)."""
+    return daemon_factory(
+        f"[daemon]\nroot = {root}\n"
+        f"[enforce]\n{enforce}\nactions_per_minute = 100\nshatter_bytes_per_minute = 1G\n"
+        f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
+        f"audit_log = {tmp_path}/audit.jsonl\n"
+        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
+        + conf, **kw)

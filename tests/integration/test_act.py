@@ -26,10 +26,6 @@ def enforcing(daemon_factory, tmp_path):
     return d
 
 
-def act(d, *args):
-    return d.act(*args)
-
-
 def holding_thps(cgroups, name):
     cg = cgroups.make(name)
     p = cgroups.workload(cg, "fault", N, "hold", 60)
@@ -63,7 +59,7 @@ def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     except AssertionError as e:
         raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}; "
                              f"{workload_where(p)}") from None
-    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
+    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec
     assert thp_chunks(p.pid) == 0
@@ -87,12 +83,12 @@ def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
     sib, ps = holding_thps(cgroups, "sibling")
     rel = cgroups.rel(cg)
 
-    rec = act(enforcing, "shatter", "--cgroup", rel, "--pid", str(p.pid), "--dry-run")
+    rec = enforcing.act("shatter", "--cgroup", rel, "--pid", str(p.pid), "--dry-run")
     assert rec["result"] == "dry-run"
     assert anon_huge_kib(p.pid) == N * THP_KIB
 
     own_before = own_split_exact(enforcing)
-    rec = act(enforcing, "shatter", "--cgroup", rel, "--pid", str(p.pid))
+    rec = enforcing.act("shatter", "--cgroup", rel, "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert anon_huge_kib(p.pid) == 0
     # debugfs split_huge_pages, or MADV_PAGEOUT where lockdown closes debugfs
@@ -137,7 +133,7 @@ def test_shatter_of_a_whole_cgroup(enforcing, cgroups):
     ps = [cgroups.workload(cg, "fault", N // 2, "hold", 60) for _ in range(2)]
     for p in ps:
         wait_for(lambda: anon_huge_kib(p.pid) >= N // 2 * THP_KIB, what="THPs faulted")
-    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(cg))
+    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(cg))
     assert rec["result"] == "done", rec
     assert [anon_huge_kib(p.pid) for p in ps] == [0, 0], rec
 
@@ -154,7 +150,7 @@ def test_collapse_raises_coverage(enforcing, cgroups):
     before = anon_huge_kib(p.pid)
     assert before < N * THP_KIB
 
-    rec = act(enforcing, "collapse", "--cgroup", cgroups.rel(cg))
+    rec = enforcing.act("collapse", "--cgroup", cgroups.rel(cg))
     assert rec["result"] == "done", rec
     assert "MADV_COLLAPSE" in rec["detail"]
     after = anon_huge_kib(p.pid)
@@ -169,9 +165,9 @@ def test_protected_cgroups_are_refused(enforcing, cgroups):
     # Our own cgroup holds taod (it was started from here) and the test cgroups.
     own = cgroups.rel(cgroups.base)
 
-    assert act(enforcing, "shatter", "--cgroup", "/")["result"] == "allowlisted"
-    assert act(enforcing, "shatter", "--cgroup", own)["result"] == "allowlisted"
-    rec = act(enforcing, "shatter", "--cgroup", rel_keep, "--pid", str(pk.pid))
+    assert enforcing.act("shatter", "--cgroup", "/")["result"] == "allowlisted"
+    assert enforcing.act("shatter", "--cgroup", own)["result"] == "allowlisted"
+    rec = enforcing.act("shatter", "--cgroup", rel_keep, "--pid", str(pk.pid))
     assert rec["result"] == "allowlisted"
     assert "/*-keep" in rec["detail"]
     assert anon_huge_kib(pk.pid) == N * THP_KIB
@@ -196,9 +192,9 @@ def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
 def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     a, pa = holding_thps(cgroups, "a")
     b = cgroups.make("b")
-    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(b), "--pid", str(pa.pid))
+    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(b), "--pid", str(pa.pid))
     assert rec["result"] == "vanished"  # pa is not in b: never acted on through b
-    rec = act(enforcing, "shatter", "--cgroup", cgroups.rel(a) + "-gone")
+    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(a) + "-gone")
     assert rec["result"] == "vanished"
     assert anon_huge_kib(pa.pid) == N * THP_KIB
 

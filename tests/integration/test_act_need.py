@@ -7,7 +7,7 @@ splits but compacts nothing. The pressure inputs' thresholds are set in
 the test's config so the outcome does not depend on the host's load."""
 import pytest
 
-from conftest import anon_huge_kib, cgroup_row, wait_for
+from conftest import anon_huge_kib, cgroup_row, put, wait_for
 
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 from test_tao_boot_fixture import boot_root  # noqa: F401 (a fixture)
@@ -24,7 +24,7 @@ NO_PRESSURE = ("[pressure]\nwanting_fallbacks = 1000000000\n"
 PRESSURE = NO_PRESSURE + "free_pmd_blocks_some = 1000000000\n"
 
 
-def start(daemon_factory, cgroups, tmp_path, act_when, pressure):
+def need_daemon(daemon_factory, cgroups, tmp_path, act_when, pressure):
     policy = f"min_allocs = 8\nmax_split_ratio = 0.25\nladder = shatter:1\nact_when = {act_when}\n"
     return daemon_factory(enforce_conf(tmp_path, cgroups.rel(cgroups.base), policy) + pressure)
 
@@ -37,20 +37,17 @@ def abuser(cgroups):
     return cgroups.rel(a), p
 
 
-def records(d, rel):
-    return d.ctl("actions", "--cgroup", rel)
-
-
 def test_need_without_pressure_warns_but_never_shatters(daemon_factory, cgroups, tmp_path):
-    d = start(daemon_factory, cgroups, tmp_path, "need", NO_PRESSURE)
+    d = need_daemon(daemon_factory, cgroups, tmp_path, "need", NO_PRESSURE)
     rel, p = abuser(cgroups)
-    warned = wait_for(lambda: [x for x in records(d, rel) if x["action"] == "warn"],
+    warned = wait_for(lambda: [x for x in d.ctl("actions", "--cgroup", rel)
+                               if x["action"] == "warn"],
                       timeout=10 * WINDOW_S, what="the abuser warned")
     assert "shatter held at warn: no contiguity pressure, no tenant wanting" in \
         warned[0]["evidence"], warned[0]
     # Several more windows: still no shatter, its THPs intact.
     d.wait_ticks(int(4 * WINDOW_S / 0.2))
-    acts = records(d, rel)
+    acts = d.ctl("actions", "--cgroup", rel)
     assert not [x for x in acts if x["action"] == "shatter"], acts
     assert anon_huge_kib(p.pid) >= 8 * THP_KIB
     row = next(r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel)
@@ -65,14 +62,14 @@ def test_need_without_pressure_warns_but_never_shatters(daemon_factory, cgroups,
 
 @pytest.mark.parametrize("act_when,pressure", [("need", PRESSURE), ("always", NO_PRESSURE)])
 def test_pressure_or_always_shatters(daemon_factory, cgroups, tmp_path, act_when, pressure):
-    d = start(daemon_factory, cgroups, tmp_path, act_when, pressure)
+    d = need_daemon(daemon_factory, cgroups, tmp_path, act_when, pressure)
     if pressure is PRESSURE:
         st = wait_for(lambda: (s := d.ctl("status")["contiguity_pressure"])["state"] == "some"
                       and s, what="pressure some")
         assert st["why"].startswith("free_pmd_blocks="), st
     rel, p = abuser(cgroups)
     # The shatter's record, not the THP count: the abuser splits THPs of its own.
-    done = wait_for(lambda: [x for x in records(d, rel)
+    done = wait_for(lambda: [x for x in d.ctl("actions", "--cgroup", rel)
                              if x["action"] == "shatter" and x["result"] == "done"],
                     timeout=10 * WINDOW_S, what="the abuser shattered")
     assert done[0]["pid"] == p.pid, done
@@ -98,10 +95,10 @@ def test_pressure_from_a_fixture_tree_per_zone_with_hysteresis(daemon_factory, t
     boot-zone TAO fixture's buddyinfo gives a state per node and policy
     zone; fewer free blocks written there raise the machine's state at once,
     and it falls back only after [pressure] hold."""
-    from test_tao_boot_fixture import BUDDY, put, start as tao_start
+    from test_tao_boot_fixture import BUDDY, boot_daemon, buddyinfo
 
-    d = tao_start(daemon_factory, tmp_path, boot_root,
-                  pressure="[pressure]\nfree_pmd_blocks_some = 100\nhold = 2s\n")
+    d = boot_daemon(daemon_factory, tmp_path, boot_root,
+                    pressure="[pressure]\nfree_pmd_blocks_some = 100\nhold = 2s\n")
     d.wait_ticks(2)
     st = d.ctl("status")["contiguity_pressure"]
     places = {p["name"]: (p["free_pmd_blocks"], p["state"]) for p in st["places"]}
@@ -111,11 +108,11 @@ def test_pressure_from_a_fixture_tree_per_zone_with_hysteresis(daemon_factory, t
     assert places["node0"][1] == "none" and st["state"] == "none", st
     none = "0 0 0 0 0 0 0 0 0 0 0"
     few = dict(BUDDY, DMA32=none, NoMerge=none, Normal="90 80 70 60 50 40 30 20 10 5 0")
-    put(boot_root, "proc/buddyinfo", "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in few.items()))
+    put(boot_root, "proc/buddyinfo", buddyinfo(few))
     st = wait_for(lambda: (s := d.ctl("status")["contiguity_pressure"])["state"] == "some" and s,
                   what="pressure some from the fixture's buddyinfo")
     assert st["why"] == "free_pmd_blocks=69.0 (< 100)", st  # Normal's 5 and NoSplit's 64
-    put(boot_root, "proc/buddyinfo", "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in BUDDY.items()))
+    put(boot_root, "proc/buddyinfo", buddyinfo(BUDDY))
     d.wait_ticks(3)  # calm, but not for 2 s yet
     assert d.ctl("status")["contiguity_pressure"]["state"] == "some"
     wait_for(lambda: d.ctl("status")["contiguity_pressure"]["state"] == "none",

@@ -1,13 +1,8 @@
 """taod's handling of its configuration file."""
-import subprocess
 
-from conftest import REPO, TAOD, host_only
+from conftest import REPO, host_only, run_taod
 
 pytestmark = host_only
-
-
-def run_taod(*args):
-    return subprocess.run([str(TAOD), *args], capture_output=True, text=True, timeout=30)
 
 
 def test_shipped_config_checks_ok():

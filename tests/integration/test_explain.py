@@ -1,23 +1,14 @@
 """Why THPs split: per-task causes of PMD splits, and `taoctl explain`."""
 import os
 import re
-from pathlib import Path
 
 import pytest
 
-from conftest import WORKLOAD, cgroup_row, wait_for, host_only
+from conftest import WORKLOAD, cgroup_row, vmstat, wait_for, host_only
 
 BUILD_WORKLOAD = WORKLOAD.resolve()
 
 THP_PATHS = "fentry (THP paths)"
-
-
-def vmstat(key):
-    for line in Path("/proc/vmstat").read_text().splitlines():
-        name, value = line.split()
-        if name == key:
-            return int(value)
-    return 0
 
 
 def wait_splits(daemon, cgroups, cg, n, what):
@@ -93,9 +84,9 @@ def test_each_call_is_told(daemon, cgroups, step, cause):
     MADV_PAGEOUT split the whole folio, whose PMD goes as in a whole unmap
     (both NR_ANON_* drop): the memcg modes tell it by the advice."""
     d = cgroups.make("XC")
-    before = vmstat("thp_split_pmd")
+    before = vmstat().get("thp_split_pmd", 0)
     p = cgroups.workload(d, "fault", 3, step, 2, "hold", 60)
-    wait_for(lambda: vmstat("thp_split_pmd") - before >= 2, what="the kernel's splits")
+    wait_for(lambda: vmstat().get("thp_split_pmd", 0) - before >= 2, what="the kernel's splits")
     wait_splits(daemon, cgroups, d, 2, f"{step} splits")
     [t] = daemon.ctl("explain", str(p.pid))["tasks"]
     assert t["pmd_split"] == 2 and t["pmd_unmap_whole"] == 0, t
@@ -127,12 +118,12 @@ def test_cow_after_fork_split_is_counted(daemon, cgroups):
     n = 6
     c = cgroups.make("COW")
     mode = daemon.ctl("status")["observation_mode"]
-    before = vmstat("thp_split_pmd")
+    before = vmstat().get("thp_split_pmd", 0)
     p = cgroups.workload(c, "fault", n, "fork-cow", n, "wait-signal", "end-child", "hold", 60)
     wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["thp_alloc"] >= n,
              what="THP faults")
-    wait_for(lambda: vmstat("thp_split_pmd") - before >= n, what="the kernel's COW splits")
-    kernel = vmstat("thp_split_pmd") - before
+    wait_for(lambda: vmstat().get("thp_split_pmd", 0) - before >= n, what="the kernel's COW splits")
+    kernel = vmstat().get("thp_split_pmd", 0) - before
     daemon.wait_ticks(3)
     row = cgroup_row(daemon, cgroups.rel(c))
     # thp_split_pmd is machine-wide: other splits may add to it.

@@ -13,18 +13,11 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import TAOCTL, TIME_SCALE, Daemon, cgroup_row, wait_for, host_only
+from conftest import TAOCTL, TIME_SCALE, Daemon, cgroup_row, report, wait_for, host_only
 
 THP = 2 * 1024 * 1024
 RUNS_KILLED = 8
 FAST = "[daemon]\ntick = 100ms\n[history]\nevery = 1\n"
-
-
-def report(db, *args):
-    p = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--since", "1h", *args],
-                       capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return p.stdout
 
 
 def report_json(db, *args):

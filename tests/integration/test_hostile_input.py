@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from conftest import TAOCTL, TAOD, Daemon, attach_conf, wait_for, host_only, any_mode
+from conftest import (TAOCTL, TAOD, Daemon, attach_conf, run_taod, wait_for, host_only,
+                      any_mode)
 
 
 def base_conf(tmp_path, sock, extra=""):
@@ -22,10 +23,6 @@ def base_conf(tmp_path, sock, extra=""):
     conf.write_text(attach_conf() + f"[daemon]\ntick = 200ms\n[control]\nsocket = {sock}\n"
                     f"[history]\npath = {tmp_path / 'history.db'}\n" + extra)
     return conf
-
-
-def run_taod(*args, timeout=20):
-    return subprocess.run([str(TAOD), *args], capture_output=True, text=True, timeout=timeout)
 
 
 # The socket path -----------------------------------------------------------

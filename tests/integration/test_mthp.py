@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TAOCTL, anon_huge_kib, cgroup_row, finish, wait_for
+from conftest import TAOCTL, anon_huge_kib, cgroup_row, finish, vmstat, wait_for
 
 THP = Path("/sys/kernel/mm/transparent_hugepage")
 SIZES_KB = (16, 64, 128)
@@ -323,7 +323,7 @@ def test_mthp_collapse_per_size_equals_kernel_collapse_alloc(
     rel = cgroups.rel(a)
     regions = 2
     set_enabled({16: "never", 64: "never", 128: "never"})
-    vm_before = vmstat("thp_collapse_alloc")
+    vm_before = vmstat().get("thp_collapse_alloc", 0)
     d.proc.send_signal(signal.SIGSTOP)  # the kernel's counts are machine-wide (see above)
     try:
         before = mthp_stat(64, "collapse_alloc")
@@ -350,7 +350,7 @@ def test_mthp_collapse_per_size_equals_kernel_collapse_alloc(
         assert mthp_stat(64, "collapse_alloc") - before == delta, "khugepaged stopped"
     finally:
         d.proc.send_signal(signal.SIGCONT)
-    assert vmstat("thp_collapse_alloc") == vm_before, "no PMD collapse anywhere"
+    assert vmstat().get("thp_collapse_alloc", 0) == vm_before, "no PMD collapse anywhere"
 
     def collapsed():
         row = cgroup_row(d, rel)
@@ -390,12 +390,6 @@ def test_mthp_collapse_per_size_equals_kernel_collapse_alloc(
     w.kill()
 
 
-def vmstat(name):
-    for ln in Path("/proc/vmstat").read_text().splitlines():
-        k, v = ln.split()
-        if k == name:
-            return int(v)
-    return 0
 
 
 def test_mthp_strander_judged_under_sizes_mthp_while_good_user_stays_good(

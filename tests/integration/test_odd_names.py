@@ -8,7 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import (TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row, wait_for,
+from conftest import (TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row,
+                      enable_memory_below, wait_for,
                       host_only, any_mode)
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 
@@ -154,19 +155,6 @@ def test_a_name_with_tab_and_esc_is_judged_shattered_and_printed_escaped(daemon_
             assert shown(comm).encode() in out, (cmd, out)
 
 
-def enable_memory_below(dirfd):
-    """On v2 a child has the memory controller only if its parent's
-    subtree_control enables it; v1 has no such file (every cgroup has it)."""
-    try:
-        fd = os.open("cgroup.subtree_control", os.O_WRONLY, dir_fd=dirfd)
-    except FileNotFoundError:
-        return
-    try:
-        os.write(fd, b"+memory")
-    finally:
-        os.close(fd)
-
-
 def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, cgroups, tmp_path):
     """25 levels of 200-byte names: no path of it fits PATH_MAX, so only
     openat relative to its parent reaches it. It used to be left out of the
@@ -179,7 +167,7 @@ def test_a_cgroup_deeper_than_path_max_is_tracked_and_acted_on(daemon_factory, c
     fds, p = [base], None
     try:
         for n in names:
-            enable_memory_below(fds[-1])
+            enable_memory_below(fds[-1], cgroups.version)
             os.mkdir(n, dir_fd=fds[-1])
             fds.append(os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
         leaf = fds[-1]

@@ -5,7 +5,7 @@ takes good configs and rejects broken ones with file:line."""
 import signal
 import time
 
-from conftest import TIME_SCALE, wait_for, host_only
+from conftest import TIME_SCALE, judged, wait_for, host_only
 
 WINDOW_S = 2
 K = 2  # escalate_after
@@ -17,13 +17,6 @@ def policy_conf(base_rel):
             f"window = {WINDOW_S}s\nmin_allocs = 8\nmax_split_ratio = 0.25\n"
             f"escalate_after = {K}\nrelax_after = 3\ncooldown = 1s\n"
             f"ladder = warn:1 restrict:3 shatter:5\n")
-
-
-def judged(d, rel):
-    for row in d.ctl("abusers", "--all"):
-        if row["cgroup"] == rel:
-            return row
-    return None
 
 
 def good_steps(rounds):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import wait_for, host_only
+from conftest import judged, wait_for, host_only
 
 FAST = "[daemon]\ntick = 100ms\n[history]\nevery = 1\n"
 
@@ -252,11 +252,7 @@ def test_actions_and_judged_cgroups_in_metrics(daemon_factory, cgroups, tmp_path
         warn_allowlisted(d)
     d.ctl_rc("act", "warn", "--cgroup", rel, "--dry-run")
 
-    def judged():
-        return next((r for r in d.ctl("abusers", "--all")
-                     if r["cgroup"] == rel and r["evidence"]), None)
-
-    row = wait_for(judged, what="a judgement")
+    row = wait_for(lambda: (r := judged(d, rel)) and r["evidence"] and r, what="a judgement")
     m = metrics(d)
     assert m[("taod_actions_total", frozenset({("kind", "warn"), ("result", "allowlisted")}))] == 2
     assert m[("taod_actions_total", frozenset({("kind", "warn"), ("result", "dry-run")}))] == 1

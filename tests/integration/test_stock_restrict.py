@@ -3,11 +3,10 @@ memory.high (v2) or memory.soft_limit_in_bytes (v1) is lowered for a while
 through the same safety gate as every action, and put back by grant, when
 its time is up, when taod exits, and when taod starts again after being
 killed. What was there is kept in stock_restrict_state before the write."""
-import json
 import signal
 import sys
 
-from conftest import wait_for, any_mode
+from conftest import audit, wait_for, any_mode
 
 pytestmark = any_mode
 
@@ -42,10 +41,6 @@ def holder(cgroups, name):
     p = cgroups.spawn(cg, sys.executable, "-c", HOLD)
     assert p.stdout.readline().strip() == "ready"
     return cg
-
-
-def audit(tmp_path):
-    return [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
 
 
 def state_files(tmp_path):

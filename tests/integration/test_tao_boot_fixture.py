@@ -18,15 +18,13 @@ import re
 import time
 from pathlib import Path
 
-import subprocess
-
 import pytest
 
-from conftest import BUILD, anon_huge_kib, wait_for, host_only, any_mode
+from conftest import (BUILD, anon_huge_kib, build_fixture, fixture_daemon, put, report, snapshot,
+                      wait_for, host_only, any_mode)
 
 MIB = 1 << 20
 PAGE = 4096
-CG = "sys/fs/cgroup"
 SPLIT = "sys/kernel/debug/split_huge_pages"
 DROPIN = "/etc/default/grub.d/taod-zones.cfg"
 PID = 4242  # the fixture's task: a directory under proc/, not a process
@@ -58,49 +56,9 @@ SMAPS = ("7f0000000000-7f0000800000 rw-p 00000000 00:00 0 \n"
          "AnonHugePages:      8192 kB\nTHPeligible:    1\nVmFlags: rd wr mr mw me ac hg\n")
 
 
-def put(root, rel, text):
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-
-
-def zoneinfo():
-    return "".join(f"Node 0, zone {name:>8}\n  pages free     {free}\n        present  {present}\n"
-                   f"        managed  {present}\n        order    {order}\n"
-                   for name, present, free, order in ZONES)
-
-
-def build_fixture(root):
-    put(root, "proc/zoneinfo", zoneinfo())
-    put(root, "proc/buddyinfo", "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in BUDDY.items()))
-    put(root, "proc/vmstat", "".join(f"{k} {v}\n" for k, v in VMSTAT.items()))
-    put(root, "proc/cmdline", CMDLINE)
-    put(root, "etc/default/grub", 'GRUB_CMDLINE_LINUX=""\n')  # Debian's; grub.d/ not yet made
-    put(root, "proc/sys/vm/compact_memory", "")
-    put(root, "proc/sys/vm/percpu_pagelist_high_fraction", "0\n")
-    put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev 0 0\n")
-    put(root, "proc/self/cgroup", "0::/taod.service\n")
-    put(root, f"proc/{PID}/cgroup", "0::/x\n")
-    put(root, f"proc/{PID}/smaps", SMAPS)
-    put(root, SPLIT, "")
-    thp = "sys/kernel/mm/transparent_hugepage"
-    put(root, f"{thp}/hpage_pmd_size", "2097152\n")
-    # Order mix: 64 KiB THPs are a fifth of the allocations, 2 MiB the rest.
-    put(root, f"{thp}/hugepages-64kB/stats/anon_fault_alloc", "2000\n")
-    put(root, f"{thp}/hugepages-2048kB/stats/anon_fault_alloc", "8000\n")
-    # Memory blocks: none offline that may join a policy zone.
-    put(root, "sys/devices/system/memory/block_size_bytes", f"{128 * MIB:x}\n")
-    for n, zone in enumerate(["DMA32", "Normal", "Normal", "Normal"]):
-        put(root, f"sys/devices/system/memory/memory{n}/state", "online\n")
-        put(root, f"sys/devices/system/memory/memory{n}/valid_zones", zone + "\n")
-    for cg, (anon, thp_bytes) in CGROUPS.items():
-        put(root, f"{CG}{cg}/memory.stat", f"anon {anon}\nanon_thp {thp_bytes}\n")
-        put(root, f"{CG}{cg}/cgroup.procs", f"{PID}\n" if cg == "/x" else "")
-
-
-def snapshot(root):
-    return {str(p.relative_to(root)): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+def buddyinfo(free):
+    """/proc/buddyinfo of @free: zone -> its free blocks by order."""
+    return "".join(f"Node 0, zone {z:>8} {b}\n" for z, b in free.items())
 
 
 def writes(d, root):
@@ -120,7 +78,29 @@ def assert_profile_files_only(d, root, profile, extra=()):
 @pytest.fixture
 def boot_root(tmp_path):
     root = tmp_path / "root"
-    build_fixture(root)
+    zoneinfo = "".join(f"Node 0, zone {name:>8}\n  pages free     {free}\n"
+                       f"        present  {present}\n        managed  {present}\n"
+                       f"        order    {order}\n"
+                       for name, present, free, order in ZONES)
+    # Memory blocks: none offline that may join a policy zone.
+    blocks = [(n, "online", zone) for n, zone in enumerate(["DMA32", "Normal", "Normal", "Normal"])]
+    build_fixture(root, zoneinfo, "".join(f"{k} {v}\n" for k, v in VMSTAT.items()), 128 * MIB,
+                  blocks, {cg: {"memory.stat": f"anon {anon}\nanon_thp {thp_bytes}\n",
+                                "cgroup.procs": f"{PID}\n" if cg == "/x" else ""}
+                           for cg, (anon, thp_bytes) in CGROUPS.items()})
+    put(root, "proc/buddyinfo", buddyinfo(BUDDY))
+    put(root, "proc/cmdline", CMDLINE)
+    put(root, "etc/default/grub", 'GRUB_CMDLINE_LINUX=""\n')  # Debian's; grub.d/ not yet made
+    put(root, "proc/sys/vm/compact_memory", "")
+    put(root, "proc/sys/vm/percpu_pagelist_high_fraction", "0\n")
+    put(root, f"proc/{PID}/cgroup", "0::/x\n")
+    put(root, f"proc/{PID}/smaps", SMAPS)
+    put(root, SPLIT, "")
+    thp = "sys/kernel/mm/transparent_hugepage"
+    put(root, f"{thp}/hpage_pmd_size", "2097152\n")
+    # Order mix: 64 KiB THPs are a fifth of the allocations, 2 MiB the rest.
+    put(root, f"{thp}/hugepages-64kB/stats/anon_fault_alloc", "2000\n")
+    put(root, f"{thp}/hugepages-2048kB/stats/anon_fault_alloc", "8000\n")
     return root
 
 
@@ -133,24 +113,20 @@ def split_env(root, mix):
                 ASAN_OPTIONS="verify_asan_link_order=0:" + os.environ.get("ASAN_OPTIONS", ""))
 
 
-def start(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", pressure="", **conf):
-    env = split_env(root, mix)
+def boot_daemon(daemon_factory, tmp_path, root, enforce="mode = enforce", mix="s", pressure="",
+                **conf):
     extra = "".join(f"{k} = {v}\n" for k, v in conf.items())
-    return daemon_factory(
-        f"[daemon]\nroot = {root}\n"
-        f"[enforce]\n{enforce}\nactions_per_minute = 100\nshatter_bytes_per_minute = 1G\n"
-        f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
-        f"audit_log = {tmp_path}/audit.jsonl\n{extra}"
-        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
+    return fixture_daemon(
+        daemon_factory, tmp_path, root, enforce + "\n" + extra,
         "[policy jobs]\nmatch = /x\nladder = warn:1 restrict:2 shatter:4\ndry_run = no\n"
         "[history]\nevery = 1\n" + pressure,
-        env=env)
+        env=split_env(root, mix))
 
 
 @host_only
 def test_status_probes_each_feature_on_its_file(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
-    d = start(daemon_factory, tmp_path, boot_root)
+    d = boot_daemon(daemon_factory, tmp_path, boot_root)
     k = d.ctl("status")["kernel"]
     assert k["kind"] == "tao" and "NoSplit and NoMerge" in k["why"], k
     feats = {f["name"]: f for f in k["features"]}
@@ -177,7 +153,7 @@ def test_status_probes_each_feature_on_its_file(daemon_factory, tmp_path, boot_r
 @host_only
 def test_restrict_and_grant_unsupported_ladder_moves_on(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
-    d = start(daemon_factory, tmp_path, boot_root)
+    d = boot_daemon(daemon_factory, tmp_path, boot_root)
     for kind in ("restrict", "grant"):
         rec = d.act(kind, "--cgroup", "/x")
         assert rec["result"] == "unsupported", rec
@@ -197,7 +173,7 @@ def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root
     profile = set(snapshot(boot_root))
     # Compaction follows a shatter only under contiguity pressure (issue 25):
     # a free-block watermark above the fixture's puts it there.
-    d = start(daemon_factory, tmp_path, boot_root, mix=mix, compact_after_shatter="yes",
+    d = boot_daemon(daemon_factory, tmp_path, boot_root, mix=mix, compact_after_shatter="yes",
               pressure="[pressure]\nfree_pmd_blocks_some = 1000000000\n")
     d.wait_ticks(1)
     rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
@@ -220,10 +196,8 @@ def test_shatter_goes_through_the_split_path(daemon_factory, tmp_path, boot_root
     assert_profile_files_only(d, boot_root, profile)
 
 
-def report(tmp_path, fmt):
-    return subprocess.run([str(BUILD / "taoctl"), "report", "--db", str(tmp_path / "history.db"),
-                           "--since", "1h", "--format", fmt],
-                          capture_output=True, text=True, check=True).stdout
+def report_as(tmp_path, fmt):
+    return report(tmp_path / "history.db", "--format", fmt)
 
 
 @host_only
@@ -231,13 +205,13 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     """History and `taoctl report` in every format: the zones' order, the
     shatter counters' change over the window, HVO not counted, and what
     the cgroup's shatter did to its THPs."""
-    d = start(daemon_factory, tmp_path, boot_root, mix="sfdp")
+    d = boot_daemon(daemon_factory, tmp_path, boot_root, mix="sfdp")
     d.wait_ticks(2)  # a batch before the shatter: the window's base
     rec = d.act("shatter", "--cgroup", "/x", "--bytes", str(8 * MIB))
     assert rec["shatter"] == {"shattered": 1, "failed": 1, "discarded": 1, "split": 1}, rec
     d.wait_ticks(2)
 
-    rep = json.loads(report(tmp_path, "json"))
+    rep = json.loads(report_as(tmp_path, "json"))
     tao = rep["machine"]["tao"]
     counters = {c["stat"]: (c["change"], c["value"]) for c in tao["counters"]}
     assert counters["thp_shatter_page"] == (1, 8), counters
@@ -251,16 +225,16 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
     assert x["actions"][-1]["shatter"] == rec["shatter"], x["actions"]
     assert x["shatter"] == dict(rec["shatter"], actions=1), x
 
-    table = report(tmp_path, "table")
+    table = report_as(tmp_path, "table")
     assert re.search(r"tao +thp_shatter_page +\+1 \(now 8\)", table), table
     assert "NoSplit  order 4, managed 262144 pages" in table, table
     assert "hvo     not counted by this kernel" in table, table
     assert "  /x  1 shatter(s): shattered 1, failed 1, discarded 1 pages, split 1" in table, table
-    rows = list(csv.DictReader(io.StringIO(report(tmp_path, "csv"))))
+    rows = list(csv.DictReader(io.StringIO(report_as(tmp_path, "csv"))))
     x = next(r for r in rows if r["cgroup"] == "/x")
     assert [x[k] for k in ("thp_shattered", "thp_shatter_failed", "thp_shatter_discarded",
                            "thp_shatter_split")] == ["1", "1", "1", "1"], rows
-    html = report(tmp_path, "html")
+    html = report_as(tmp_path, "html")
     assert "<tr><td>thp_shatter_page</td><td>+1</td><td>8</td></tr>" in html, html
     assert '<svg class="shatter"' in html and 'data-result="failed"' in html
     assert "1 shatter(s) the kernel counted: 1 THPs shattered, 1 failed, 1 discarded" in html
@@ -269,7 +243,7 @@ def test_report_shows_zones_and_shatter_counts(daemon_factory, tmp_path, boot_ro
 @host_only
 def test_zones_recommends_what_the_kernel_accepts(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
-    d = start(daemon_factory, tmp_path, boot_root)
+    d = boot_daemon(daemon_factory, tmp_path, boot_root)
     z = d.ctl("zones")
     assert z["sizing"] == "boot", z
     use = {u["name"]: u for u in z["zones"]}
@@ -304,7 +278,7 @@ def dropin_text(params):
 @host_only
 def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_root):
     profile = set(snapshot(boot_root))
-    d = start(daemon_factory, tmp_path, boot_root)
+    d = boot_daemon(daemon_factory, tmp_path, boot_root)
     dropin = boot_root / DROPIN.lstrip("/")
     cmdline = d.ctl("zones")["recommendation"]["cmdline"]
 
@@ -338,7 +312,7 @@ def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_ro
 
 @host_only
 def test_zones_apply_is_dry_in_observe_mode(daemon_factory, tmp_path, boot_root):
-    d = start(daemon_factory, tmp_path, boot_root, enforce="mode = observe")
+    d = boot_daemon(daemon_factory, tmp_path, boot_root, enforce="mode = observe")
     rec = d.ctl("zones", "--apply")
     assert rec["result"] == "dry-run", rec
     assert not (boot_root / DROPIN.lstrip("/")).exists()
@@ -412,7 +386,7 @@ def test_decide_shatters_a_real_abuser_through_the_split_path(daemon_factory, cg
     audit = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert any(x["action"] == "shatter" and x.get("shatter") == s for x in audit), audit
     # The history keeps the counts with the record, for `taoctl report`.
-    row = wait_for(lambda: next((c for c in json.loads(report(tmp_path, "json"))["cgroups"]
+    row = wait_for(lambda: next((c for c in json.loads(report_as(tmp_path, "json"))["cgroups"]
                                  if c["path"] == rel and c["actions"]), None),
                    what="the shatter in the report")
     assert row["actions"][0]["shatter"] == s and row["shatter"]["actions"] >= 1, row

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for, host_only
+from conftest import (FIXTURE_BLOCKS, FIXTURE_CG, build_fixture, fixture_daemon, put, snapshot,
+                      wait_for, host_only)
 
 pytestmark = host_only
 
 MIB = 1 << 20
 BLOCK = 128 * MIB
-CG = "sys/fs/cgroup"
-BLOCKS = "sys/devices/system/memory"
+CG, BLOCKS = FIXTURE_CG, FIXTURE_BLOCKS
 
 ZONEINFO = """Node 0, zone      DMA
   pages free     3840
@@ -66,50 +66,19 @@ HEADROOM = 256 * MIB
 TARGET_BLOCKS = (DEMAND + HEADROOM) // BLOCK  # 8: two there, six to move
 
 
-def put(root, rel, text):
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-
-
-def build_fixture(root):
-    put(root, "proc/zoneinfo", ZONEINFO)
-    put(root, "proc/vmstat", VMSTAT)
-    put(root, "proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev 0 0\n")
-    put(root, "proc/self/cgroup", "0::/taod.service\n")
-    put(root, f"{BLOCKS}/block_size_bytes", f"{BLOCK:x}\n")
-    for n, state, zones in LAYOUT:
-        put(root, f"{BLOCKS}/memory{n}/state", state + "\n")
-        put(root, f"{BLOCKS}/memory{n}/valid_zones", zones + "\n")
-    for cg, (anon, thp) in CGROUPS.items():
-        d = f"{CG}{cg}"
-        put(root, f"{d}/memory.stat", f"anon {anon}\nanon_thp {thp}\nthp_split_page 0\n")
-        put(root, f"{d}/memory.thp_zones", "nosplit nomerge\n")
-        put(root, f"{d}/memory.thp_shatter", "")
-        put(root, f"{d}/cgroup.procs", "")
-
-
-def snapshot(root):
-    return {str(p.relative_to(root)): p.read_text()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture
 def fixture_root(tmp_path):
     root = tmp_path / "root"
-    build_fixture(root)
+    build_fixture(root, ZONEINFO, VMSTAT, BLOCK, LAYOUT, {
+        cg: {"memory.stat": f"anon {anon}\nanon_thp {thp}\nthp_split_page 0\n",
+             "memory.thp_zones": "nosplit nomerge\n", "memory.thp_shatter": "", "cgroup.procs": ""}
+        for cg, (anon, thp) in CGROUPS.items()})
     return root
 
 
-def start(daemon_factory, tmp_path, root, enforce, every="60s", **kw):
-    return daemon_factory(
-        f"[daemon]\nroot = {root}\n"
-        f"[enforce]\n{enforce}\nactions_per_minute = 100\nshatter_bytes_per_minute = 1G\n"
-        f"allowlist = /system.slice/*\nzone_headroom = 256M\nfree_floor = 64M\n"
-        f"zone_resize_every = {every}\naudit_log = {tmp_path}/audit.jsonl\n"
-        "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
-        "dry_run = no\n",
-        **kw)
+def tao_daemon(daemon_factory, tmp_path, root, enforce, every="60s", **kw):
+    return fixture_daemon(daemon_factory, tmp_path, root,
+                          f"{enforce}\nzone_resize_every = {every}", "dry_run = no\n", **kw)
 
 
 def resizes(d):
@@ -130,7 +99,7 @@ def play_kernel(root, moved):
 def test_zone_sizing_from_guarantees(daemon_factory, tmp_path, fixture_root):
     root = fixture_root
     before = snapshot(root)
-    d = start(daemon_factory, tmp_path, root, "mode = enforce\nbackend = tao", every="3s")
+    d = tao_daemon(daemon_factory, tmp_path, root, "mode = enforce\nbackend = tao", every="3s")
     st = d.ctl("status")
     assert st["kernel"]["kind"] == "tao", st["kernel"]
     assert "NoSplit" in st["kernel"]["why"]
@@ -174,7 +143,7 @@ def test_zone_sizing_from_guarantees(daemon_factory, tmp_path, fixture_root):
 
 
 def test_status_shows_tao_figures(daemon_factory, tmp_path, fixture_root):
-    d = start(daemon_factory, tmp_path, fixture_root, "mode = observe")
+    d = tao_daemon(daemon_factory, tmp_path, fixture_root, "mode = observe")
     act = d.ctl("status")["act"]
     assert act["nosplit_bytes"] == 2 * BLOCK
     assert act["nomerge_bytes"] == BLOCK
@@ -198,7 +167,7 @@ def zones_file(root, cg):
 
 def test_memcg_levers_write_exactly(daemon_factory, tmp_path, fixture_root):
     root = fixture_root
-    d = start(daemon_factory, tmp_path, root, "mode = enforce")
+    d = tao_daemon(daemon_factory, tmp_path, root, "mode = enforce")
     assert d.ctl("status")["backend"] == "tao"  # auto picks tao on a TAO kernel
 
     rec = d.act("restrict", "--cgroup", "/x")
@@ -227,7 +196,7 @@ def test_memcg_levers_write_exactly(daemon_factory, tmp_path, fixture_root):
 def test_observe_and_dry_run_write_nothing(daemon_factory, tmp_path, fixture_root, enforce):
     root = fixture_root
     before = snapshot(root)
-    d = start(daemon_factory, tmp_path, root, enforce)
+    d = tao_daemon(daemon_factory, tmp_path, root, enforce)
     rec = wait_for(lambda: resizes(d), what="a resize-zones request")
     assert rec[0]["result"] == "dry-run", rec
     for args in (["restrict", "--cgroup", "/x"], ["shatter", "--cgroup", "/x", "--bytes", "4096"],
@@ -244,7 +213,7 @@ def test_a_tick_that_fails_says_so_in_the_status_line(daemon_factory, tmp_path, 
     notify.bind(str(tmp_path / "notify.sock"))
     notify.settimeout(0.5)
     env = dict(os.environ, NOTIFY_SOCKET=str(tmp_path / "notify.sock"))
-    d = start(daemon_factory, tmp_path, fixture_root, "mode = observe", env=env)
+    d = tao_daemon(daemon_factory, tmp_path, fixture_root, "mode = observe", env=env)
     mount = fixture_root / CG
     gone = mount.with_name("cgroup.gone")
     mount.rename(gone)

@@ -6,16 +6,11 @@ import subprocess
 import sys
 import time
 
-from conftest import REPO, TAOCTL, TAOD, wait_for, host_only
+from conftest import REPO, TAOD, taoctl, wait_for, host_only
 
 pytestmark = host_only
 from test_control import HOG
 from test_docs import complete, taoctl_help
-
-
-def taoctl(*args, **kw):
-    return subprocess.run([str(TAOCTL), *map(str, args)], capture_output=True, text=True,
-                          timeout=30, **kw)
 
 
 def test_policy_names_the_default_sections_line_and_prints_units(daemon_factory):

@@ -5,7 +5,8 @@ of their splits; a tenant that keeps its THPs whole stays good."""
 import os
 import time
 
-from conftest import TIME_SCALE, anon_huge_kib, cgroup_row, finish, rmdir_retry, wait_for
+from conftest import (TIME_SCALE, anon_huge_kib, cgroup_row, enable_memory_below, finish, judged,
+                      rmdir_retry, wait_for)
 
 THP_KIB = 2048
 WINDOW_S = 2
@@ -31,10 +32,6 @@ def verdict_conf(tmp_path, base_rel, extra=""):
 def shatters(d, rel):
     return [x for x in d.ctl("actions", "--cgroup", rel)
             if x["action"] == "shatter" and x["result"] == "done"]
-
-
-def judged(d, rel):
-    return next((r for r in d.ctl("abusers", "--all") if r["cgroup"] == rel), None)
 
 
 def test_split_a_window_after_faulting_is_abuse(daemon_factory, cgroups, tmp_path):
@@ -80,12 +77,6 @@ def test_split_a_window_after_faulting_is_abuse(daemon_factory, cgroups, tmp_pat
     assert anon_huge_kib(pc.pid) == 16 * THP_KIB
     assert d.ctl("actions", "--cgroup", rel_c) == []
     assert judged(d, rel_c)["class"] == "good"
-
-
-def enable_memory_below(path, version):
-    """cgroup v2: children of @path get the memory controller."""
-    if version == 2:
-        (path / "cgroup.subtree_control").write_text("+memory")
 
 
 def test_a_hopper_is_judged_in_the_cgroup_it_hops_under(daemon_factory, cgroups, tmp_path):

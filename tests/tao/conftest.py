@@ -6,7 +6,6 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ ic = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ic)
 cgroups = ic.cgroups  # the fixture, re-exported for this suite's tests
 BUILD, wait_for, cgroup_row, finish = ic.BUILD, ic.wait_for, ic.cgroup_row, ic.finish
+vmstat, taoctl, audit = ic.vmstat, ic.taoctl, ic.audit
 
 PAGE = 4096
 MIB = 1 << 20
@@ -65,10 +65,6 @@ def zoneinfo():
     return zones
 
 
-def vmstat():
-    return {k: int(v) for k, v in (l.split() for l in Path("/proc/vmstat").read_text().splitlines())}
-
-
 def boot_zones():
     """nosplit=/nomerge= of /proc/cmdline: {"NoSplit": ("256M", 4), ...}."""
     out = {}
@@ -96,16 +92,6 @@ def console(text):
     """A line vmtest-tao reads from the guest's console, past pytest's capture."""
     with open("/dev/console", "w") as f:
         f.write(text + "\n")
-
-
-def taoctl(*args):
-    return subprocess.run([str(BUILD / "taoctl"), *args], capture_output=True, text=True,
-                          timeout=60)
-
-
-def audit(tmp_path):
-    p = tmp_path / "audit.jsonl"
-    return [json.loads(l) for l in p.read_text().splitlines()] if p.exists() else []
 
 
 def memstat(cg):

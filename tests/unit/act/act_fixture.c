@@ -233,6 +233,14 @@ struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pi
 	return r;
 }
 
+enum action_result fx_submit(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes,
+			     struct action_record *rec)
+{
+	struct action_request r = fx_req(kind, cgroup, pid, bytes);
+
+	return actor_submit(fx.actor, &r, rec);
+}
+
 void fx_put_u64(const char *rel, uint64_t index, uint64_t v)
 {
 	char path[PATH_MAX];

@@ -55,5 +55,8 @@ void fx_map_page(uint64_t addr, uint64_t pfn, bool thp);
 /* The chunk at @addr maps all 512 pages of the THP at @pfn (PMD-mapped). */
 void fx_map_whole(uint64_t addr, uint64_t pfn);
 struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes);
+/* fx_req(...) through the actor's gate, as decide and `taoctl act` submit. */
+enum action_result fx_submit(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes,
+			     struct action_record *rec);
 
 #endif

@@ -23,20 +23,12 @@
 
 TestSuite(act_gate, .init = fx_setup, .fini = fx_teardown);
 
-static enum action_result submit(enum action_kind k, const char *cg, pid_t pid, uint64_t bytes,
-				 struct action_record *rec)
-{
-	struct action_request r = fx_req(k, cg, pid, bytes);
-
-	return actor_submit(fx.actor, &r, rec);
-}
-
 Test(act_gate, tao_shatter_writes_the_budget)
 {
 	struct action_record rec;
 
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, CG "memory.thp_shatter=1048576\n");
 	cr_assert_eq(rec.err, 0);
 }
@@ -47,11 +39,11 @@ Test(act_gate, tao_shatter_eagain_is_partial_not_failure)
 
 	fx_open(&backend_tao_ops);
 	fx_fail(CG "memory.thp_shatter", EAGAIN);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
 	cr_assert_eq(rec.err, EAGAIN);
 	cr_assert(strstr(rec.detail, "partial"), "%s", rec.detail);
 	/* Not a failure, so no back-off: the next one goes through. */
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4 << 20, &rec), RESULT_DONE);
 	cr_assert_eq(fx.fail_count, 2);
 }
 
@@ -60,10 +52,10 @@ Test(act_gate, restrict_then_grant_through_thp_zones)
 	struct action_record rec;
 
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, ""); /* already both zones */
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
-	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes,
 			 CG "memory.thp_zones=\n\n" CG "memory.thp_zones=nosplit nomerge\n");
 }
@@ -74,18 +66,18 @@ Test(act_gate, failed_write_is_recorded_and_backs_off_exponentially)
 
 	fx_open(&backend_tao_ops);
 	fx_fail(CG "memory.thp_zones", EINVAL);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
 	cr_assert_eq(rec.err, EINVAL);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
 	/* Other kinds and cgroups are not held back by it. */
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_DONE);
 	fx_now += 10001;
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED);
 	fx_now += 10001; /* the second failure waits 20 s */
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
 	fx_now += 10001;
 	fx.fail_path[0] = '\0';
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
 	cr_assert_eq(fx.fail_count, 2);
 }
 
@@ -96,13 +88,13 @@ Test(act_gate, actions_per_minute_limit)
 	fx.cfg.enforce.actions_per_minute = 3;
 	fx_open(&backend_tao_ops);
 	for (int i = 0; i < 3; i++)
-		cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
+		cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
 	cr_assert_str_eq(fx.writes, CG "memory.thp_shatter=4096\n" CG "memory.thp_shatter=4096\n" CG
 				       "memory.thp_shatter=4096\n");
 	fx_now += 20000; /* a third of a minute: one token back */
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_RATE_LIMITED);
 }
 
 Test(act_gate, shatter_bytes_per_minute_budget)
@@ -111,14 +103,14 @@ Test(act_gate, shatter_bytes_per_minute_budget)
 
 	fx.cfg.enforce.shatter_bytes_per_minute = 3 << 20;
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_RATE_LIMITED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 2 << 20, &rec), RESULT_RATE_LIMITED);
 	/* The second one only got what was left of the minute's bytes. */
 	cr_assert_str_eq(fx.writes,
 			 CG "memory.thp_shatter=2097152\n" CG "memory.thp_shatter=1048576\n");
 	/* Restrict moves no bytes: still allowed. */
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
 }
 
 static void dry_run_writes_nothing(const struct act_backend_ops *be)
@@ -130,7 +122,7 @@ static void dry_run_writes_nothing(const struct act_backend_ops *be)
 
 	fx_open(be);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		enum action_result r = submit(kinds[i], "/app/a", FIX_PID, 8 << 20, &rec);
+		enum action_result r = fx_submit(kinds[i], "/app/a", FIX_PID, 8 << 20, &rec);
 
 		/* A warning only logs, which the dry-run backend does too. */
 		if (kinds[i] == ACTION_WARN && be == &backend_dry_run_ops) {
@@ -178,14 +170,14 @@ Test(act_gate, root_self_and_allowlist_are_refused)
 		 "/system.slice/* /app/b");
 	fx_file("/sys/fs/cgroup/system.slice/sshd.service/memory.thp_zones", "nosplit nomerge\n");
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/", 0, 4096, &rec), RESULT_ALLOWLISTED);
-	cr_assert_eq(submit(ACTION_SHATTER, "/taod.service", 0, 4096, &rec), RESULT_ALLOWLISTED);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/taod.service", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/b", 0, 0, &rec), RESULT_ALLOWLISTED);
 	cr_assert(strstr(rec.detail, "\"/app/b\""), "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/system.slice/sshd.service", 0, 0, &rec),
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/system.slice/sshd.service", 0, 0, &rec),
 		     RESULT_ALLOWLISTED);
 	cr_assert_str_eq(fx.writes, "");
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE);
 }
 
 /* A restrict of @cg is refused as allowlisted, its detail holding @why. */
@@ -193,7 +185,7 @@ static void assert_allowlisted(const char *cg, const char *why)
 {
 	struct action_record rec;
 
-	cr_assert_eq(submit(ACTION_RESTRICT, cg, 0, 0, &rec), RESULT_ALLOWLISTED, "%s", cg);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, cg, 0, 0, &rec), RESULT_ALLOWLISTED, "%s", cg);
 	cr_assert(strstr(rec.detail, why), "%s: %s", cg, rec.detail);
 }
 
@@ -216,7 +208,7 @@ Test(act_gate, allowlist_glob_protects_the_subtree_and_eq_the_cgroup_alone)
 	assert_allowlisted("/app/b", "\"=/app/b\" (exact)");
 	assert_allowlisted("/app/a", "\"/app/a\" (the cgroup)");
 	cr_assert_str_eq(fx.writes, "");
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/b/c", 0, 0, &rec), RESULT_DONE, "%s",
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/b/c", 0, 0, &rec), RESULT_DONE, "%s",
 		     rec.detail);
 	cr_assert_str_eq(fx.writes, "/sys/fs/cgroup/app/b/c/memory.thp_zones=\n\n");
 }
@@ -228,8 +220,8 @@ Test(act_gate, a_cgroup_named_with_control_characters_is_acted_on)
 
 	fx_file("/sys/fs/cgroup/app/t\tab\x1b[31m/memory.thp_shatter", "");
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/t\tab\x1b[31m", 0, 4096, &rec), RESULT_DONE, "%s",
-		     rec.detail);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/t\tab\x1b[31m", 0, 4096, &rec), RESULT_DONE,
+		     "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "/sys/fs/cgroup/app/t\tab\x1b[31m/memory.thp_shatter=4096\n");
 }
 
@@ -240,7 +232,7 @@ Test(act_gate, nothing_is_acted_on_when_taods_own_cgroup_is_unknown)
 
 	fx.tree.self_unknown = true;
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
 	cr_assert(strstr(rec.detail, "taod's own cgroup"), "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "");
 }
@@ -256,8 +248,8 @@ Test(act_gate, path_aliases_are_refused)
 	fx_file("/sys/fs/cgroup/app/b/memory.thp_zones", "nosplit nomerge\n");
 	fx_open(&backend_tao_ops);
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		cr_assert_eq(submit(ACTION_RESTRICT, aliases[i], 0, 0, &rec), RESULT_VANISHED, "%s",
-			     aliases[i]);
+		cr_assert_eq(fx_submit(ACTION_RESTRICT, aliases[i], 0, 0, &rec), RESULT_VANISHED,
+			     "%s", aliases[i]);
 		cr_assert(strstr(rec.detail, "not a cgroup path"), "%s", rec.detail);
 	}
 	cr_assert_str_eq(fx.writes, "");
@@ -289,9 +281,9 @@ Test(act_gate, ancestors_of_taod_are_refused)
 	snprintf(fx.tree.self, sizeof(fx.tree.self), "/app/a/taod");
 	fx_file("/sys/fs/cgroup/app/a/taod/cgroup.procs", "77\n");
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app", 0, 4096, &rec), RESULT_ALLOWLISTED);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", 0, 4096, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app", 0, 4096, &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/b", 0, 4096, &rec), RESULT_DONE);
 }
 
 Test(act_gate, vanished_cgroup_and_task)
@@ -299,12 +291,12 @@ Test(act_gate, vanished_cgroup_and_task)
 	struct action_record rec;
 
 	fx_open(&backend_tao_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec), RESULT_VANISHED);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 999999, 4096, &rec), RESULT_VANISHED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec), RESULT_VANISHED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 999999, 4096, &rec), RESULT_VANISHED);
 	/* A task that moved to another cgroup is not acted on in this one. */
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", FIX_PID, 4096, &rec), RESULT_VANISHED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/b", FIX_PID, 4096, &rec), RESULT_VANISHED);
 	cr_assert(strstr(rec.detail, "no longer in /app/b"), "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/../etc", 0, 4096, &rec), RESULT_VANISHED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/../etc", 0, 4096, &rec), RESULT_VANISHED);
 	cr_assert_str_eq(fx.writes, "");
 }
 
@@ -313,7 +305,7 @@ Test(act_gate, stock_shatter_splits_the_ranges_holding_thps)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_DONE, "%s",
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_DONE, "%s",
 		     rec.detail);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
 					  "=4242,0x7f1000000000,0x7f1000800000\n");
@@ -325,16 +317,16 @@ Test(act_gate, stock_shatter_stops_at_the_byte_budget)
 
 	fx_open(&backend_stock_ops);
 	/* debugfs splits all it is given: only 2 MiB of the 4 MiB mapping is named. */
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000200000\n");
 	fx.writes[0] = '\0';
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
 					  "=4242,0x7f1000000000,0x7f1000200000\n");
 	cr_assert(strstr(rec.detail, "6291456 bytes"), "%s", rec.detail);
 	/* Less than one THP left: nothing is split rather than too much. */
 	fx.writes[0] = '\0';
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_NO_GAIN);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_NO_GAIN);
 	cr_assert_str_eq(fx.writes, "");
 }
 
@@ -343,7 +335,7 @@ Test(act_gate, stock_shatter_of_a_cgroup_reads_its_tasks)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE);
 	cr_assert(strstr(fx.writes, "=4242,0x7f0000000000"), "%s", fx.writes);
 }
 
@@ -355,7 +347,7 @@ Test(act_gate, stock_shatter_rechecks_each_listed_task)
 
 	fx_file("/sys/fs/cgroup/app/b/cgroup.procs", "4242\n"); /* 4242 is in /app/a */
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/b", 0, 0, &rec), RESULT_NO_GAIN, "%s",
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/b", 0, 0, &rec), RESULT_NO_GAIN, "%s",
 		     rec.detail);
 	cr_assert_str_eq(fx.writes, "");
 	cr_assert(strstr(rec.detail, "split no THP of 0 task(s)"), "%s", rec.detail);
@@ -366,8 +358,8 @@ Test(act_gate, stock_has_no_zone_levers)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
-	cr_assert_eq(submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
 	cr_assert_str_eq(fx.writes, "");
 }
 
@@ -382,8 +374,8 @@ Test(act_gate, stock_zone_levers_unsupported_in_a_dry_run_too)
 	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_UNSUPPORTED, "%s", rec.detail);
 	cr_assert(strstr(rec.detail, "resize-zones needs the TAO kernel's policy zones"), "%s",
 		  rec.detail);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DRY_RUN);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DRY_RUN);
 	cr_assert_str_eq(fx.writes, "");
 }
 
@@ -438,10 +430,10 @@ Test(act_gate, every_request_is_audited)
 
 	fx.cfg.enforce.actions_per_minute = 1;
 	fx_open(&backend_tao_ops);
-	submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* done */
-	submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* rate-limited */
-	submit(ACTION_SHATTER, "/", 0, 4096, &rec);	       /* allowlisted */
-	submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec);    /* vanished */
+	fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* done */
+	fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 4096, &rec); /* rate-limited */
+	fx_submit(ACTION_SHATTER, "/", 0, 4096, &rec);		  /* allowlisted */
+	fx_submit(ACTION_SHATTER, "/app/gone", 0, 4096, &rec);	  /* vanished */
 	log = actor_audit(fx.actor);
 	cr_assert_eq(audit_count(log), 4);
 	cr_assert_eq(audit_get(log, 0)->result, RESULT_VANISHED);
@@ -480,7 +472,7 @@ Test(act_gate, audit_file_is_private_and_never_follows_a_symlink)
 
 	snprintf(dir, sizeof(dir), "%s/audit", fx.root);
 	fx_open(&backend_tao_ops);
-	submit(ACTION_WARN, "/app/a", 0, 0, &rec);
+	fx_submit(ACTION_WARN, "/app/a", 0, 0, &rec);
 	cr_assert_eq(mode_of(fx.cfg.enforce.audit_log), 0600);
 	cr_assert_eq(mode_of(dir), 0700);
 	actor_close(fx.actor);
@@ -490,7 +482,7 @@ Test(act_gate, audit_file_is_private_and_never_follows_a_symlink)
 	cr_assert_eq(unlink(fx.cfg.enforce.audit_log), 0);
 	cr_assert_eq(symlink(victim, fx.cfg.enforce.audit_log), 0);
 	fx_open(&backend_tao_ops);
-	submit(ACTION_WARN, "/app/a", 0, 0, &rec);
+	fx_submit(ACTION_WARN, "/app/a", 0, 0, &rec);
 	cr_assert_eq(audit_count(actor_audit(fx.actor)), 1, "still kept in the ring");
 	cr_assert_gt(read_file(victim, text, sizeof(text)), 0);
 	cr_assert_str_eq(text, "precious\n");
@@ -530,13 +522,13 @@ Test(act_gate, collapse_plans_eligible_base_pages_only)
 	 */
 	fx_open(&backend_tao_ops);
 	/* Fixture pids are not real processes: planned, never advised. */
-	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(fx_submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
 	cr_assert_eq(rec.err, EXDEV);
 	cr_assert(strstr(rec.detail, "collapsed 0 bytes (THP 6291456 -> 6291456) by MADV_COLLAPSE "
 				     "over 1 ranges (8388608 bytes"),
 		  "%s", rec.detail);
 	fx_now += 11000;
-	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_FAILED);
+	cr_assert_eq(fx_submit(ACTION_COLLAPSE, "/app/a", FIX_PID, 1 << 20, &rec), RESULT_FAILED);
 	cr_assert(strstr(rec.detail, "over 1 ranges (2097152 bytes"), "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "");
 }
@@ -547,7 +539,7 @@ Test(act_gate, stock_shatter_falls_back_when_debugfs_refuses)
 
 	fx_open(&backend_stock_ops);
 	fx_fail(SPLIT, EPERM); /* kernel lockdown */
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_FAILED);
 	/* One refused write; MADV_PAGEOUT needs the pagemap this fixture lacks
 	 * (test_stock_split.c has one). */
 	cr_assert_eq(fx.fail_count, 1);

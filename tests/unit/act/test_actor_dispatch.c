@@ -57,24 +57,19 @@ static void setup(void)
 
 TestSuite(actor_dispatch, .init = setup, .fini = fx_teardown);
 
-static enum action_result submit(enum action_kind k, const char *cg, struct action_record *rec)
-{
-	struct action_request r = fx_req(k, cg, 0, 0);
-
-	return actor_submit(fx.actor, &r, rec);
-}
-
 Test(actor_dispatch, actor_submit_without_an_op_is_unsupported)
 {
 	struct action_record rec;
 
 	fx.cfg.enforce.allowlist[0] = '\0';
 	fx_open(&partial_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, "/app/a", &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
 	cr_assert(strstr(rec.detail, "the partial backend has none"), "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_GRANT, "/app/a", &rec), RESULT_UNSUPPORTED);
-	cr_assert_eq(submit(ACTION_WARN, "/app/a", &rec), RESULT_DONE, "warn is the actor's own");
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_WARN, "/app/a", 0, 0, &rec), RESULT_DONE,
+		     "warn is the actor's own");
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_str_eq(rec.detail, "did shatter");
 	cr_assert_eq(ncalls, 1);
 	cr_assert_eq(called[0], ACTION_SHATTER);
@@ -87,10 +82,11 @@ Test(actor_dispatch, actor_submit_withheld_op_says_which_setting)
 	fx.cfg.enforce.allowlist[0] = '\0';
 	off_reason = "turn it on here";
 	fx_open(&partial_ops);
-	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_COLLAPSE, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
 	cr_assert_str_eq(rec.detail, "collapse is off in the partial backend: turn it on here");
 	off_reason = NULL;
-	cr_assert_eq(submit(ACTION_COLLAPSE, "/app/a", &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_COLLAPSE, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_eq(ncalls, 1);
 }
 
@@ -101,12 +97,14 @@ Test(actor_dispatch, actor_submit_reads_budget_and_reach_from_the_table)
 	struct action_request r = fx_req(ACTION_RESIZE_ZONES, NULL, 0, 0);
 
 	fx_open(&partial_ops);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", &rec), RESULT_ALLOWLISTED);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_ALLOWLISTED);
 	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_DONE, "%s", rec.detail);
 	fx.cfg.enforce.allowlist[0] = '\0';
 	actor_set_settings(fx.actor, &fx.cfg.enforce, &fx.cfg.k);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_SHATTER, "/app/a", &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_eq(ncalls, 3);
 	cr_assert_eq(called[0], ACTION_RESIZE_ZONES);
 	cr_assert_eq(budgets[1], 1 << 20);

@@ -36,13 +36,6 @@ static void setup(void)
 
 TestSuite(memory_limit, .init = setup, .fini = fx_teardown);
 
-static enum action_result submit(enum action_kind k, struct action_record *rec)
-{
-	struct action_request r = fx_req(k, "/app/a", 0, 0);
-
-	return actor_submit(fx.actor, &r, rec);
-}
-
 static const char *high(void)
 {
 	static char text[64];
@@ -77,7 +70,7 @@ static void restrict_touches_nothing(enum action_result want)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), want, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), want, "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "");
 	cr_assert_eq(saved(), 0);
 }
@@ -88,7 +81,8 @@ Test(memory_limit, memory_limit_restrict_lowers_memory_high_after_saving_it)
 
 	fx_open(&backend_stock_ops);
 	actor_tick(fx.actor); /* the first tick: nothing left from before */
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_str_eq(fx.writes, CG "memory.high=52428800\n");
 	cr_assert_str_eq(high(), "52428800");
 	cr_assert(strstr(rec.detail, "memory.high lowered to 52428800 (50% of 104857600 in use)"),
@@ -108,12 +102,14 @@ Test(memory_limit, memory_limit_restrict_keeps_the_first_original)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	fx_file(CG "memory.current", "52428800\n");
 	fx_now += 1000;
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_str_eq(high(), "26214400");
-	cr_assert_eq(submit(ACTION_GRANT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_str_eq(high(), "max", "the value before the first restrict comes back");
 }
 
@@ -122,13 +118,14 @@ Test(memory_limit, memory_limit_grant_puts_the_original_back)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_GRANT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_str_eq(high(), "max");
 	cr_assert(strstr(rec.detail, "put memory.high back to max"), "%s", rec.detail);
 	cr_assert_eq(saved(), 0);
 	fx.writes[0] = '\0';
-	cr_assert_eq(submit(ACTION_GRANT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert(strstr(rec.detail, "nothing to give back"), "%s", rec.detail);
 	cr_assert_str_eq(fx.writes, "");
 }
@@ -138,10 +135,11 @@ Test(memory_limit, memory_limit_grant_leaves_a_value_someone_changed)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	fx_file(HIGH, "20971520\n"); /* the operator's own */
 	fx.writes[0] = '\0';
-	cr_assert_eq(submit(ACTION_GRANT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
 	cr_assert_str_eq(high(), "20971520");
 	cr_assert_str_eq(fx.writes, "");
 	cr_assert(strstr(rec.detail, "changed since"), "%s", rec.detail);
@@ -155,7 +153,8 @@ Test(memory_limit, memory_limit_expire_puts_back_when_the_time_is_up)
 
 	fx_open(&backend_stock_ops);
 	actor_tick(fx.actor);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	fx_now += 59999;
 	cr_assert_eq(actor_tick(fx.actor), 0);
 	cr_assert_str_eq(high(), "52428800");
@@ -177,7 +176,8 @@ Test(memory_limit, memory_limit_expire_reads_the_state_only_when_one_is_due)
 
 	fx_open(&backend_stock_ops);
 	actor_tick(fx.actor);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	/* A file the next read of the directory would find, and remove. */
 	snprintf(junk, sizeof(junk), "%s/state/999", fx.root);
 	fx_file(junk + strlen(fx.root), "not taod's\n");
@@ -195,7 +195,8 @@ Test(memory_limit, memory_limit_expire_all_at_the_first_tick_after_a_start)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	/* A crash: the actor is gone without putting anything back. */
 	actor_close(fx.actor);
 	cr_assert_str_eq(high(), "52428800");
@@ -211,7 +212,8 @@ Test(memory_limit, memory_limit_expire_all_when_taod_exits)
 	struct action_record rec;
 
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 	cr_assert_eq(actor_release(fx.actor), 1);
 	cr_assert_str_eq(high(), "max");
 }
@@ -223,13 +225,13 @@ Test(memory_limit, memory_limit_withheld_unless_turned_on)
 	fx.cfg.enforce.stock_restrict = 0;
 	fx.cfg.enforce.mode = ACT_MODE_OBSERVE;
 	fx_open(&backend_stock_ops);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
 	cr_assert(strstr(rec.detail, "restrict is off in the stock backend: [enforce] "
 				     "stock_restrict = yes"),
 		  "%s", rec.detail);
-	cr_assert_eq(submit(ACTION_GRANT, &rec), RESULT_UNSUPPORTED);
+	cr_assert_eq(fx_submit(ACTION_GRANT, "/app/a", 0, 0, &rec), RESULT_UNSUPPORTED);
 	/* Only restrict and grant: the stock backend's other levers stay. */
-	cr_assert_eq(submit(ACTION_SHATTER, &rec), RESULT_DRY_RUN);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DRY_RUN);
 	cr_assert_str_eq(fx.writes, "");
 }
 
@@ -245,7 +247,8 @@ Test(memory_limit, memory_limit_restrict_write_failure_keeps_no_state)
 
 	fx_open(&backend_stock_ops);
 	fx_fail(HIGH, EACCES);
-	cr_assert_eq(submit(ACTION_RESTRICT, &rec), RESULT_FAILED, "%s", rec.detail);
+	cr_assert_eq(fx_submit(ACTION_RESTRICT, "/app/a", 0, 0, &rec), RESULT_FAILED, "%s",
+		     rec.detail);
 	cr_assert_str_eq(high(), "max");
 	cr_assert_eq(saved(), 0);
 }

@@ -35,9 +35,7 @@ TestSuite(split_shatter, .init = boot_zone_kernel, .fini = fx_teardown);
 
 static enum action_result shatter(struct action_record *rec)
 {
-	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", FIX_PID, 0);
-
-	return actor_submit(fx.actor, &r, rec);
+	return fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, rec);
 }
 
 /* The kernel shattered 2 (one of them discarded) and split 1: done, with

@@ -46,9 +46,7 @@ static void map_pages(void)
 
 static enum action_result shatter(uint64_t bytes, struct action_record *rec)
 {
-	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", FIX_PID, bytes);
-
-	return actor_submit(fx.actor, &r, rec);
+	return fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, bytes, rec);
 }
 
 Test(stock_split, partly_mapped_thps_first_then_whole_ones)

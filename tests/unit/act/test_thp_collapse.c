@@ -116,16 +116,12 @@ TestSuite(thp_collapse, .init = setup, .fini = teardown);
 
 static enum action_result collapse(uint64_t bytes, struct action_record *rec)
 {
-	struct action_request r = fx_req(ACTION_COLLAPSE, "/app/a", 0, bytes);
-
-	return actor_submit(fx.actor, &r, rec);
+	return fx_submit(ACTION_COLLAPSE, "/app/a", 0, bytes, rec);
 }
 
 static enum action_result shatter(struct action_record *rec)
 {
-	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", FIX_PID, 64 << 20);
-
-	return actor_submit(fx.actor, &r, rec);
+	return fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 64 << 20, rec);
 }
 
 Test(thp_collapse, plans_the_chunks_not_yet_thp_only)

@@ -15,9 +15,7 @@ TestSuite(zone_sizing, .init = fx_setup, .fini = fx_teardown);
 
 static enum action_result resize(uint64_t demand, struct action_record *rec)
 {
-	struct action_request r = fx_req(ACTION_RESIZE_ZONES, "", 0, demand);
-
-	return actor_submit(fx.actor, &r, rec);
+	return fx_submit(ACTION_RESIZE_ZONES, "", 0, demand, rec);
 }
 
 static uint64_t nosplit_blocks(void)
