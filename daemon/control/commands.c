@@ -13,7 +13,7 @@
 
 #include "act/act.h"
 #include "explain.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
 #include "taod/protocol.h"
 #include "common/rootfs.h"

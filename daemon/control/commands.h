@@ -5,7 +5,7 @@
 
 #include "control_server.h"
 #include "pipeline.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);

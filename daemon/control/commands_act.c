@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "act/act.h"
-#include "act/proc_tasks.h"
+#include "act/read/proc_tasks.h"
 #include "taod/json_fields.h"
-#include "act/audit.h"
+#include "act/gate/audit.h"
 #include "observe/cgroup_dir.h"
 #include "common/cgroup_path.h"
 #include "commands.h"

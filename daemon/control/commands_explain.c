@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/proc_tasks.h"
+#include "act/read/proc_tasks.h"
 #include "commands.h"
 #include "explain.h"
 #include "taod/json_fields.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The running daemon's figures, as the metrics writer takes them. */
 #include "act/act.h"
-#include "act/audit.h"
+#include "act/gate/audit.h"
 #include "commands.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "common/version.h"
 
 /* A tenant root, as `taoctl abusers` lists them; members are judged with it. */

@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act.h"
+#include "act/act.h"
 #include "rate_limit.h"
-#include "backoff.h"
+#include "act/backoff.h"
 #include "reward_state.h"
 #include "free_blocks.h"
-#include "proc_tasks.h"
-#include "zone_sizing.h"
+#include "act/read/proc_tasks.h"
+#include "act/tao/zone_sizing.h"
 #include "audit.h"
 #include "observe/cgroup_dir.h"
 #include "common/cgroup_path.h"

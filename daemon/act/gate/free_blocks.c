@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "free_blocks.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 #include "account/machine_stats.h"
 #include "common/rootfs.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /* Free blocks of 2 MiB (order 9 and up, counted in 2 MiB) outside DMA; 0 or -errno. */
 int free_thp_blocks(const struct kernel_paths *k, uint64_t *out);

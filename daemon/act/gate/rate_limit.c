@@ -5,7 +5,7 @@
  * one minute's worth passes and the rest waits for the refill.
  */
 #include "rate_limit.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 static double refill(double have, uint64_t per_minute, uint64_t elapsed_ms)
 {

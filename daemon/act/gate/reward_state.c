@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "reward_state.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 #define REWARD_TABLE_MAX 4096
 

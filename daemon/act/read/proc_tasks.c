@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "proc_tasks.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 #include "common/cgroup_path.h"
 #include "observe/cgroup_dir.h"
 #include "common/rootfs.h"

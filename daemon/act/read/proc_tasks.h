@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 bool proc_task_exists(pid_t pid);
 /*

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "smaps.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 static bool parse_header(const char *line, struct vma_info *v)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "thp_chunks.h"
-#include "act_backend.h"
+#include "act/act_backend.h"
 #include "common/rootfs.h"
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)

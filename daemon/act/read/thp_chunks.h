@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /* The unit of the page-table levers: one PMD-sized chunk. */
 #define THP_BYTES (2ULL << 20)

@@ -21,15 +21,15 @@
 #include <unistd.h>
 
 #include "backend_stock.h"
-#include "smaps.h"
-#include "proc_tasks.h"
+#include "act/read/smaps.h"
+#include "act/read/proc_tasks.h"
 #include "thp_collapse.h"
-#include "thp_chunks.h"
+#include "act/read/thp_chunks.h"
 #include "thp_split_pageout.h"
 #include "contiguity.h"
 #include "common/log.h"
 #include "memory_limit.h"
-#include "act_time.h"
+#include "act/act_time.h"
 #include "common/rootfs.h"
 #include "config/policy.h" /* POLICY_SIZES_* */
 

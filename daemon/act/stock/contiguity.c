@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "contiguity.h"
-#include "proc_tasks.h"
+#include "act/read/proc_tasks.h"
 #include "common/keepalive.h"
 #include "common/log.h"
 #include "common/rootfs.h"

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /*
  * Drains the per-CPU free lists, compacts memory and drains again, so the

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /* act_op_fn: lowers the limit (or keeps a lower one), saving the original first. */
 void memory_limit_restrict(const struct act_ctx *c, const struct action_request *req,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "smaps.h"
+#include "act/read/smaps.h"
 #include "config/config.h"
 #include "common/rootfs.h"
 #include "account/size_held.h"

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "thp_collapse.h"
-#include "smaps.h"
-#include "proc_tasks.h"
-#include "thp_chunks.h"
-#include "act_time.h"
+#include "act/read/smaps.h"
+#include "act/read/proc_tasks.h"
+#include "act/read/thp_chunks.h"
+#include "act/act_time.h"
 #include "common/rootfs.h"
 
 #ifndef MADV_COLLAPSE

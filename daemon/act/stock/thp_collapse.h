@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /*
  * RESULT_DONE when the tasks' THP bytes grew (o->gained_bytes), RESULT_NO_GAIN

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "thp_split_pageout.h"
-#include "proc_tasks.h"
+#include "act/read/proc_tasks.h"
 
 long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n)
 {

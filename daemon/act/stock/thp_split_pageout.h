@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
-#include "proc_tasks.h"
+#include "act/act_backend.h"
+#include "act/read/proc_tasks.h"
 #define PAGEOUT_BATCH 64
 /* MADV_PAGEOUT of one page of each of @n THPs splits them; 0 or -errno. */
 long thp_pageout_pages(const struct task_ref *t, const uint64_t *pages, int n);

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thp_collapse.h"
-#include "thp_chunks.h"
+#include "act/stock/thp_collapse.h"
+#include "act/read/thp_chunks.h"
 #include "split_shatter.h"
 #include "zone_sizing.h"
 #include "observe/cgroup_dir.h"

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "split_shatter.h"
-#include "thp_chunks.h"
-#include "backend_stock.h"
-#include "act_time.h"
-#include "contiguity.h"
+#include "act/read/thp_chunks.h"
+#include "act/stock/backend_stock.h"
+#include "act/act_time.h"
+#include "act/stock/contiguity.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 
 /*
  * Splits the offender's THPs (thp_split_offender) and records the vmstat

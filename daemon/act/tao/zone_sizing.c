@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "zone_sizing.h"
-#include "backoff.h"
+#include "act/backoff.h"
 #include "common/rootfs.h"
 
 #define ZONE_MOVABLE "Movable" /* the stock kernel's name */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "act_backend.h"
+#include "act/act_backend.h"
 #define ZONE_KEEP UINT64_MAX
 
 struct zone_targets {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "report/report.h"
 
 /* report_guard.c: limits on what a handed-in database may cost. */
 #define REPORT_MAX_TEXT (1 << 20)     /* bytes of one text or blob value */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "metrics_internal.h"
-#include "act/audit.h"
+#include "act/gate/audit.h"
 
 static const struct {
 	const char *name, *type, *help;

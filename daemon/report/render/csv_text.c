@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report/history/report_internal.h"
 #include "common/utf8.h"
 
 static bool needs_quotes(const char *s)

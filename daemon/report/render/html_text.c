@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "common/utf8.h"
 
 /* Text as HTML: ill-formed UTF-8 as U+FFFD, as in the JSON report; markup escaped. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "common/utf8.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"

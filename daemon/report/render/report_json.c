@@ -3,10 +3,10 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 
-#include "history_columns.h"
-#include "history.h"
+#include "report/history/history_columns.h"
+#include "report/history/history.h"
 #include "taod/json_fields.h"
-#include "report.h"
+#include "report/report.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 
 /* Lower is more concerning. */
 static int concern(const struct report_cgroup *c)

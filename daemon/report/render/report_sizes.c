@@ -10,8 +10,8 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 
-#include "history_columns.h"
-#include "report_internal.h"
+#include "report/history/history_columns.h"
+#include "report/history/report_internal.h"
 #include "taod/json_fields.h"
 #include "report_sizes.h"
 #include "common/utf8.h"

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 
 struct json_object;
 

@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "common/pct_text.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_sizes.h"
 #include "common/utf8.h"
 #include "common/workload_name.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define W	    900
 #define H	    240

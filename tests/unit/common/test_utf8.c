@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "taod/json_fields.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "common/utf8.h"
 
 Test(utf8, sequence_lengths)

@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "act/cmdline_dropin.h"
-#include "act/zone_advice.h"
+#include "act/tao/cmdline_dropin.h"
+#include "control/zone_advice.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)

@@ -11,10 +11,10 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "act/smaps.h"
-#include "act/proc_tasks.h"
-#include "act_fixture.h"
-#include "act/audit.h"
+#include "act/read/smaps.h"
+#include "act/read/proc_tasks.h"
+#include "../act_fixture.h"
+#include "act/gate/audit.h"
 #include "observe/cgroup_dir.h"
 #include "common/rootfs.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "act_fixture.h"
+#include "../act_fixture.h"
 
 static enum action_kind called[8];
 static uint64_t budgets[8];

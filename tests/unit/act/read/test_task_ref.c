@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "act/proc_tasks.h"
-#include "act/thp_split_pageout.h"
+#include "act/read/proc_tasks.h"
+#include "act/stock/thp_split_pageout.h"
 #include "common/rootfs.h"
 
 static pid_t sleeper_with_pid(pid_t want)

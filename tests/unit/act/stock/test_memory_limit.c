@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_fixture.h"
-#include "act/audit.h"
-#include "act/memory_limit.h"
+#include "../act_fixture.h"
+#include "act/gate/audit.h"
+#include "act/stock/memory_limit.h"
 #include "common/rootfs.h"
 
 #define CG   "/sys/fs/cgroup/app/a/"

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_fixture.h"
-#include "act/thp_chunks.h"
-#include "act/contiguity.h"
+#include "../act_fixture.h"
+#include "act/read/thp_chunks.h"
+#include "act/stock/contiguity.h"
 #include "config/policy.h"
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"

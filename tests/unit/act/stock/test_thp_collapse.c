@@ -16,9 +16,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "act_fixture.h"
-#include "act/free_blocks.h"
-#include "act/thp_collapse.h"
+#include "../act_fixture.h"
+#include "act/gate/free_blocks.h"
+#include "act/stock/thp_collapse.h"
 
 #define MAP	0x7f3000000000ULL /* a 16 MiB mapping: 8 chunks */
 #define CHUNK	(2ULL << 20)

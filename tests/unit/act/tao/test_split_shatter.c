@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act_fixture.h"
+#include "../act_fixture.h"
 #include "observe/kernel_probe.h"
 
 #define SPLIT "/sys/kernel/debug/split_huge_pages"

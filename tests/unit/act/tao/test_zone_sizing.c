@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "act/rate_limit.h"
-#include "act/zone_sizing.h"
-#include "act_fixture.h"
-#include "act/audit.h"
+#include "act/gate/rate_limit.h"
+#include "act/tao/zone_sizing.h"
+#include "../act_fixture.h"
+#include "act/gate/audit.h"
 
 #define MEM "/sys/devices/system/memory/"
 

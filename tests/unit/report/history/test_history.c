@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/history.h"
-#include "report/history_peak.h"
+#include "report/history/history.h"
+#include "report/history/history_peak.h"
 #include "report/report.h"
-#include "report/report_sizes.h"
+#include "report/render/report_sizes.h"
 
-#include "../support/scratch.h"
+#include "../../support/scratch.h"
 
 static char dir[SCRATCH_DIR_MAX], db_path[128];
 

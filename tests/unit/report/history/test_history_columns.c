@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/history_columns.h"
-#include "report/history.h"
+#include "report/history/history_columns.h"
+#include "report/history/history.h"
 
 struct test_counters {
 	__u64 alpha, beta, gamma;

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "common/rootfs.h"
 
-#include "../support/scratch.h"
+#include "../../support/scratch.h"
 
 Test(metrics, label_escaping)
 {

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/history.h"
+#include "report/history/history.h"
 #include "report/report.h"
 
-#include "../support/scratch.h"
+#include "../../support/scratch.h"
 
 #define DATA "unit/report/data/"
 

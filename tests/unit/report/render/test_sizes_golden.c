@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/history.h"
-#include "report/metrics.h"
+#include "report/history/history.h"
+#include "report/metrics/metrics.h"
 #include "report/report.h"
-#include "report/report_sizes.h"
+#include "report/render/report_sizes.h"
 #include "taod/protocol.h"
 
-#include "../support/scratch.h"
+#include "../../support/scratch.h"
 
 #define GOLDEN "unit/report/data/golden-sizes.txt"
 
