@@ -49,7 +49,9 @@ comma := ,
 # observe -> account -> decide -> act -> report, plus shared pieces; a
 # stage's files, and those of its rooms (daemon/act/gate/, ...).
 LIB_DIRS := common config observe account decide act report control
-LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard daemon/$(d)/*.c daemon/$(d)/*/*.c))
+# The pipeline's metrics_source.c too: the control plane's `metrics` asks it.
+LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard daemon/$(d)/*.c daemon/$(d)/*/*.c)) \
+	daemon/metrics_source.c
 TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
 # Unit tests in a folder per stage and room, as daemon/ is; shared fixtures
 # in support/ (and a stage's own, such as act/act_fixture.c).

@@ -2,7 +2,7 @@
 /* The running daemon's figures, as the metrics writer takes them. */
 #include "act/act.h"
 #include "act/gate/audit.h"
-#include "commands.h"
+#include "pipeline.h"
 #include "report/metrics/metrics.h"
 #include "common/version.h"
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
-#include "common/cgroup_path.h"
-#include "common/rootfs.h"
+#include "cgroup_path.h"
+#include "rootfs.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 

@@ -11,10 +11,20 @@
 #ifndef TAOD_CGROUP_DIR_H
 #define TAOD_CGROUP_DIR_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cgroup_tree.h"
+/* Where the memory cgroup hierarchy is (found by observe/cgroup_tree.c). */
+struct cgroup_tree {
+	int version;	      /* 1 or 2 */
+	char mount[PATH_MAX]; /* on the filesystem, root prefix included */
+	char self[PATH_MAX];  /* the daemon's own memory cgroup, relative */
+	/* /proc/self/cgroup could not name it whole (PATH_MAX or longer): the
+	 * gate cannot tell taod's own cgroup, so it acts on none. */
+	bool self_unknown;
+};
 
 /*
  * Opens the directory @rel ("/" or a canonical "/a/b") below the directory

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One-line adders for the JSON objects taod builds (json-c).
- * Contract: common -> every stage that answers in JSON.
+ * One-line adders for the JSON objects taod builds (json-c); defined in
+ * json_text.c.
  */
 #ifndef TAOD_JSON_FIELDS_H
 #define TAOD_JSON_FIELDS_H

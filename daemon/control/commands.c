@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* qsort_r */
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -9,7 +9,7 @@
 #include "act/read/proc_tasks.h"
 #include "commands.h"
 #include "explain.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "taod/protocol.h"
 #include "observe/split_cause.h"
 #include "split_stack.h"

@@ -16,7 +16,7 @@
 #include "act/gate/audit.h"
 #include "act/tao/cmdline_dropin.h"
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "taod/protocol.h"
 #include "zone_advice.h"
 #include "common/clock.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/elf_file.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "observe/split_cause.h"
 
 struct maps_line {

@@ -25,7 +25,7 @@
 #include "act/read/proc_tasks.h"
 #include "act/tao/zone_sizing.h"
 #include "audit.h"
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "common/cgroup_path.h"
 #include "common/clock.h"
 

@@ -6,7 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "audit.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,7 +19,7 @@
 #include "proc_tasks.h"
 #include "act/act_backend.h"
 #include "common/cgroup_path.h"
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "common/rootfs.h"
 
 bool proc_task_exists(pid_t pid)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "common/log.h"
 #include "memory_limit.h"
 #include "common/parse.h"

@@ -22,7 +22,7 @@
 #include "act/read/thp_chunks.h"
 #include "split_shatter.h"
 #include "zone_sizing.h"
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
 #include "account/machine_stats.h"

@@ -5,7 +5,7 @@
 
 #include "report/history/history_columns.h"
 #include "report/history/history.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "report/report.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"

@@ -12,7 +12,7 @@
 
 #include "report/history/history_columns.h"
 #include "report/history/report_internal.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "report_sizes.h"
 #include "common/utf8.h"
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "observe/cgroup_tree.h"
 
 #include "../support/scratch.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "report/metrics/metrics.h"
 #include "common/utf8.h"
 

@@ -15,7 +15,7 @@
 #include "act/read/proc_tasks.h"
 #include "../act_fixture.h"
 #include "act/gate/audit.h"
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "common/rootfs.h"
 
 #define CG    "/sys/fs/cgroup/app/a/"
