@@ -15,7 +15,7 @@
 
 #include "split_shatter.h"
 #include "act/read/thp_chunks.h"
-#include "act/stock/backend_stock.h"
+#include "act/stock/thp_split.h"
 #include "act/act_time.h"
 #include "act/stock/contiguity.h"
 #include "account/memstat.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The page-table split, also the boot-zone TAO shatter.
- * Defined in backend_stock.c.
+ * The page-table split, run by the stock shatter and the boot-zone TAO
+ * shatter. Defined in thp_split.c.
  */
-#ifndef TAOD_ACT_BACKEND_STOCK_H
-#define TAOD_ACT_BACKEND_STOCK_H
+#ifndef TAOD_ACT_THP_SPLIT_H
+#define TAOD_ACT_THP_SPLIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
