@@ -129,7 +129,7 @@ TAOD_CG_COUNTERS(HIST_VERSION_KNOWN_)
 #define HIST_SIZE_VERSION_KNOWN_(f, j, version, ...)                                               \
 	_Static_assert(version >= HIST_SIZE_TABLE_VERSION && version <= HISTORY_SCHEMA_VERSION,    \
 		       #f ": no migration step for its version");
-TAOD_SIZE_EVENTS(HIST_SIZE_VERSION_KNOWN_)
+SIZE_EVENTS(HIST_SIZE_VERSION_KNOWN_)
 #undef HIST_SIZE_VERSION_KNOWN_
 
 int history_schema_version(sqlite3 *db)
