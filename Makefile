@@ -46,13 +46,16 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 comma := ,
 
-# observe -> account -> decide -> act -> report, plus shared pieces.
-LIB_SRCS := $(wildcard daemon/common/*.c daemon/config/*.c daemon/observe/*.c \
-	daemon/account/*.c daemon/decide/*.c daemon/act/*.c daemon/report/*.c \
-	daemon/control/*.c)
+# observe -> account -> decide -> act -> report, plus shared pieces; a
+# stage's files, and those of its rooms (daemon/act/gate/, ...).
+LIB_DIRS := common config observe account decide act report control
+# The pipeline's metrics_source.c too: the control plane's `metrics` asks it.
+LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard daemon/$(d)/*.c daemon/$(d)/*/*.c)) \
+	daemon/metrics_source.c
 TAOCTL_SRCS := $(wildcard daemon/taoctl/*.c)
-# Unit tests in a folder per stage, as daemon/ is; shared fixtures in support/.
-UNIT_SRCS := $(wildcard tests/unit/*/*.c)
+# Unit tests in a folder per stage and room, as daemon/ is; shared fixtures
+# in support/ (and a stage's own, such as act/act_fixture.c).
+UNIT_SRCS := $(wildcard tests/unit/*/*.c tests/unit/*/*/*.c)
 # One BPF object per folder of bpf/, its files linked (bpftool gen object)
 # into bpf/<name>.bpf.o, from which comes the one skeleton <name>.skel.h.
 BPF_DIRS := $(patsubst %/,%,$(wildcard bpf/*/))

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "act/act.h"
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "control/commands.h"
 #include "observe/task_rows.h"
 #include "pipeline.h"

@@ -63,5 +63,8 @@ struct taod {
 int pipeline_tick(struct taod *d);
 /* What the report stage reads this tick (also for its last batch at exit). */
 void pipeline_report_tick(struct taod *d, struct report_tick *t);
+/* The running daemon's figures, for the textfile and the control plane's
+ * `metrics` (metrics_source.c). */
+void taod_metrics_input(const struct taod *d, struct metrics_input *in);
 
 #endif

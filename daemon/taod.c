@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/rootfs.h"
 #include "common/version.h"
-#include "report/history_peak.h"
+#include "report/history/history_peak.h"
 #include "report/report_stage.h"
 #include "common/sat_math.h"
 

@@ -11,7 +11,11 @@ names its ends in a "Contract: a -> b" line, and ranks as the earliest
 stage it names. A header is one folder's public face: every function it
 declares is defined in that folder. Inside a folder, calls between files
 do not go round (a.c -> b.c -> a.c): such files are one unit split in two,
-or share a piece that belongs in a third file.
+or share a piece that belongs in a third file. A stage's rooms
+(daemon/act/gate/, ...) are part of it, and the same holds across them:
+calls between the files of a stage do not go round either, counting a
+call to an inline function of a header x.h as one to x.c. A function is declared in the header of the file that defines
+it, never as a prototype inside another .c file.
 
 Usage: check_layering.py [REPO]   (prints the back edges, exit 1 if any)
 """
@@ -122,40 +126,130 @@ def folder_calls(repo):
     return graph
 
 
+def strongly_connected(edges):
+    """The groups of more than one node that reach each other in @edges
+    ({node: set of nodes}), each sorted, in the order found."""
+    index, low, stack, on, n, groups = {}, {}, [], set(), [0], []
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+# A function a header defines (static inline), and its body up to the
+# closing brace at the start of a line.
+INLINE = re.compile(r"^static\s+inline\b[\w *]*?\b([a-z_][a-z0-9_]*)\s*\([^;{}]*\)\s*\{(.*?)^\}",
+                    re.M | re.S)
+
+
+def stage_files(repo):
+    """{stage: [files of daemon/<stage>/, its rooms included]}; the
+    pipeline's (daemon/*.[ch]) as "pipeline"."""
+    repo = Path(repo)
+    out = {}
+    for f in sorted(repo.glob("daemon/**/*.[ch]")):
+        out.setdefault(stage_of(repo, f), []).append(f)
+    return out
+
+
+def unit_of(f):
+    """The file a header is the face of: x.h -> x.c beside it, else itself."""
+    if f.suffix == ".h":
+        c = f.with_suffix(".c")
+        return c if c.exists() else f
+    return f
+
+
+def stage_cycles(repo):
+    """(stage, files) for each group of a stage's files, its rooms'
+    included, whose calls go round: an inline function of a header x.h is
+    x.c's (or the header's own, with no x.c), so a call to it ties too."""
+    repo = Path(repo)
+    found = []
+    for stage, files in stage_files(repo).items():
+        base = repo / "daemon" if stage == "pipeline" else repo / "daemon" / stage
+        owner = {}
+        for f in files:
+            text = f.read_text(errors="replace")
+            if f.suffix == ".c":
+                for name in DEFINITION.findall(text):
+                    owner[name] = f
+            else:
+                for name, _ in INLINE.findall(text):
+                    owner[name] = unit_of(f)
+        edges = {}
+        for f in files:
+            text = COMMENT.sub("", f.read_text(errors="replace"))
+            u = unit_of(f)
+            to = edges.setdefault(u, set())
+            if f.suffix == ".h":  # only what its inline functions call
+                text = "".join(body for _, body in INLINE.findall(text))
+            for name in CALL.findall(text):
+                if name in owner:
+                    to.add(owner[name])
+            to.discard(u)
+        for group in strongly_connected(edges):
+            found.append((stage, [str(g.relative_to(base)) for g in group]))
+    return found
+
+
+# A prototype at the start of a line of a .c file (extern or not).
+SOURCE_PROTOTYPE = re.compile(r"^(?:extern\s+)?(?!static|typedef|return|else)[A-Za-z][\w *]*?"
+                              r"\b([a-z_][a-z0-9_]*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"
+                              r"[^;{}=]*;", re.M)
+
+
+def prototypes_in_sources(repo):
+    """(file, line, function, where it is defined) for each function a .c
+    file declares but does not define: a tie the headers do not show."""
+    repo = Path(repo)
+    defined = {}
+    sources = sorted(repo.glob("daemon/**/*.c"))
+    for c in sources:
+        for name in DEFINITION.findall(c.read_text(errors="replace")):
+            defined.setdefault(name, []).append(str(c.relative_to(repo)))
+    bad = []
+    for c in sources:
+        text = c.read_text(errors="replace")
+        rel = str(c.relative_to(repo))
+        for m in SOURCE_PROTOTYPE.finditer(text):
+            name = m.group(1)
+            where = defined.get(name, [])
+            if rel in where:
+                continue
+            bad.append((rel, text.count("\n", 0, m.start()) + 1, name, ", ".join(where)))
+    return bad
+
+
 def folder_cycles(repo):
     """(folder, files) for each cycle of calls between the files of one
     folder: each such group is one unit split in two, or needs a third file
     both call."""
-    cycles = []
-    for folder, edges in folder_calls(repo).items():
-        index, low, stack, on, n = {}, {}, [], set(), [0]
-
-        def visit(v):
-            index[v] = low[v] = n[0]
-            n[0] += 1
-            stack.append(v)
-            on.add(v)
-            for w in sorted(edges.get(v, ())):
-                if w not in index:
-                    visit(w)
-                    low[v] = min(low[v], low[w])
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-            if low[v] == index[v]:
-                group = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    group.append(w)
-                    if w == v:
-                        break
-                if len(group) > 1:
-                    cycles.append((folder, sorted(group)))
-
-        for v in sorted(edges):
-            if v not in index:
-                visit(v)
-    return cycles
+    return [(folder, group) for folder, edges in folder_calls(repo).items()
+            for group in strongly_connected(edges)]
 
 
 def main():
@@ -169,7 +263,14 @@ def main():
     cycles = folder_cycles(repo)
     for folder, group in cycles:
         print(f"daemon/{folder}: calls go round {' <-> '.join(group)}")
-    return 1 if bad or misplaced or cycles else 0
+    ties = stage_cycles(repo)
+    for stage, group in ties:
+        print(f"daemon/{stage}: files tied both ways {' <-> '.join(group)}")
+    hidden = prototypes_in_sources(repo)
+    for rel, line, name, where in hidden:
+        print(f"{rel}:{line} declares {name}(), defined in {where or 'no file'}: "
+              "a prototype belongs in the header of the file that defines it")
+    return 1 if bad or misplaced or cycles or ties or hidden else 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
  */
 #include <unistd.h>
 
-#include "cgroup_state.h"
+#include "cg_evidence.h"
 #include "observe/size_events.h"
 
 uint64_t cg_thp_allocs(const struct taod_cg_counters *c)

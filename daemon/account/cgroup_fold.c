@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_evidence.h"
 #include "observe/size_events.h"
 
 /* Tombstone chains are as deep as the removed part of a tree; bounded so

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroup_state.h"
+#include "cgroup_table.h"
 
 #define FOLD_TOMB_IDLE_MS (10 * 60 * 1000ULL)
 #define FOLD_TOMB_MAX	  4096

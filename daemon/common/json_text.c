@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/json_fields.h"
+#include "json_fields.h"
 
 #include <math.h>
 #include <stdio.h>

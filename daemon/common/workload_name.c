@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "taod/json_fields.h"
+#include "json_fields.h"
 #include "workload_name.h"
 
 enum field { F_UNIT, F_SLICE, F_CONTAINER, F_POD };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* qsort_r */
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -13,7 +13,7 @@
 
 #include "act/act.h"
 #include "explain.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
 #include "taod/protocol.h"
 #include "common/rootfs.h"

@@ -5,7 +5,7 @@
 
 #include "control_server.h"
 #include "pipeline.h"
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);
@@ -35,7 +35,5 @@ struct json_object *pressure_status_json(const struct taod *d);
 struct json_object *cmd_explain(struct taod *d, struct json_object *req);
 /* Whether task @tgid is alive (under the root taod inspects). */
 bool task_alive(uint32_t tgid);
-/* The running daemon's figures, for `metrics` and the textfile (metrics_source.c). */
-void taod_metrics_input(const struct taod *d, struct metrics_input *in);
 
 #endif

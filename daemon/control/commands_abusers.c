@@ -8,7 +8,7 @@
 
 #include "act/act.h"
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "decide/policy_match.h"
 #include "taod/protocol.h"
 #include "observe/size_events.h"

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "act/act.h"
-#include "act/proc_tasks.h"
-#include "taod/json_fields.h"
-#include "act/audit.h"
-#include "observe/cgroup_dir.h"
+#include "act/read/proc_tasks.h"
+#include "common/json_fields.h"
+#include "act/gate/audit.h"
+#include "common/cgroup_dir.h"
 #include "common/cgroup_path.h"
 #include "commands.h"
 #include "taod/protocol.h"

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/proc_tasks.h"
+#include "act/read/proc_tasks.h"
 #include "commands.h"
 #include "explain.h"
+#include "common/json_fields.h"
 #include "file_lookups.h"
-#include "taod/json_fields.h"
 #include "taod/protocol.h"
 #include "observe/split_cause.h"
 #include "split_stack.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "decide/policy_match.h"
 #include "taod/protocol.h"
 

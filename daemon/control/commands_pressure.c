@@ -3,7 +3,7 @@
 #include <json-c/json.h>
 
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "common/clock.h"
 
 static struct json_object *input_json(const struct taod *d, enum pressure_input i)

@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "act/act.h"
-#include "act/audit.h"
-#include "act/cmdline_dropin.h"
+#include "act/gate/audit.h"
+#include "act/tao/cmdline_dropin.h"
 #include "commands.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "taod/protocol.h"
-#include "act/zone_advice.h"
+#include "zone_advice.h"
 #include "common/clock.h"
 
 static struct json_object *use_json(const char *name, const struct zone_use *u)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/file_kind.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "common/log.h"
 #include "taod/protocol.h"
 #include "common/state_files.h"

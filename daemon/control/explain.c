@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/elf_file.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "observe/split_cause.h"
 #include "common/utf8.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "taod/protocol.h"
 
 #include <errno.h>

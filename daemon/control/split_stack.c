@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "common/elf_file.h"
+#include "common/json_fields.h"
 #include "file_lookups.h"
-#include "taod/json_fields.h"
 #include "observe/split_cause.h"
 
 struct maps_line {

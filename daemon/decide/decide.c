@@ -13,13 +13,10 @@
 
 #include "observe/task_rows.h"
 #include "decide.h"
+#include "judge_table.h"
 #include "common/log.h"
 #include "policy_match.h"
 #include "observe/split_cause.h"
-
-struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id);
-void judge_table_sweep(struct decide_state *s);
-int judge_set_path(struct cg_judge *j, const char *path);
 
 struct task_cache {
 	const struct decide_io *io;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decide.h"
+#include "judge_table.h"
 
 void decide_init(struct decide_state *s)
 {

@@ -13,16 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/cgroup_dir.h" /* struct cgroup_tree */
 #include "config/config.h"
-
-struct cgroup_tree {
-	int version;	      /* 1 or 2 */
-	char mount[PATH_MAX]; /* on the filesystem, root prefix included */
-	char self[PATH_MAX];  /* the daemon's own memory cgroup, relative */
-	/* /proc/self/cgroup could not name it whole (PATH_MAX or longer): the
-	 * gate cannot tell taod's own cgroup, so it acts on none. */
-	bool self_unknown;
-};
 
 /* Returns 0, or -errno with @why set to a sentence for the log. */
 int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, char *why,

@@ -4,10 +4,20 @@
 
 #include <string.h>
 
-const struct size_event size_events[SIZE_NEVENTS] = {TAOD_SIZE_EVENTS(SIZE_EVENT_ROW)};
+const struct size_event size_events[SIZE_NEVENTS] = {SIZE_EVENTS(SIZE_EVENT_ROW)};
+
+/* SIZE_EVENTS has a row per field of TAOD_SIZE_EVENTS, in its order. */
+#define SIZE_ROW_INDEX_(f, ...) SIZE_ROW_##f,
+enum { SIZE_EVENTS(SIZE_ROW_INDEX_) SIZE_NROWS };
+#undef SIZE_ROW_INDEX_
+#define SIZE_ROW_IN_ORDER_(f, ...)                                                                 \
+	_Static_assert((int)SIZE_ROW_##f == (int)SIZE_IDX_##f, #f ": its row where its field is");
+SIZE_EVENTS(SIZE_ROW_IN_ORDER_)
+#undef SIZE_ROW_IN_ORDER_
+_Static_assert((int)SIZE_NROWS == (int)SIZE_NEVENTS, "SIZE_EVENTS: a row for each field, no more");
 
 /* The events lead both structs, in the list's order, at the same offsets. */
-#define SIZE_SAME_OFFSET_(f, ...)                                                                  \
+#define SIZE_SAME_OFFSET_(f)                                                                       \
 	_Static_assert(offsetof(struct taod_cg_sizes, f) == offsetof(struct taod_task_sizes, f),   \
 		       #f ": at one offset in both per-size structs");
 TAOD_SIZE_EVENTS(SIZE_SAME_OFFSET_)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-size events of struct taod_cg_sizes and struct taod_task_sizes
- * as a table, made from the one list in thp_observe.h (TAOD_SIZE_EVENTS),
- * for the code that walks them: sums and folds, the protocol's `sizes`,
- * the metric's `event` label, the history's size_samples columns and the
- * report. The events lead both structs, at the same offsets: a function
- * below that takes `const void *sizes` takes either.
+ * as a table, from the daemon's list below (SIZE_EVENTS: names, history
+ * version and words, a row per field of thp_observe.h's TAOD_SIZE_EVENTS,
+ * which holds the layout only), for the code that walks them: sums and
+ * folds, the protocol's `sizes`, the metric's `event` label, the
+ * history's size_samples columns and the report. The events lead both
+ * structs, at the same offsets: a function below that takes
+ * `const void *sizes` takes either.
  */
 #ifndef TAOD_SIZE_EVENTS_H
 #define TAOD_SIZE_EVENTS_H
@@ -19,6 +21,30 @@
 
 #include "taod/thp_observe.h"
 
+/*
+ * How taod names and shows each per-size event, a row per field of
+ * TAOD_SIZE_EVENTS in its order (size_events.c checks both at build time):
+ *   X(field, json, history, made, word, title, phrase, column)
+ *   field    member of both structs, a count per folio order
+ *   json     its name in the protocol (docs/protocol.md, in this order),
+ *            the metric label `event`, the history column d_json, the
+ *            report's JSON and CSV (`--sizes`) column
+ *   history  the schema version whose migration adds d_json (3: in the
+ *            table size_samples as version 3 made it)
+ *   made     1: folios made (faulted, collapsed), the denominator of the
+ *            share broken and the tenant's given mTHP bytes; 0: broken
+ *   word     the report's text ("32 faulted"); title: its HTML column;
+ *   phrase   its words in the lists of the metric's HELP and the report's
+ *            heading; column: `taoctl cgroups --sizes`' heading
+ */
+#define SIZE_EVENTS(X)                                                                             \
+	X(fault_alloc, "fault_alloc", 3, 1, "faulted", "faulted", "faulted", "FAULTS")             \
+	X(partial, "partial_unmap", 3, 0, "partial", "partially mapped", "left partially mapped",  \
+	  "PARTIAL")                                                                               \
+	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")                               \
+	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",         \
+	  "COLLAPSES")
+
 struct size_event {
 	const char *field;  /* member of both structs */
 	const char *json;   /* protocol name, metric label, history column d_json */
@@ -31,7 +57,7 @@ struct size_event {
 	size_t offset;	    /* of the member, in either struct */
 };
 
-/* The table row of member @f from a row of an event list (TAOD_SIZE_EVENTS' X arguments). */
+/* The table row of member @f from a row of SIZE_EVENTS. */
 #define SIZE_EVENT_ROW(f, j, h, m, w, t, p, c)                                                     \
 	{.field = #f,                                                                              \
 	 .json = j,                                                                                \
@@ -44,7 +70,7 @@ struct size_event {
 	 .offset = offsetof(struct taod_task_sizes, f)},
 
 /* Each event's index in size_events[] (SIZE_IDX_split, ...), and their number. */
-#define TAOD_SIZE_INDEX_(f, ...) SIZE_IDX_##f,
+#define TAOD_SIZE_INDEX_(f) SIZE_IDX_##f,
 enum size_event_index { TAOD_SIZE_EVENTS(TAOD_SIZE_INDEX_) SIZE_NEVENTS };
 #undef TAOD_SIZE_INDEX_
 

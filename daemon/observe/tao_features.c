@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "kernel_probe.h"
 #include "common/rootfs.h"
 

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "config/config.h"
-#include "history.h"
-#include "history_sink.h"
-#include "metrics.h"
+#include "report/history/history.h"
+#include "report/history/history_sink.h"
+#include "report/metrics/metrics.h"
 
 struct report_stage {
 	struct history_sink history;   /* its .h is NULL: no history (off or unusable) */

@@ -12,7 +12,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "common/action_kinds.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 static const char *fmt_when(char *buf, size_t len, uint64_t ms)
 {

@@ -10,7 +10,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "workload_column.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "common/utf8.h"
 
 /* @sep, then a string of a reply's list, escaped for the terminal. */

@@ -15,7 +15,7 @@
 #include "workload_column.h"
 #include "control/explain.h"
 #include "observe/size_events.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */
 static void print_tao_figures(struct json_object *act, struct json_object *zones)

@@ -7,7 +7,7 @@
 
 #include "format.h"
 #include "observe/size_events.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 /* Folios broken (left partially mapped or split) per folio made (faulted
  * or collapsed), as a percentage; "-" with none made. */

@@ -12,7 +12,7 @@
 #include "client.h"
 #include "subcommands.h"
 #include "format.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 static int zones_usage(void)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "common/parse.h"
 #include "common/pct_text.h"
 #include "common/utf8.h"

@@ -110,43 +110,31 @@ struct taod_task_counters {
 };
 
 /*
- * The per-size events (multi-size THP, issue 17), described once: what the
- * kernel counts per folio size in
+ * The per-size events (multi-size THP, issue 17), their layout only: what
+ * the kernel counts per folio size in
  * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/stats/, per memcg of
- * the folio (struct taod_cg_sizes) and per task (struct taod_task_sizes).
- * The BPF programs count into the fields by name; the daemon derives from
- * this list (observe/size_events.c) the sums and folds, the protocol's
- * `sizes` entries, the metric's `event` label, the history's size_samples
- * columns and the report's per-size figures. Each row:
- *   X(field, json, history, made, word, title, phrase, column)
- *   field    member of both structs below, a count per folio order
- *   json     its name in the protocol (docs/protocol.md, in this order),
- *            the metric label `event`, the history column d_json, the
- *            report's JSON and CSV (`--sizes`) column
- *   history  the schema version whose migration adds d_json (3: in the
- *            table size_samples as version 3 made it)
- *   made     1: folios made (faulted, collapsed), the denominator of the
- *            share broken and the tenant's given mTHP bytes; 0: broken
- *   word     the report's text ("32 faulted"); title: its HTML column;
- *   phrase   its words in the lists of the metric's HELP and the report's
- *            heading; column: `taoctl cgroups --sizes`' heading
- * A new event: a row here (fields are added before nr_anon, at the end of
- * the events), the BPF code that counts it, a history migration step at
- * its version, and its name in docs/protocol.md, README.md, man/taoctl.8.
+ * the folio (struct taod_cg_sizes) and per task (struct taod_task_sizes),
+ * a count per folio order each, in this order. The BPF programs count
+ * into the fields by name. How taod names and shows each (protocol name,
+ * history version, words) is the daemon's table, SIZE_EVENTS in
+ * daemon/observe/size_events.h, a row per event in this order: a change
+ * of wording there rebuilds no BPF object.
+ * A new event: its field here (fields are added before nr_anon, at the end
+ * of the events), its row there, the BPF code that counts it, a history
+ * migration step at its version, and its name in docs/protocol.md,
+ * README.md, man/taoctl.8.
  */
 #define TAOD_SIZE_EVENTS(X)                                                                        \
 	/* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */                                   \
-	X(fault_alloc, "fault_alloc", 3, 1, "faulted", "faulted", "faulted", "FAULTS")             \
+	X(fault_alloc)                                                                             \
 	/* split_deferred: became partially mapped */                                              \
-	X(partial, "partial_unmap", 3, 0, "partial", "partially mapped", "left partially mapped",  \
-	  "PARTIAL")                                                                               \
+	X(partial)                                                                                 \
 	/* split: split successfully, by the order it had */                                       \
-	X(split, "split", 3, 0, "split", "split", "split", "SPLITS")                               \
+	X(split)                                                                                   \
 	/* collapse_alloc: allocated to collapse into, by khugepaged (7.3+: below the PMD) */      \
-	X(collapse, "collapse", 5, 1, "collapsed", "collapsed", "collapsed by khugepaged",         \
-	  "COLLAPSES")
+	X(collapse)
 
-#define TAOD_SIZE_FIELD_(field, ...) __u64 field[TAOD_MAX_ORDER];
+#define TAOD_SIZE_FIELD_(field) __u64 field[TAOD_MAX_ORDER];
 
 /*
  * Per cgroup (map "cg_sizes", key: __u64 cgroup id), per folio order: the

@@ -17,7 +17,7 @@
 #include "control/commands.h"
 #include "control/control_server.h"
 #include "pipeline.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 #include "taod/protocol.h"
 #include "common/rootfs.h"
 

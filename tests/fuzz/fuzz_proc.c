@@ -7,7 +7,7 @@
 #include <limits.h>
 
 #include "input.h"
-#include "act/proc_tasks.h"
+#include "act/read/proc_tasks.h"
 #include "common/cgroup_path.h"
 #include "observe/cgroup_tree.h"
 #include "observe/kernel_probe.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* /proc/PID/smaps as the act stage reads it (split and collapse plans). */
-#include "act/smaps.h"
+#include "act/read/smaps.h"
 #include "input.h"
 
 static int count(void *ctx, const struct vma_info *v)

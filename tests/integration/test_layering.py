@@ -122,3 +122,36 @@ def test_tests_use_public_headers_only():
             public = daemon.exists() and not inc.endswith("_internal.h")
             assert inc.startswith("taod/") or public or \
                 here.exists() and here.is_relative_to(tests), f"{f.relative_to(REPO)} includes {inc}"
+
+
+def test_calls_through_an_inline_function_tie_files(tmp_path):
+    """b.c calls a.c, and a.c calls b.h's inline function: the two go
+    round though no .c file calls the other's. Across a stage's rooms too."""
+    repo = tree(tmp_path, {
+        "daemon/account/a.c": "int a_one(void)\n{\n\treturn b_find(0);\n}\n",
+        "daemon/account/b.h": "static inline int b_find(int x)\n{\n\treturn x;\n}\n",
+        "daemon/account/b.c": "int b_one(void)\n{\n\treturn a_one();\n}\n",
+        "daemon/act/gate/g.c": "int g_one(void)\n{\n\treturn t_one();\n}\n",
+        "daemon/act/tao/t.c": "int t_one(void)\n{\n\treturn g_two();\n}\n",
+        "daemon/act/gate/g2.c": "int g_two(void)\n{\n\treturn g_one();\n}\n",
+    })
+    assert check_layering.stage_cycles(repo) == [
+        ("account", ["a.c", "b.c"]), ("act", ["gate/g.c", "gate/g2.c", "tao/t.c"])]
+    (repo / "daemon/account/a.c").write_text("int a_one(void)\n{\n\treturn 1;\n}\n")
+    assert check_layering.stage_cycles(repo)[:1] == [("act", ["gate/g.c", "gate/g2.c", "tao/t.c"])]
+
+
+def test_a_prototype_inside_a_source_file_is_reported(tmp_path):
+    """A .c file that declares another file's function hides the tie from
+    the headers; a static forward declaration and a call are fine."""
+    repo = tree(tmp_path, {
+        "daemon/decide/judge.c": "int judge_add(int id)\n{\n\treturn id;\n}\n",
+        "daemon/decide/decide.c": "#include \"decide.h\"\n\nint judge_add(int id);\n"
+                                  "extern void judge_gone(void);\n"
+                                  "static int helper(void);\n\n"
+                                  "int decide_pass(void)\n{\n\treturn judge_add(1) + helper();\n}\n"
+                                  "static int helper(void)\n{\n\treturn 0;\n}\n",
+    })
+    assert check_layering.prototypes_in_sources(repo) == [
+        ("daemon/decide/decide.c", 3, "judge_add", "daemon/decide/judge.c"),
+        ("daemon/decide/decide.c", 4, "judge_gone", "")]

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/metrics.h"
+#include "report/metrics/metrics.h"
 #include "common/sink_health.h"
 
 Test(sink_health, logged_once_per_new_error_and_recovers)

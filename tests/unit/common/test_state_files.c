@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/history.h"
+#include "report/history/history.h"
 #include "common/state_files.h"
 
 #include "../support/scratch.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "taod/json_fields.h"
-#include "report/metrics.h"
+#include "common/json_fields.h"
+#include "report/metrics/metrics.h"
 #include "common/utf8.h"
 
 Test(utf8, sequence_lengths)

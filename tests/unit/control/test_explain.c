@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "control/explain.h"
-#include "taod/json_fields.h"
+#include "common/json_fields.h"
 
 static struct task_row sample_row(void)
 {

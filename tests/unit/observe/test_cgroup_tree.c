@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "observe/cgroup_dir.h"
+#include "common/cgroup_dir.h"
 #include "observe/cgroup_tree.h"
 #include "observe/kernel_probe.h"
 #include "common/rootfs.h"

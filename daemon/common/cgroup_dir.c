@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "cgroup_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "cgroup_path.h"
+#include "rootfs.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/*
+ * Opens @path (relative, whole components) below @fd in one openat2: no
+ * component may be a symlink or lead out of @fd. Kernels before 5.6 (or a
+ * seccomp filter) refuse openat2: then one openat per component.
+ */
+static int open_beneath_once(int fd, char *path)
+{
+	struct open_how how = {.flags = DIR_FLAGS,
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	long r = syscall(SYS_openat2, fd, path, &how, sizeof(how));
+	int cur = -1, e;
+
+	if (r >= 0 || (errno != ENOSYS && errno != EPERM))
+		return r >= 0 ? (int)r : -errno;
+	for (char *save = NULL, *c = strtok_r(path, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next = openat(cur >= 0 ? cur : fd, c, DIR_FLAGS);
+
+		e = errno;
+		if (cur >= 0)
+			close(cur);
+		if (next < 0)
+			return -e;
+		cur = next;
+	}
+	return cur;
+}
+
+/* Bytes of @c opened in one go: whole components, fewer than PATH_MAX if it can. */
+static size_t chunk_len(const char *c)
+{
+	size_t n = strcspn(c, "/");
+
+	while (c[n] == '/') {
+		size_t m = n + 1 + strcspn(c + n + 1, "/");
+
+		if (m >= PATH_MAX)
+			break;
+		n = m;
+	}
+	return n;
+}
+
+/* One chunk down: @fd is closed, the directory's fd (or -errno) returned. */
+static int step_down(int fd, const char *c, size_t n)
+{
+	char chunk[PATH_MAX];
+	int child = -ENAMETOOLONG; /* one component longer than any name can be */
+
+	if (n < sizeof(chunk)) {
+		memcpy(chunk, c, n);
+		chunk[n] = '\0';
+		child = open_beneath_once(fd, chunk);
+	}
+	close(fd);
+	return child;
+}
+
+/* Chunks of fewer than PATH_MAX bytes: a path of any length, in few system calls. */
+int dir_open_beneath(int rootfd, const char *rel)
+{
+	int fd;
+
+	if (!cgroup_path_canonical(rel, NULL, 0))
+		return -EINVAL;
+	fd = openat(rootfd, ".", DIR_FLAGS);
+	if (fd < 0)
+		return -errno;
+	for (const char *c = rel + 1; *c && fd >= 0;) {
+		size_t n = chunk_len(c);
+
+		fd = step_down(fd, c, n);
+		c += n + (c[n] == '/');
+	}
+	return fd;
+}
+
+int cgroup_dir_open(const struct cgroup_tree *t, const char *rel)
+{
+	int root = open(t->mount, DIR_FLAGS), fd;
+
+	if (root < 0)
+		return -errno;
+	fd = dir_open_beneath(root, rel);
+	close(root);
+	return fd;
+}
+
+ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
+			 size_t len)
+{
+	int dir = cgroup_dir_open(t, rel);
+	ssize_t r;
+
+	if (dir < 0)
+		return dir;
+	r = read_file_at(dir, file, buf, len);
+	close(dir);
+	return r;
+}
+
+int cgroup_file_write(const struct cgroup_tree *t, const char *rel, const char *file, const char *s)
+{
+	char *shown = cgroup_file_shown(t, rel, file);
+	int dir = cgroup_dir_open(t, rel), r;
+
+	if (!shown || dir < 0) {
+		free(shown);
+		if (dir >= 0)
+			close(dir);
+		return dir < 0 ? dir : -ENOMEM;
+	}
+	r = write_file_at(dir, file, shown, s);
+	close(dir);
+	free(shown);
+	return r;
+}
+
+bool cgroup_file_exists(const struct cgroup_tree *t, const char *rel, const char *file)
+{
+	int dir = cgroup_dir_open(t, rel);
+	bool there;
+
+	if (dir < 0)
+		return false;
+	there = !faccessat(dir, file, F_OK, AT_SYMLINK_NOFOLLOW);
+	close(dir);
+	return there;
+}
+
+char *cgroup_file_shown(const struct cgroup_tree *t, const char *rel, const char *file)
+{
+	char *out;
+
+	if (asprintf(&out, "%s%s%s%s", t->mount, strcmp(rel, "/") ? rel : "", file ? "/" : "",
+		     file ? file : "") < 0)
+		return NULL;
+	return out;
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `taoctl report --format html`: one self-contained page (inline CSS and
+ * SVG, no scripts, nothing fetched): machine summary, a summary table, and
+ * per cgroup a <section class="cgroup" data-cgroup="PATH"> with its chart.
+ * Cgroups come by concern: abusers, misusers, missed guarantees, the
+ * active rest, then idle ones.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/report.h"
+#include "common/utf8.h"
+#include "common/workload_name.h"
+#include "report_sizes.h"
+
+static const char style[] =
+    "body{font:14px sans-serif;margin:2em;color:#1b2631}"
+    "table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
+    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
+    "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
+    ".legend span{margin-right:1.5em}"
+    ".guarantee.met{color:#1e8449}.guarantee.missed{color:#c0392b;font-weight:bold}";
+
+static void cell_pct(FILE *f, double v)
+{
+	if (v < 0)
+		fputs("<td>-</td>", f);
+	else
+		fprintf(f, "<td>%.1f%%</td>", v);
+}
+
+static void cell_time(FILE *f, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[32] = "-";
+
+	if (ms && gmtime_r(&t, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
+	fprintf(f, "<td>%s</td>", buf);
+}
+
+static void machine_summary(FILE *f, const struct report *r)
+{
+	fputs("<h1>taod THP coverage report</h1>\n<table class=\"machine\">", f);
+	fputs("<tr><th>database</th><td>", f);
+	html_text(f, r->db);
+	fputs("</td></tr>\n<tr><th>first batch</th>", f);
+	cell_time(f, r->first_sample_ms);
+	fputs("</tr><tr><th>last batch</th>", f);
+	cell_time(f, r->last_sample_ms);
+	fprintf(f,
+		"</tr>\n<tr><th>batches</th><td>%zu</td></tr><tr><th>daemon starts</th>"
+		"<td>%zu</td></tr><tr><th>cgroups</th><td>%zu</td></tr>"
+		"<tr><th>THP allocations</th><td>%llu</td></tr><tr><th>PMD "
+		"splits</th><td>%llu</td></tr>"
+		"<tr><th>whole unmaps</th><td>%llu</td></tr></table>\n",
+		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
+		(unsigned long long)r->counts[CG_IDX_pmd_split],
+		(unsigned long long)r->counts[CG_IDX_pmd_unmap_whole]);
+	fputs("<table class=\"zones\"><tr><th>zone</th><th>order</th><th>managed pages</th>"
+	      "<th>free pages</th><th>free blocks by order</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < r->nzones; i++) {
+		if (!r->zones[i].managed_pages)
+			continue;
+		fprintf(f, "<tr><td>node %d ", r->zones[i].node);
+		html_text(f, r->zones[i].name);
+		if (r->zones[i].order >= 0)
+			fprintf(f, "</td><td>%d", r->zones[i].order);
+		else
+			fputs("</td><td>-", f);
+		fprintf(f, "</td><td>%llu</td><td>%llu</td><td>",
+			(unsigned long long)r->zones[i].managed_pages,
+			(unsigned long long)r->zones[i].free_pages);
+		html_text(f, r->zones[i].free_blocks);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void guarantee_line(FILE *f, const struct report_cgroup *c)
+{
+	if (c->guarantee_pct < 0)
+		fputs("<p class=\"guarantee unknown\">coverage guarantee unknown (no configuration "
+		      "given to the report)</p>\n",
+		      f);
+	else if (c->guarantee_pct == 0)
+		return;
+	else if (c->coverage_mean < 0)
+		fprintf(f,
+			"<p class=\"guarantee unknown\">guarantee %.0f%%: no coverage known</p>\n",
+			c->guarantee_pct);
+	else if (report_guarantee_missed(c))
+		fprintf(
+		    f,
+		    "<p class=\"guarantee missed\">guarantee %.0f%% missed by %.1f points (mean "
+		    "coverage %.1f%%)</p>\n",
+		    c->guarantee_pct, c->guarantee_pct - c->coverage_mean, c->coverage_mean);
+	else
+		fprintf(
+		    f,
+		    "<p class=\"guarantee met\">guarantee %.0f%% met (mean coverage %.1f%%)</p>\n",
+		    c->guarantee_pct, c->coverage_mean);
+}
+
+static void fragmentation(FILE *f, const struct report *r)
+{
+	if (!r->nfrag)
+		return;
+	fputs("<h2>Free blocks by order (all zones, log scale)</h2>\n<p class=\"legend\">", f);
+	for (int o = 0; o < r->frag_orders; o++)
+		fprintf(f, "<span style=\"color:%s\">&#9644; order %d: %llu</span>",
+			svg_order_color(o), o, (unsigned long long)r->frag[r->nfrag - 1].blocks[o]);
+	fputs("</p>\n", f);
+	svg_fragmentation(f, r);
+}
+
+/* TAO kernels: the vmstat counters' change, HVO, and shattering over time. */
+static void tao_section(FILE *f, const struct report *r)
+{
+	static const char *const legend[] = {"shattered", "failed", "discarded"};
+	uint64_t pages, saved;
+
+	if (!r->tao.ncounters)
+		return;
+	fputs("<section class=\"tao\">\n<h2>TAO policy zones and shattering</h2>\n"
+	      "<table class=\"tao-counters\"><tr><th>vmstat counter</th><th>change in the "
+	      "window</th><th>now</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < r->tao.ncounters; i++) {
+		fputs("<tr><td>", f);
+		html_text(f, r->tao.counters[i].stat);
+		fprintf(f, "</td><td>%+lld</td><td>%llu</td></tr>\n",
+			(long long)r->tao.counters[i].delta,
+			(unsigned long long)r->tao.counters[i].value);
+	}
+	fputs("</table>\n", f);
+	if (report_hvo(r, &pages, &saved))
+		fprintf(f,
+			"<p class=\"hvo\">HVO: %llu THPs optimized, %.1f MiB of vmemmap saved "
+			"(28 KiB per 2 MiB THP).</p>\n",
+			(unsigned long long)pages, (double)saved / (1 << 20));
+	else
+		fputs("<p class=\"hvo\">HVO: not counted by this kernel (no thp_hvo_page).</p>\n",
+		      f);
+	if (r->tao.nseries) {
+		fputs("<p class=\"legend\">THPs since the window's start: ", f);
+		for (int i = 0; i < 3; i++)
+			fprintf(f, "<span style=\"color:%s\">&#9644; %s</span>",
+				svg_shatter_color(i), legend[i]);
+		fputs("</p>\n", f);
+		svg_shatter(f, r);
+	}
+	fputs("</section>\n", f);
+}
+
+/* The workload the path's name claims (a label, as the table shows it). */
+static void workload_cell(FILE *f, const char *path)
+{
+	char label[WORKLOAD_FIELD_MAX + 8];
+	struct workload_name w;
+
+	workload_name_parse(path, &w);
+	fputs("<td class=\"workload\">", f);
+	html_text(f, workload_name_label(&w, label, sizeof(label)));
+	fputs("</td></tr>\n", f);
+}
+
+static void summary_table(FILE *f, const struct report *r, const size_t *order)
+{
+	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
+	      "<th>min</th><th>mean</th><th>max</th><th>anon MiB</th><th>THP "
+	      "MiB</th><th>allocations</th>"
+	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th>"
+	      "<th>workload</th></tr>\n",
+	      f);
+	for (size_t k = 0; k < r->ncgroups; k++) {
+		size_t i = order[k];
+		const struct report_cgroup *c = &r->cgroups[i];
+
+		fprintf(f, "<tr><td><a href=\"#cg%zu\">", i);
+		html_text(f, c->path);
+		fputs("</a></td><td>", f);
+		html_text(f, c->class[0] ? c->class : "-");
+		fputs("</td>", f);
+		cell_pct(f, c->coverage_now);
+		cell_pct(f, c->coverage_min);
+		cell_pct(f, c->coverage_mean);
+		cell_pct(f, c->coverage_max);
+		fprintf(f,
+			"<td>%.1f</td><td>%.1f</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%zu</"
+			"td><td>%zu</td>",
+			c->anon_bytes > 0 ? (double)c->anon_bytes / (1 << 20) : 0.0,
+			c->thp_bytes > 0 ? (double)c->thp_bytes / (1 << 20) : 0.0,
+			(unsigned long long)c->thp_alloc,
+			(unsigned long long)c->counts[CG_IDX_pmd_split], report_split_ratio(c),
+			c->nchanges, c->nactions);
+		workload_cell(f, c->path);
+	}
+	fputs("</table>\n", f);
+}
+
+static void shatter_line(FILE *f, const struct report_cgroup *c)
+{
+	struct report_shatter_sum s = report_cgroup_shatter(c);
+
+	if (s.actions)
+		fprintf(f,
+			"<p class=\"shatter\">%zu shatter(s) the kernel counted: %llu THPs "
+			"shattered, %llu failed, %llu discarded, %llu split.</p>\n",
+			s.actions, (unsigned long long)s.shattered, (unsigned long long)s.failed,
+			(unsigned long long)s.discarded, (unsigned long long)s.split);
+}
+
+static void cgroup_section(FILE *f, const struct report *r, size_t i)
+{
+	const struct report_cgroup *c = &r->cgroups[i];
+
+	fprintf(f, "<section class=\"cgroup\" id=\"cg%zu\" data-cgroup=\"", i);
+	html_text(f, c->path);
+	fprintf(f, "\" data-cgroup-id=\"%llu\" data-present=\"%s\">\n<h2>",
+		(unsigned long long)c->cgroup_id, report_cgroup_present(r, c) ? "yes" : "no");
+	html_text(f, c->path);
+	if (!report_cgroup_present(r, c))
+		fputs(" (gone)", f);
+	fprintf(f,
+		"</h2>\n<p>%zu samples; %llu THP allocations, %llu PMD splits, %llu whole "
+		"unmaps in the window.</p>\n",
+		c->samples, (unsigned long long)c->thp_alloc,
+		(unsigned long long)c->counts[CG_IDX_pmd_split],
+		(unsigned long long)c->counts[CG_IDX_pmd_unmap_whole]);
+	guarantee_line(f, c);
+	shatter_line(f, c);
+	report_sizes_html(f, c);
+	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
+	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
+	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
+	      "<span style=\"color:#d68910\">&#9646; class change</span></p>\n",
+	      f);
+	svg_chart(f, r, c);
+	fputs("</section>\n", f);
+}
+
+int report_write_html(FILE *f, const struct report *r)
+{
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>taod report</title><style>%s</style></head><body>\n",
+		style);
+	size_t *order = report_concern_order(r);
+
+	if (!order)
+		return -1;
+	machine_summary(f, r);
+	fragmentation(f, r);
+	tao_section(f, r);
+	summary_table(f, r, order);
+	for (size_t k = 0; k < r->ncgroups; k++)
+		cgroup_section(f, r, order[k]);
+	fputs("</body></html>\n", f);
+	free(order);
+	return ferror(f) ? -1 : 0;
+}
