@@ -27,6 +27,8 @@ struct act_settings {
 	char audit_log[PATH_MAX];	    /* JSON lines; "" for none */
 	int compact_after_shatter;	    /* compact, drain per-CPU lists (machine-wide) */
 	uint64_t compact_interval_ms;	    /* ... under pressure, at most once per this */
+	/* An action's benefit is read this long after it and at 5 times it; 0: not followed. */
+	uint64_t benefit_after_ms;
 	char zone_cmdline_dropin[PATH_MAX]; /* boot-zone TAO: `taoctl zones --apply` writes it */
 	/* Stock restrict (memory_limit.h): off unless asked for. */
 	int stock_restrict;		     /* lower memory.high / the v1 soft limit */
