@@ -57,8 +57,8 @@ void actor_set_benefit_hook(struct actor *a, benefit_hook_fn fn, void *ctx);
  * *@followed: its final follow-ups so far (at most BENEFIT_FLAG_ACTIONS),
  * @why: the numbers.
  */
-bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed,
-			char *why, size_t len);
+bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed, char *why,
+			size_t len);
 /*
  * The last collapse (reward) asked for a cgroup that was not held back by a
  * back-off, and the back-off it started.

@@ -55,13 +55,11 @@ void cost_kernel_delta(struct action_cost *cost, const struct cost_vmstat *befor
 {
 	cost->kernel_present = before->present & after->present;
 	for (unsigned i = 0; i < COST_NCOUNTERS; i++)
-		cost->kernel[i] = cost->kernel_present & (1u << i)
-				      ? since(before->v[i], after->v[i])
-				      : 0;
+		cost->kernel[i] =
+		    cost->kernel_present & (1u << i) ? since(before->v[i], after->v[i]) : 0;
 }
 
-void cost_lever_from_total(struct action_cost *cost, uint64_t total_cpu_us,
-			   uint64_t total_wall_us)
+void cost_lever_from_total(struct action_cost *cost, uint64_t total_cpu_us, uint64_t total_wall_us)
 {
 	uint64_t cpu = cost->cpu_us[PHASE_COMPACTION] + cost->cpu_us[PHASE_DRAIN];
 	uint64_t wall = cost->wall_us[PHASE_COMPACTION] + cost->wall_us[PHASE_DRAIN];

@@ -46,8 +46,7 @@ void cost_kernel_delta(struct action_cost *cost, const struct cost_vmstat *befor
  * Phase PHASE_LEVER from the whole: @total_cpu_us and @total_wall_us less
  * what the compaction and drain phases already hold (never below 0).
  */
-void cost_lever_from_total(struct action_cost *cost, uint64_t total_cpu_us,
-			   uint64_t total_wall_us);
+void cost_lever_from_total(struct action_cost *cost, uint64_t total_cpu_us, uint64_t total_wall_us);
 
 /* Before the backend: clocks, vmstat and free PMD blocks (into @cost). */
 void action_cost_begin(struct cost_run *r, const struct kernel_paths *k, struct action_cost *cost);

@@ -62,10 +62,11 @@ void actor_set_benefit_hook(struct actor *a, benefit_hook_fn fn, void *ctx)
 	a->benefit.hook_ctx = ctx;
 }
 
-bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed,
-			char *why, size_t len)
+bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed, char *why,
+			size_t len)
 {
-	const struct benefit_log *l = (unsigned)kind < ACTION_KIND_MAX ? &a->benefit.logs[kind] : NULL;
+	const struct benefit_log *l =
+	    (unsigned)kind < ACTION_KIND_MAX ? &a->benefit.logs[kind] : NULL;
 
 	*followed = l ? l->n : 0;
 	if (!l) {
@@ -395,8 +396,8 @@ static act_op_fn backend_op(const struct actor *a, enum action_kind k, const cha
 }
 
 /* The backend's call, costed: its time by phase, vmstat deltas, free blocks. */
-static void costed(struct actor *a, act_op_fn op, const struct action_request *req,
-		   uint64_t budget, struct act_outcome *o, struct action_cost *cost)
+static void costed(struct actor *a, act_op_fn op, const struct action_request *req, uint64_t budget,
+		   struct act_outcome *o, struct action_cost *cost)
 {
 	struct cost_run run;
 

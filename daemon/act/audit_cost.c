@@ -31,8 +31,10 @@ struct json_object *action_cost_json(const struct action_cost *c)
 	json_add(o, "cpu_ms", phases_json(c->cpu_us));
 	json_add(o, "wall_ms", phases_json(c->wall_us));
 	json_add(o, "kernel", kernel_json(c));
-	json_add(o, "free_pmd_before", c->free_known ? json_object_new_uint64(c->free_pmd_before) : NULL);
-	json_add(o, "free_pmd_after", c->free_known ? json_object_new_uint64(c->free_pmd_after) : NULL);
+	json_add(o, "free_pmd_before",
+		 c->free_known ? json_object_new_uint64(c->free_pmd_before) : NULL);
+	json_add(o, "free_pmd_after",
+		 c->free_known ? json_object_new_uint64(c->free_pmd_after) : NULL);
 	return o;
 }
 

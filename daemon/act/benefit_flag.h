@@ -30,11 +30,11 @@ void benefit_log_add(struct benefit_log *l, const struct action_benefit *b, uint
 /* The figures over the log's actions (all of them, up to BENEFIT_FLAG_ACTIONS). */
 struct benefit_summary {
 	unsigned actions;
-	unsigned free_known;   /* of them, with free blocks read both times */
-	double free_regained;  /* mean over free_known */
-	unsigned coverage_n;   /* of them, with a wanting tenant's coverage read */
-	double coverage_gain;  /* mean over coverage_n, points */
-	double cpu_ms;	       /* mean */
+	unsigned free_known;  /* of them, with free blocks read both times */
+	double free_regained; /* mean over free_known */
+	unsigned coverage_n;  /* of them, with a wanting tenant's coverage read */
+	double coverage_gain; /* mean over coverage_n, points */
+	double cpu_ms;	      /* mean */
 };
 void benefit_log_sum(const struct benefit_log *l, struct benefit_summary *s);
 

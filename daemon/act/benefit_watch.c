@@ -4,8 +4,8 @@
 #include "audit.h"
 #include "free_blocks.h"
 
-void benefit_watch_action(struct benefit_watch *w, const struct action_record *rec,
-			  uint64_t now_ms, uint64_t after_ms)
+void benefit_watch_action(struct benefit_watch *w, const struct action_record *rec, uint64_t now_ms,
+			  uint64_t after_ms)
 {
 	struct benefit_snapshot then = {.t_ms = now_ms,
 					.free_known = rec->cost.free_known,

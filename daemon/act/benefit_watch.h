@@ -26,8 +26,8 @@ struct benefit_watch {
 };
 
 /* Follows @rec if its cost was measured and @after_ms is not 0 (off). */
-void benefit_watch_action(struct benefit_watch *w, const struct action_record *rec,
-			  uint64_t now_ms, uint64_t after_ms);
+void benefit_watch_action(struct benefit_watch *w, const struct action_record *rec, uint64_t now_ms,
+			  uint64_t after_ms);
 
 /* The follow-ups due at @now_ms (free blocks read only when one is);
  * how many. */

@@ -101,6 +101,5 @@ int history_record_action(struct history *h, const struct action_record *a)
 	sqlite3_bind_int64(st, 18, (sqlite3_int64)a->id);
 	if (hst_done(h, st))
 		return -EIO;
-	return a->cost.measured ? record_cost(h, sqlite3_last_insert_rowid(h->db), &a->cost)
-				: 0;
+	return a->cost.measured ? record_cost(h, sqlite3_last_insert_rowid(h->db), &a->cost) : 0;
 }

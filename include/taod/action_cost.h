@@ -54,8 +54,8 @@ static inline const char *action_phase_name(enum action_phase p)
 }
 
 struct action_cost {
-	bool measured; /* the backend was called; false: suppressed, nothing to cost */
-	uint64_t cpu_us[PHASE_MAX];  /* taod's thread CPU time (user + system) */
+	bool measured;		    /* the backend was called; false: suppressed, nothing to cost */
+	uint64_t cpu_us[PHASE_MAX]; /* taod's thread CPU time (user + system) */
 	uint64_t wall_us[PHASE_MAX]; /* monotonic */
 	/* vmstat deltas around the action (machine-wide: what else ran is in
 	 * them too); bit i of kernel_present: counter i was in vmstat. */
