@@ -45,7 +45,7 @@ _taoctl()
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "--since --cgroup --format --output --db --config --sizes --json" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "--since --cgroup --format --output --db --config --sizes --costs --json" -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
 	esac
 }

@@ -278,6 +278,41 @@ static const char *decided_class(void *ctx, const struct cgroup_entry *e)
 	return j ? cg_class_name(j->cls) : NULL;
 }
 
+/* benefit_source: tenant @id now, its coverage and THP fault fallbacks. */
+static bool tenant_now(void *ctx, uint64_t id, struct benefit_tenant *out)
+{
+	struct taod *d = ctx;
+	const struct cgroup_entry *e = cgroup_table_find(&d->cgroups, id);
+	const struct cg_judge *j = decide_find(&d->decide, id);
+
+	if (!e || !j)
+		return false;
+	*out = (struct benefit_tenant){
+	    .id = id, .coverage = e->coverage_pct, .fallbacks = j->acc.fault_fallback};
+	return true;
+}
+
+/* benefit_source: the good tenants wanting THPs, as decide counts them. */
+static unsigned wanting_tenants(void *ctx, struct benefit_tenant *out, unsigned max)
+{
+	struct taod *d = ctx;
+	uint64_t now = monotonic_ms();
+	unsigned n = 0;
+
+	for (size_t i = 0; i < d->decide.n && n < max; i++)
+		if (decide_still_wanting(d->decide.v[i], now, d->cfg->pressure.hold_ms))
+			n += tenant_now(d, d->decide.v[i]->id, &out[n]);
+	return n;
+}
+
+void pipeline_benefit_source(struct taod *d)
+{
+	struct benefit_source src = {.wanting = wanting_tenants, .tenant = tenant_now, .ctx = d};
+
+	if (d->actor)
+		actor_set_benefit_source(d->actor, &src);
+}
+
 void pipeline_report_tick(struct taod *d, struct report_tick *t)
 {
 	*t = (struct report_tick){

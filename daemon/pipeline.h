@@ -61,6 +61,8 @@ struct taod {
 /* One pass of observe -> account -> decide -> act -> report; 0, or the
  * first -errno met (the pass still runs to the end). */
 int pipeline_tick(struct taod *d);
+/* Hands the actor the tenants its benefit follow-ups read (after actor_open). */
+void pipeline_benefit_source(struct taod *d);
 /* What the report stage reads this tick (also for its last batch at exit). */
 void pipeline_report_tick(struct taod *d, struct report_tick *t);
 /* The running daemon's figures, for the textfile and the control plane's

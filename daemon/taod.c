@@ -296,6 +296,8 @@ static int start(struct taod *d)
 	report_stage_open(&d->report, d->cfg, d->start_wall_ms);
 	seed_held_peak(d);
 	actor_set_record_hook(d->actor, report_stage_record_action, &d->report);
+	actor_set_benefit_hook(d->actor, report_stage_record_benefit, &d->report);
+	pipeline_benefit_source(d);
 	r = setup_event_loop(d);
 	if (r < 0) {
 		log_err("event loop: %s", strerror(-r));

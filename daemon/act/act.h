@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "act_backend.h"
+#include "act/gate/benefit_watch.h"
 
 struct actor;
 struct action_record;
@@ -45,6 +46,19 @@ struct audit_log *actor_audit(const struct actor *a);
 /* Called with every audited record, after the audit log has it. */
 typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx);
+/*
+ * The benefit follow-up (benefit_watch.h): where the tenants wanting THPs
+ * are read (the tick loop's), and the hook each follow-up goes to.
+ */
+void actor_set_benefit_source(struct actor *a, const struct benefit_source *src);
+void actor_set_benefit_hook(struct actor *a, benefit_hook_fn fn, void *ctx);
+/*
+ * Whether @kind's last actions bought next to nothing (benefit_flag.h);
+ * *@followed: its final follow-ups so far (at most BENEFIT_FLAG_ACTIONS),
+ * @why: the numbers.
+ */
+bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed, char *why,
+			size_t len);
 /*
  * The last collapse (reward) asked for a cgroup that was not held back by a
  * back-off, and the back-off it started.

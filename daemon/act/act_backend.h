@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "observe/kernel_probe.h"
 #include "common/pressure_inputs.h"
+#include "taod/action_cost.h"
 
 struct backoff_table;
 
@@ -38,6 +39,9 @@ struct act_ctx {
 	uint64_t (*now_ms)(void);	   /* monotonic; tests replace it */
 	const struct kernel_info *kernel;  /* the TAO features; NULL: all of them */
 	struct compact_gate *compact;	   /* NULL: compaction ungated (tests) */
+	/* The action under way's cost: compaction and drain charge their
+	 * phases to it; NULL: not measured. */
+	struct action_cost *cost;
 };
 
 /* What one backend call did. */

@@ -18,6 +18,7 @@ void act_settings_defaults(struct act_settings *s)
 	s->free_floor = 1ULL << 30;
 	s->zone_resize_every_ms = 60000;
 	s->compact_interval_ms = 60000;
+	s->benefit_after_ms = 60000;
 	snprintf(s->audit_log, sizeof(s->audit_log), "%s", "/var/lib/taod/audit.jsonl");
 	/* Debian grub reads every .cfg in /etc/default/grub.d after /etc/default/grub. */
 	snprintf(s->zone_cmdline_dropin, sizeof(s->zone_cmdline_dropin), "%s",

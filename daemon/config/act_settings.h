@@ -21,12 +21,14 @@ struct act_settings {
 	char allowlist[1024];		   /* cgroup globs, space separated */
 	uint64_t zone_min;		   /* bounds of each policy zone, bytes */
 	uint64_t zone_max;
-	uint64_t zone_headroom;		    /* bytes on top of the guaranteed demand */
-	uint64_t free_floor;		    /* never take free memory below this */
-	uint64_t zone_resize_every_ms;	    /* decide asks for a resize at most this often */
-	char audit_log[PATH_MAX];	    /* JSON lines; "" for none */
-	int compact_after_shatter;	    /* compact, drain per-CPU lists (machine-wide) */
-	uint64_t compact_interval_ms;	    /* ... under pressure, at most once per this */
+	uint64_t zone_headroom;	       /* bytes on top of the guaranteed demand */
+	uint64_t free_floor;	       /* never take free memory below this */
+	uint64_t zone_resize_every_ms; /* decide asks for a resize at most this often */
+	char audit_log[PATH_MAX];      /* JSON lines; "" for none */
+	int compact_after_shatter;     /* compact, drain per-CPU lists (machine-wide) */
+	uint64_t compact_interval_ms;  /* ... under pressure, at most once per this */
+	/* An action's benefit is read this long after it and at 5 times it; 0: not followed. */
+	uint64_t benefit_after_ms;
 	char zone_cmdline_dropin[PATH_MAX]; /* boot-zone TAO: `taoctl zones --apply` writes it */
 	/* Stock restrict (memory_limit.h): off unless asked for. */
 	int stock_restrict;		     /* lower memory.high / the v1 soft limit */

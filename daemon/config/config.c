@@ -181,6 +181,7 @@ static const struct setting settings[] = {
     {"history", "max_size", T_SIZE, FIELD(history_max_bytes), NULL},
     {"metrics", "textfile", T_OPT_PATH, FIELD(metrics_textfile), NULL},
     {"enforce", "compact_interval", T_DURATION, FIELD(enforce.compact_interval_ms), NULL},
+    {"enforce", "benefit_after", T_DURATION, FIELD(enforce.benefit_after_ms), NULL},
     KPATH("pressure_memory", pressure_memory),
     {"pressure", "hold", T_DURATION, FIELD(pressure.hold_ms), NULL},
     {"pressure", "wanting_fallbacks", T_COUNT, FIELD(pressure.wanting_fallbacks), NULL},

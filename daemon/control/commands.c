@@ -188,6 +188,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add(o, "act", act_status_json(d));
 	json_add(o, "decide", decide_status_json(d));
 	json_add(o, "contiguity_pressure", pressure_status_json(d));
+	json_add(o, "action_benefit", benefit_status_json(d));
 	json_add(o, "sinks", sinks_json(d));
 	return o;
 }

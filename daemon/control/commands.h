@@ -31,6 +31,9 @@ struct json_object *reward_json(const struct taod *d, const char *cgroup);
 struct json_object *decide_status_json(const struct taod *d);
 /* The contiguity-pressure state and its inputs, for status (commands_pressure.c). */
 struct json_object *pressure_status_json(const struct taod *d);
+/* Per action kind with a followed-up benefit: [{action, followed,
+ * near_zero, why}] (commands_benefit.c). */
+struct json_object *benefit_status_json(const struct taod *d);
 /* `explain` (commands_explain.c). */
 struct json_object *cmd_explain(struct taod *d, struct json_object *req);
 /* Whether task @tgid is alive (under the root taod inspects). */

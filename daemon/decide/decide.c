@@ -259,11 +259,10 @@ static void make_judges(struct decide_state *s, const struct cgroup_table *t, ui
 	s->judges_made = true;
 }
 
-/* Whether good tenant @j still wants THPs at @now_ms: as last judged, or
- * within @hold_ms of the judgement that found it wanting. A tenant whose
- * faults fell back a window ago, then got a collapse, still lacks what an
- * abuser strands; an abuser's own want is no reason to act on it. */
-static bool still_wanting(const struct cg_judge *j, uint64_t now_ms, uint64_t hold_ms)
+/* A tenant whose faults fell back a window ago, then got a collapse,
+ * still lacks what an abuser strands; an abuser's own want is no reason
+ * to act on it. */
+bool decide_still_wanting(const struct cg_judge *j, uint64_t now_ms, uint64_t hold_ms)
 {
 	if (j->root != j || !j->has_verdict || j->cls != CLASS_GOOD)
 		return false;
@@ -275,7 +274,7 @@ static unsigned count_wanting(const struct decide_state *s, uint64_t now_ms, uin
 	unsigned n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		n += still_wanting(s->v[i], now_ms, hold_ms);
+		n += decide_still_wanting(s->v[i], now_ms, hold_ms);
 	return n;
 }
 

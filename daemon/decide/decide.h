@@ -208,6 +208,9 @@ void decide_free(struct decide_state *s);
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *io);
 struct cg_judge *decide_find(const struct decide_state *s, uint64_t id);
+/* Whether @j is a good tenant that still wants THPs at @now_ms: as last
+ * judged, or within @hold_ms of the judgement that found it wanting. */
+bool decide_still_wanting(const struct cg_judge *j, uint64_t now_ms, uint64_t hold_ms);
 /* Fills s->of_entry for @t; -ENOMEM leaves it unusable (s->of_entry NULL). */
 int judges_align(struct decide_state *s, const struct cgroup_table *t);
 

@@ -15,6 +15,7 @@
 
 #include "observe/cg_counters.h"
 #include "observe/size_events.h"
+#include "taod/action_cost.h"
 
 struct report_point {
 	int64_t t_ms;
@@ -133,6 +134,33 @@ struct report_pressure {
 	char last_why[256];
 };
 
+/*
+ * Actions' cost and benefit (schema 7 on), summed per action kind and
+ * policy, or kind and tenant (the cgroup acted on): "actions: cost and
+ * benefit" in the report.
+ */
+struct report_cost_group {
+	char name[256]; /* the policy, or the cgroup ("" machine-wide) */
+	char kind[24];
+	size_t actions;			 /* with a measured cost */
+	uint64_t cpu_us[PHASE_MAX];	 /* taod's, summed */
+	uint64_t wall_us[PHASE_MAX];	 /* summed */
+	uint32_t kernel_present;	 /* bit i: some action counted counter i */
+	uint64_t kernel[COST_NCOUNTERS]; /* vmstat deltas, summed */
+	size_t followed;		 /* actions with a benefit follow-up */
+	size_t free_n;			 /* ... of which free blocks were read */
+	int64_t free_regained;		 /* summed over free_n, at each one's last follow-up */
+	size_t coverage_n;		 /* ... with a wanting tenant's coverage */
+	double coverage_change;		 /* mean over coverage_n, points */
+	size_t fallback_n;		 /* ... that followed wanting tenants */
+	double fallback_rate;		 /* mean over fallback_n, per second */
+};
+
+struct report_costs {
+	struct report_cost_group *by_policy, *by_tenant;
+	size_t npolicy, ntenant;
+};
+
 struct report {
 	char db[PATH_MAX];
 	int64_t generated_ms, since_ms, until_ms;
@@ -152,6 +180,7 @@ struct report {
 	int frag_orders; /* orders seen */
 	struct report_tao tao;
 	struct report_pressure pressure;
+	struct report_costs costs;
 	size_t paths_cut; /* paths over REPORT_MAX_PATH, shown cut in the middle */
 };
 

@@ -40,6 +40,20 @@ void report_stage_record_action(void *ctx, const struct action_record *rec)
 		history_sink_wrote(&rs->history, history_record_action(h, rec), 1, "action");
 }
 
+/* An action the history lacks (written while it was down) has no row to
+ * follow up: not a failed write. */
+void report_stage_record_benefit(void *ctx, const struct action_benefit *b)
+{
+	struct report_stage *rs = ctx;
+	struct history *h = history_sink_get(&rs->history, 1);
+	int r;
+
+	if (!h)
+		return;
+	r = history_record_benefit(h, b);
+	history_sink_wrote(&rs->history, r == -ENOENT ? 0 : r, 1, "benefit");
+}
+
 /* The machine's contiguity-pressure state, beside the batch. */
 static int record_pressure(struct history *h, const struct report_tick *t, uint64_t now)
 {

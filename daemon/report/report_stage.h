@@ -47,6 +47,9 @@ void report_stage_close(struct report_stage *rs, struct report_tick *t);
 /* actor_record_fn: records an audited action in the history (@ctx: report_stage). */
 struct action_record;
 void report_stage_record_action(void *ctx, const struct action_record *rec);
+/* benefit_hook_fn: records an action's benefit follow-up in the history. */
+struct action_benefit;
+void report_stage_record_benefit(void *ctx, const struct action_benefit *b);
 /* The health of the history database and of the metrics textfile. */
 const struct sink_health *report_stage_sink(const struct report_stage *rs, enum sink_id id);
 /* Whether the history database is open and its last write succeeded. */

@@ -114,6 +114,20 @@ static void print_pressure(struct json_object *p)
 		printf("             reading its inputs: %s\n", jget_text(p, "read_error"));
 }
 
+/* Action kinds whose last actions bought next to nothing, in numbers. */
+static void print_benefit(struct json_object *list)
+{
+	size_t n = list ? json_object_array_length(list) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *b = json_object_array_get_idx(list, i);
+
+		if (json_object_get_boolean(jget(b, "near_zero")))
+			printf("benefit:     %s flagged: %s\n", jget_text(b, "action"),
+			       jget_text(b, "why"));
+	}
+}
+
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *r, *k, *ev, *dec;
@@ -169,6 +183,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       fmt_duration(tick, sizeof(tick), jget_u64(r, "tick_ms")),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
 	print_pressure(jget(r, "contiguity_pressure"));
+	print_benefit(jget(r, "action_benefit"));
 	print_sinks(jget(r, "sinks"));
 	json_object_put(r);
 	return 0;

@@ -20,6 +20,7 @@
 #include "decide/policy_match.h"
 #include "common/parse.h"
 #include "report/report.h"
+#include "report/render/report_costs_out.h"
 
 struct report_args {
 	const char *config;
@@ -29,6 +30,7 @@ struct report_args {
 	const char *out;
 	uint64_t since_ms;
 	bool sizes; /* csv: a line per cgroup and folio size */
+	bool costs; /* csv: a line per policy or tenant and action kind */
 };
 
 static const struct {
@@ -42,10 +44,9 @@ static const struct {
 };
 
 const struct taoctl_opt report_opts[] = {
-    {"since", 's', "D"},       {"cgroup", 'g', "GLOB"},
-    {"format", 'f', "FORMAT"}, {"output", 'o', "FILE"},
-    {"db", 'd', "PATH"},       {"config", 'c', "CONFIG"},
-    {"sizes", 'z', NULL},      {0},
+    {"since", 's', "D"},     {"cgroup", 'g', "GLOB"}, {"format", 'f', "FORMAT"},
+    {"output", 'o', "FILE"}, {"db", 'd', "PATH"},     {"config", 'c', "CONFIG"},
+    {"sizes", 'z', NULL},    {"costs", 'C', NULL},    {0},
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
@@ -80,6 +81,9 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			break;
 		case 'z':
 			a->sizes = true;
+			break;
+		case 'C':
+			a->costs = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -184,8 +188,19 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 				"show the sizes anyway)\n");
 		return EXIT_USAGE;
 	}
+	if ((a.sizes || a.costs) && write != report_write_csv) {
+		fprintf(stderr, "taoctl: report: --costs goes with --format csv (the other formats "
+				"show the costs anyway)\n");
+		return EXIT_USAGE;
+	}
+	if (a.sizes && a.costs) {
+		fprintf(stderr, "taoctl: report: --sizes or --costs, not both\n");
+		return EXIT_USAGE;
+	}
 	if (a.sizes)
 		write = report_write_sizes_csv;
+	if (a.costs)
+		write = report_write_costs_csv;
 	rc = load_config(&a, &cfg);
 	rc = rc ? rc : resolve_db(&a, cfg, db, sizeof(db));
 	if (rc) {

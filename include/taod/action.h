@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "common/action_kinds.h" /* enum action_kind: the table of kinds */
+#include "taod/action_cost.h"
 
 enum action_result {
 	RESULT_DONE,
@@ -75,6 +76,7 @@ struct action_record {
 	int err;	  /* errno of a failed write, 0 otherwise */
 	char detail[256]; /* what was written where, or why not */
 	struct shatter_counts shatter;
+	struct action_cost cost; /* what carrying it out cost (cost.measured) */
 };
 
 /*

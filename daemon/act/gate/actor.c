@@ -26,6 +26,8 @@
 #include "act/tao/zone_sizing.h"
 #include "audit.h"
 #include "common/cgroup_dir.h"
+#include "action_cost.h"
+#include "benefit_watch.h"
 #include "common/cgroup_path.h"
 #include "common/clock.h"
 
@@ -46,7 +48,33 @@ struct actor {
 	actor_record_fn on_record; /* e.g. the history database */
 	void *on_record_ctx;
 	bool swept; /* what a crashed taod left restricted is put back at the first tick */
+	struct benefit_watch benefit; /* what each costed action bought, minutes later */
 };
+
+void actor_set_benefit_source(struct actor *a, const struct benefit_source *src)
+{
+	a->benefit.src = *src;
+}
+
+void actor_set_benefit_hook(struct actor *a, benefit_hook_fn fn, void *ctx)
+{
+	a->benefit.hook = fn;
+	a->benefit.hook_ctx = ctx;
+}
+
+bool actor_benefit_flag(const struct actor *a, enum action_kind kind, unsigned *followed, char *why,
+			size_t len)
+{
+	const struct benefit_log *l =
+	    (unsigned)kind < ACTION_KIND_MAX ? &a->benefit.logs[kind] : NULL;
+
+	*followed = l ? l->n : 0;
+	if (!l) {
+		snprintf(why, len, "no such action kind");
+		return false;
+	}
+	return benefit_near_zero(l, why, len);
+}
 
 void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx)
 {
@@ -367,8 +395,22 @@ static act_op_fn backend_op(const struct actor *a, enum action_kind k, const cha
 	return off ? NULL : op;
 }
 
+/* The backend's call, costed: its time by phase, vmstat deltas, free blocks. */
+static void costed(struct actor *a, act_op_fn op, const struct action_request *req, uint64_t budget,
+		   struct act_outcome *o, struct action_cost *cost)
+{
+	struct cost_run run;
+
+	action_cost_begin(&run, &a->k, cost);
+	a->ctx.cost = cost;
+	op(&a->ctx, req, budget, o);
+	a->ctx.cost = NULL;
+	action_cost_end(&run, &a->k, cost);
+}
+
 /* Past the gate: act, charge the budgets, and back off on failure. */
-static void carry_out(struct actor *a, const struct action_request *req, struct act_outcome *o)
+static void carry_out(struct actor *a, const struct action_request *req, struct act_outcome *o,
+		      struct action_cost *cost)
 {
 	uint64_t left = rate_limit_bytes_left(&a->rl);
 	uint64_t budget = req->bytes && req->bytes < left ? req->bytes : left;
@@ -384,7 +426,7 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 		act_outcome_set(o, RESULT_UNSUPPORTED, EINVAL, "unknown action kind %d", req->kind);
 		return;
 	}
-	op(&a->ctx, req, budget, o);
+	costed(a, op, req, budget, o, cost);
 	/* The budget pays for kernel work: a request that made none takes no token. */
 	if (!o->kernel_untouched)
 		rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
@@ -421,7 +463,8 @@ static bool unsupported(const struct actor *a, const struct action_request *req,
 	return true;
 }
 
-static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o)
+static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o,
+		 struct action_cost *cost)
 {
 	if (!machine_wide(req) && (vanished(a, req, o) || protected(a, req, o)))
 		return;
@@ -429,7 +472,7 @@ static void gate(struct actor *a, const struct action_request *req, struct act_o
 		return;
 	if (req->kind != ACTION_WARN && (rate_limited(a, req, o) || backing_off(a, req, o)))
 		return;
-	carry_out(a, req, o);
+	carry_out(a, req, o, cost);
 }
 
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
@@ -446,13 +489,14 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	if (!rec->req.cgroup)
 		rec->req.cgroup = ""; /* machine-wide */
 	start = a->ctx.now_ms();
-	gate(a, &rec->req, &o);
+	gate(a, &rec->req, &o, &rec->cost);
 	rec->took_ms = a->ctx.now_ms() > start ? a->ctx.now_ms() - start : 0;
 	rec->result = o.result;
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
 	rec->shatter = o.shatter;
 	audit_record(a->audit, rec);
+	benefit_watch_action(&a->benefit, rec, a->ctx.now_ms(), a->s.benefit_after_ms);
 	/* Backing off keeps what started the back-off: that says why. */
 	if (req->kind == ACTION_COLLAPSE && o.result != RESULT_BACKING_OFF)
 		reward_table_put(&a->rewards, req->cgroup, &o, a->ctx.now_ms());
@@ -494,6 +538,7 @@ int actor_tick(struct actor *a)
 	bool all = !a->swept;
 
 	a->swept = true;
+	benefit_watch_tick(&a->benefit, &a->k, a->ctx.now_ms(), a->s.benefit_after_ms, a->audit);
 	return a->be->expire ? a->be->expire(&a->ctx, all, restored, a) : 0;
 }
 

@@ -22,6 +22,7 @@
 #include "common/sink_health.h"
 #include "common/state_files.h"
 #include "common/utf8.h"
+#include "audit_cost.h"
 
 struct audit_log {
 	struct action_record *ring;
@@ -133,20 +134,22 @@ static void file_failed(struct audit_log *a, const char *what, int err)
 	a->fd = -1;
 }
 
-static void append_line(struct audit_log *a, const struct action_record *r)
+/* Writes @o (taken) as a line of the file, if there is one. */
+static void append_json(struct audit_log *a, struct json_object *o)
 {
-	struct json_object *o;
 	char *text;
 	int fd, w;
 
-	if (!a->path[0])
+	if (!a->path[0]) {
+		json_object_put(o);
 		return;
+	}
 	fd = audit_fd(a);
 	if (fd < 0) {
+		json_object_put(o);
 		file_failed(a, "open", -fd);
 		return;
 	}
-	o = action_record_json(r);
 	text = json_to_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
 	w = text ? write_line(fd, text, strlen(text)) : -ENOMEM;
@@ -156,6 +159,30 @@ static void append_line(struct audit_log *a, const struct action_record *r)
 	else if (sink_succeeded(&a->health))
 		log_info("audit log %s: written again; %llu records lost so far", a->path,
 			 (unsigned long long)a->health.records_lost);
+}
+
+static void append_line(struct audit_log *a, const struct action_record *r)
+{
+	append_json(a, action_record_json(r));
+}
+
+void audit_benefit(struct audit_log *a, enum action_kind kind, const char *cgroup,
+		   const char *policy, const struct action_benefit *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_u64(o, "id", b->id);
+	json_add_u64(o, "time_ms", realtime_ms());
+	json_add_str(o, "record", "benefit");
+	json_add_str(o, "action", action_kind_name(kind));
+	json_add_str(o, "cgroup", cgroup);
+	json_add_str(o, "policy", policy);
+	json_add(o, "benefit", action_benefit_json(b));
+	log_info("action id=%llu benefit after %llu s: free PMD blocks %+lld, %u wanting "
+		 "tenants, coverage %+.2f points",
+		 (unsigned long long)b->id, (unsigned long long)(b->after_ms / 1000),
+		 (long long)b->free_pmd_regained, b->wanting, b->coverage_change);
+	append_json(a, o);
 }
 
 /* Values quoted and escaped: a cgroup name cannot forge fields or lines. */
@@ -252,5 +279,7 @@ struct json_object *action_record_json(const struct action_record *r)
 		json_add_u64(s, "split", r->shatter.split);
 		json_add(o, "shatter", s);
 	}
+	if (r->cost.measured)
+		json_add(o, "cost", action_cost_json(&r->cost));
 	return o;
 }

@@ -37,5 +37,12 @@ uint64_t audit_action_count(const struct audit_log *a, enum action_kind kind,
 			    enum action_result result);
 
 struct json_object *action_record_json(const struct action_record *r);
+/*
+ * A follow-up of audited action @b->id (kind, cgroup, policy as audited):
+ * a JSON line {"id", "time_ms", "record": "benefit", "action", "cgroup",
+ * "policy", "benefit": {...}} and a journal notice; not in the ring.
+ */
+void audit_benefit(struct audit_log *a, enum action_kind kind, const char *cgroup,
+		   const char *policy, const struct action_benefit *b);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "contiguity.h"
 #include "act/read/proc_tasks.h"
+#include "act/gate/action_cost.h"
 #include "common/keepalive.h"
 #include "common/log.h"
 #include "common/rootfs.h"
@@ -109,15 +110,31 @@ static int compact_all(const struct kernel_paths *k)
 	return write_file(path, "1");
 }
 
-int contiguity_restore(const struct kernel_paths *k, char *note, size_t len)
+/* One drain, its time charged to the drain phase. */
+static int timed_drain(const struct kernel_paths *k, int *cpus, struct action_cost *cost)
+{
+	struct cost_clock c;
+	int r;
+
+	cost_clock_start(&c);
+	r = drain_percpu_lists(k, cpus);
+	cost_clock_charge(cost, PHASE_DRAIN, &c);
+	keepalive_ping();
+	return r;
+}
+
+int contiguity_restore(const struct kernel_paths *k, struct action_cost *cost, char *note,
+		       size_t len)
 {
 	int cpus = 0, first, compacted, second;
+	struct cost_clock c;
 
-	first = drain_percpu_lists(k, &cpus);
-	keepalive_ping();
+	first = timed_drain(k, &cpus, cost);
+	cost_clock_start(&c);
 	compacted = compact_all(k);
+	cost_clock_charge(cost, PHASE_COMPACTION, &c);
 	keepalive_ping();
-	second = drain_percpu_lists(k, &cpus);
+	second = timed_drain(k, &cpus, cost);
 	snprintf(note, len, "%s; %s", compacted ? "compaction failed" : "compacted memory",
 		 second ? "draining per-CPU lists failed" : "drained per-CPU lists");
 	if (!second && cpus > 0)
@@ -168,5 +185,5 @@ int contiguity_after_shatter(const struct act_ctx *c, uint64_t split_bytes, char
 	}
 	if (c->compact)
 		c->compact->last_ms = c->now_ms() ? c->now_ms() : 1;
-	return contiguity_restore(c->k, note, len);
+	return contiguity_restore(c->k, c->cost, note, len);
 }

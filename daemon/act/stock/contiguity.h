@@ -12,13 +12,16 @@
 #include <sys/types.h>
 
 #include "act/act_backend.h"
+#include "taod/action_cost.h"
 
 /*
  * Drains the per-CPU free lists, compacts memory and drains again, so the
  * subpages a split freed merge into free 2 MiB blocks. Machine-wide writes;
- * says what it did in @note. 0, or the first -errno.
+ * says what it did in @note. Their times go to @cost's compaction and
+ * drain phases (@cost may be NULL). 0, or the first -errno.
  */
-int contiguity_restore(const struct kernel_paths *k, char *note, size_t len);
+int contiguity_restore(const struct kernel_paths *k, struct action_cost *cost, char *note,
+		       size_t len);
 
 /*
  * After a shatter that split @split_bytes: contiguity_restore() when

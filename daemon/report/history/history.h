@@ -20,7 +20,7 @@
 #include "account/cgroup_state.h"
 #include "account/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 6
+#define HISTORY_SCHEMA_VERSION 7
 
 struct history;
 struct sqlite3;
@@ -52,8 +52,13 @@ int history_record_pressure(struct history *h, uint64_t wall_ms, const char *sta
 			    const char *why);
 /* What the last failed write said ("commit: database or disk is full"). */
 const char *history_last_error(const struct history *h);
-/* Audit record of decide/act, written at once. */
+/* Audit record of decide/act, written at once, with its cost rows when
+ * measured (schema 7). 0, or -EIO. */
 int history_record_action(struct history *h, const struct action_record *a);
+/* A benefit follow-up of this run's audited action @b->id: a row of
+ * action_benefits. 0, -ENOENT when the action is not in the database,
+ * or -EIO. */
+int history_record_benefit(struct history *h, const struct action_benefit *b);
 
 /* Drops rows older than @max_age_ms, then oldest rows until the file fits @max_bytes. */
 int history_retain(struct history *h, uint64_t now_wall_ms, uint64_t max_age_ms,

@@ -21,6 +21,9 @@ static const char *const prune_sql[] = {
     "DELETE FROM pressure_samples WHERE t_ms < ?1",
     "DELETE FROM size_samples WHERE t_ms < ?1",
     "DELETE FROM class_changes WHERE t_ms < ?1",
+    /* An action's cost and benefit go with it (schema 7). */
+    "DELETE FROM action_costs WHERE action IN (SELECT id FROM actions WHERE t_ms < ?1)",
+    "DELETE FROM action_benefits WHERE action IN (SELECT id FROM actions WHERE t_ms < ?1)",
     "DELETE FROM actions WHERE t_ms < ?1",
     "DELETE FROM runs WHERE started_ms < ?1 AND run <> (SELECT max(run) FROM runs)",
     /* A gone cgroup keeps its row while any of its history is kept. */

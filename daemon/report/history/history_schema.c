@@ -101,6 +101,26 @@ static const char schema_v6[] = "CREATE TABLE pressure_samples(t_ms INTEGER PRIM
 				" state TEXT NOT NULL, why TEXT);";
 
 /*
+ * Version 7: cost and benefit of every action (issue 25 part 4). Each
+ * action row names its daemon run and audit id, which a later benefit
+ * follow-up is matched by; action_costs holds a row per cost figure
+ * (taod's CPU and wall time per phase, each vmstat counter of
+ * taod/action_cost.h, free PMD blocks before and after: a new counter is a
+ * new stat, no migration); action_benefits a row per follow-up. Older
+ * actions have none: not measured then.
+ */
+static const char schema_v7[] =
+    "ALTER TABLE actions ADD COLUMN run INTEGER;"
+    "ALTER TABLE actions ADD COLUMN audit_id INTEGER;"
+    "CREATE INDEX actions_audit ON actions(run, audit_id);"
+    "CREATE TABLE action_costs(action INTEGER NOT NULL, stat TEXT NOT NULL,"
+    " value INTEGER NOT NULL, PRIMARY KEY(action, stat)) WITHOUT ROWID;"
+    "CREATE TABLE action_benefits(action INTEGER NOT NULL, after_ms INTEGER NOT NULL,"
+    " final INTEGER NOT NULL, free_pmd_regained INTEGER, wanting INTEGER NOT NULL,"
+    " coverage_n INTEGER NOT NULL, coverage_change REAL, fallback_rate REAL,"
+    " PRIMARY KEY(action, after_ms)) WITHOUT ROWID;";
+
+/*
  * A step per version: its text, and after it the counter columns of rows
  * of the counter list and the event columns of rows of the per-size event
  * list that name this version (for version 1, the counters inside its
@@ -115,7 +135,8 @@ static const struct {
 		  {schema_v3_head, schema_v3_tail},
 		  {schema_v4, NULL},
 		  {"", NULL},
-		  {schema_v6, NULL}};
+		  {schema_v6, NULL},
+		  {schema_v7, NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

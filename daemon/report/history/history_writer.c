@@ -39,12 +39,15 @@ static const char *const stmt_sql[HS_MAX] = {
     [HS_INSERT_TAO] = "INSERT OR REPLACE INTO tao_samples VALUES(?1, ?2, ?3)",
     [HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
 			 " pid, bytes, dry_run, policy, evidence, detail, shattered,"
-			 " shatter_failed, shatter_discarded, shatter_split) VALUES(?1,"
-			 " (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
+			 " shatter_failed, shatter_discarded, shatter_split, run, audit_id)"
+			 " VALUES(?1, (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-			 " ?11, ?12, ?13, ?14, ?15, ?16)",
+			 " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
     [HS_INSERT_PRESSURE] = "INSERT OR REPLACE INTO pressure_samples VALUES(?1, ?2, ?3)",
+    [HS_INSERT_COST] = "INSERT OR REPLACE INTO action_costs VALUES(?1, ?2, ?3)",
+    [HS_INSERT_BENEFIT] = "INSERT OR REPLACE INTO action_benefits SELECT id, ?3, ?4, ?5, ?6,"
+			  " ?7, ?8, ?9 FROM actions WHERE run = ?1 AND audit_id = ?2",
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -262,33 +265,4 @@ int history_begin_run(struct history *h, uint64_t wall_ms, const char *version)
 		return -EIO;
 	h->run = sqlite3_last_insert_rowid(h->db);
 	return 0;
-}
-
-int history_record_action(struct history *h, const struct action_record *a)
-{
-	sqlite3_stmt *st;
-
-	if (!h)
-		return -ENOENT;
-	st = hst(h, HS_INSERT_ACTION);
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)a->time_ms);
-	sqlite3_bind_text(st, 2, a->req.cgroup, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)a->req.cgroup_id);
-	sqlite3_bind_text(st, 4, action_kind_name(a->req.kind), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, action_result_name(a->result), -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, a->err);
-	sqlite3_bind_int64(st, 7, a->req.pid);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)a->req.bytes);
-	sqlite3_bind_int(st, 9, a->req.dry_run);
-	bind_text_or_null(st, 10, a->req.policy);
-	bind_text_or_null(st, 11, a->req.evidence);
-	bind_text_or_null(st, 12, a->detail);
-	/* Unbound, the shatter counts stay NULL: not counted. */
-	if (a->shatter.counted) {
-		sqlite3_bind_int64(st, 13, (sqlite3_int64)a->shatter.shattered);
-		sqlite3_bind_int64(st, 14, (sqlite3_int64)a->shatter.failed);
-		sqlite3_bind_int64(st, 15, (sqlite3_int64)a->shatter.discarded);
-		sqlite3_bind_int64(st, 16, (sqlite3_int64)a->shatter.split);
-	}
-	return hst_done(h, st);
 }

@@ -54,6 +54,8 @@ int report_step_end(sqlite3_stmt *st);
 int report_load_tao(struct loader *l);
 /* The contiguity-pressure states of the window (report_pressure.c); none before version 6. */
 int report_load_pressure(struct loader *l);
+/* Actions' cost and benefit per policy and per tenant (report_costs.c); none before version 7. */
+int report_load_costs(struct loader *l);
 /* The cgroup's large folios by size in the window (report_sizes.c); none before version 3. */
 int report_load_sizes(struct loader *l, int64_t cg, struct report_cgroup *c);
 

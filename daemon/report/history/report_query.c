@@ -436,6 +436,7 @@ int report_load(const struct report_query *q, struct report *r, char *err, size_
 		rc = rc ? rc : load_mthp(&l);
 		rc = rc ? rc : report_load_tao(&l);
 		rc = rc ? rc : report_load_pressure(&l);
+		rc = rc ? rc : report_load_costs(&l);
 		rc = rc ? rc : load_cgroups(&l);
 		rc = rc || !q->with_series ? rc : load_fragmentation(&l);
 		if (rc && !l.why[0])
@@ -463,6 +464,8 @@ void report_free(struct report *r)
 	free(r->run_starts);
 	free(r->tao.counters);
 	free(r->tao.series);
+	free(r->costs.by_policy);
+	free(r->costs.by_tenant);
 	memset(r, 0, sizeof(*r));
 }
 

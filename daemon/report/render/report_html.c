@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "report/report.h"
+#include "report_costs_out.h"
 #include "common/utf8.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"
@@ -259,6 +260,7 @@ int report_write_html(FILE *f, const struct report *r)
 	machine_summary(f, r);
 	fragmentation(f, r);
 	tao_section(f, r);
+	report_costs_html(f, r);
 	summary_table(f, r, order);
 	for (size_t k = 0; k < r->ncgroups; k++)
 		cgroup_section(f, r, order[k]);

@@ -7,6 +7,7 @@
 #include "report/history/history.h"
 #include "common/json_fields.h"
 #include "report/report.h"
+#include "report_costs_out.h"
 #include "common/workload_name.h"
 #include "report_sizes.h"
 
@@ -226,6 +227,8 @@ static struct json_object *machine_json(const struct report *r)
 	/* Only where recorded: a report of an older history reads as it did. */
 	if (report_pressure_batches(r))
 		json_add(o, "contiguity_pressure", pressure_json(r));
+	if (report_has_costs(r))
+		json_add(o, "action_costs", report_costs_json(r));
 	return o;
 }
 

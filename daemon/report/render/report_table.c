@@ -7,6 +7,7 @@
 #include "common/pct_text.h"
 #include "report/report.h"
 #include "report_sizes.h"
+#include "report_costs_out.h"
 #include "common/utf8.h"
 #include "common/workload_name.h"
 
@@ -120,6 +121,7 @@ static void summary(FILE *f, const struct report *r)
 				(long long)r->mthp[i].delta, (unsigned long long)r->mthp[i].value);
 	tao_summary(f, r);
 	pressure_summary(f, r);
+	report_costs_table(f, r);
 	fputc('\n', f);
 }
 

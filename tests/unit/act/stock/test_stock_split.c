@@ -290,7 +290,7 @@ Test(stock_split, a_set_fraction_is_put_back)
 
 	fx_file(COMPACT, "");
 	fx_file(FRACTION, "64\n");
-	cr_assert_eq(contiguity_restore(&fx.cfg.k, note, sizeof(note)), 0);
+	cr_assert_eq(contiguity_restore(&fx.cfg.k, NULL, note, sizeof(note)), 0);
 	cr_assert_str_eq(fx.writes, FRACTION "=1073741824\n" FRACTION "=64\n" COMPACT
 					     "=1\n" FRACTION "=1073741824\n" FRACTION "=64\n");
 }
