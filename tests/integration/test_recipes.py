@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 
-import pytest
 
 from conftest import REPO, host_only
 
@@ -50,12 +49,12 @@ def edit(tree, rel, pattern, repl, count=1):
     p.write_text(text)
 
 
-def run(tree, *args, timeout=900):
+def run_in_tree(tree, *args, timeout=900):
     return subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
 
 
 def build(tree, *targets):
-    p = run(tree, "make", "-j2", *targets)
+    p = run_in_tree(tree, "make", "-j2", *targets)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
 
 
@@ -140,7 +139,7 @@ def test_recipe_for_a_new_action_kind_lists_every_file_it_touches(tmp_path):
     edit(tree, "man/taoctl.8", r"(Send one request \([a-z, -]*?resize-zones)\)", r"\1, probe)")
     # 5. Its test beside the backend's; 6. the kinds' words the unit test expects.
     (tree / "tests/unit/act/stock/test_probe.c").write_text(PROBE_TEST)
-    p = run(tree, "make", "-j2", "unit-test")
+    p = run_in_tree(tree, "make", "-j2", "unit-test")
     assert p.returncode != 0 and "action_kind_words" in p.stdout + p.stderr, p.stdout[-2000:]
     edit(tree, "tests/unit/common/test_action_kinds.c", r'(shatter, collapse, resize-zones)"',
          r'\1, probe"')
