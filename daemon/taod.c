@@ -207,6 +207,14 @@ static int setup_event_loop(struct taod *d)
 	return sd_event_source_set_enabled(d->tick_source, SD_EVENT_ON);
 }
 
+/* act_ctx.cgroup_path: the path the last walk found for @id. */
+static const char *cgroup_path_of(void *ctx, uint64_t id)
+{
+	const struct cgroup_entry *e = cgroup_table_find(&((struct taod *)ctx)->cgroups, id);
+
+	return e ? e->path : NULL;
+}
+
 static int start_actor(struct taod *d)
 {
 	const struct act_backend_ops *be =
@@ -218,6 +226,7 @@ static int start_actor(struct taod *d)
 		return r;
 	}
 	actor_set_kernel(d->actor, &d->kernel);
+	actor_set_cgroup_paths(d->actor, cgroup_path_of, d);
 	log_info("act: %s backend, %s mode", be->name, act_mode_name(d->cfg->enforce.mode));
 	return 0;
 }

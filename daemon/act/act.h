@@ -28,6 +28,9 @@ void actor_set_settings(struct actor *a, const struct act_settings *s,
  * through the features it has. Without it every feature is assumed. */
 void actor_set_kernel(struct actor *a, const struct kernel_info *k);
 void actor_set_clock(struct actor *a, uint64_t (*now_ms)(void));
+/* Where the cgroup walk last saw a cgroup, by id (act_ctx.cgroup_path):
+ * a restriction is put back on a renamed cgroup too. */
+void actor_set_cgroup_paths(struct actor *a, const char *(*fn)(void *ctx, uint64_t id), void *ctx);
 /* The machine's contiguity pressure now and the good tenants wanting THPs
  * (decide's last pass): compaction after a shatter needs one or the other. */
 void actor_set_need(struct actor *a, enum pressure_level level, unsigned wanting);

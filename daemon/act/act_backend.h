@@ -42,6 +42,10 @@ struct act_ctx {
 	/* The action under way's cost: compaction and drain charge their
 	 * phases to it; NULL: not measured. */
 	struct action_cost *cost;
+	/* Where the cgroup walk last saw cgroup @id (NULL: unknown): a v1
+	 * cgroup renamed keeps its id. NULL hook: only saved paths are tried. */
+	const char *(*cgroup_path)(void *ctx, uint64_t id);
+	void *cgroup_path_ctx;
 };
 
 /* What one backend call did. */

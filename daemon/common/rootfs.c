@@ -40,9 +40,30 @@ int rootfs_path(char *buf, size_t len, const char *abs_path)
 	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
 }
 
-ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len)
+ssize_t read_fd(int fd, char *buf, size_t len)
 {
 	size_t off = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	while (off < len - 1) {
+		ssize_t r = read(fd, buf + off, len - 1 - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		off += (size_t)r;
+	}
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t r;
 	int fd;
 
 	if (len == 0)
@@ -50,24 +71,9 @@ ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len)
 	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (off < len - 1) {
-		ssize_t r = read(fd, buf + off, len - 1 - off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		off += (size_t)r;
-	}
+	r = read_fd(fd, buf, len);
 	close(fd);
-	buf[off] = '\0';
-	return (ssize_t)off;
+	return r;
 }
 
 ssize_t read_file(const char *path, char *buf, size_t len)

@@ -15,6 +15,8 @@ const char *rootfs_get(void);
 int rootfs_path(char *buf, size_t len, const char *abs_path);
 /* Read a whole (small) file, NUL-terminated. Returns bytes or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t len);
+/* Same, from the open file @fd, up to its end or @len - 1 bytes. */
+ssize_t read_fd(int fd, char *buf, size_t len);
 /* Same, for @name relative to the directory @dirfd (or AT_FDCWD). */
 ssize_t read_file_at(int dirfd, const char *name, char *buf, size_t len);
 /* Same, for a path under the root prefix. */

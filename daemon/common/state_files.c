@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "file_kind.h"
+#include "rootfs.h"
 
 int make_parent_dirs(const char *path, mode_t mode)
 {
@@ -81,5 +85,66 @@ int replace_file_atomically(const char *path, mode_t mode, file_writer_fn fn, co
 		r = -errno;
 	if (r)
 		unlink(tmp);
+	return r;
+}
+
+/* Whether taod may trust what is in @st: its own, and no one else may write to it. */
+static int trusted(const struct stat *st, const char *what, const char *path, char *why, size_t len)
+{
+	if (st->st_uid != geteuid()) {
+		snprintf(why, len, "%s %s is owned by uid %u, not taod's %u", what, path,
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (st->st_mode & 022) {
+		snprintf(why, len, "%s %s is writable by others (mode %04o)", what, path,
+			 (unsigned)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int private_dir_open(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	int r, fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, len, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = fstat(fd, &st) ? -errno : trusted(&st, "directory", path, why, len);
+	if (!r)
+		return fd;
+	close(fd);
+	return r;
+}
+
+ssize_t private_file_read_at(int dirfd, const char *name, char *buf, size_t len, char *why,
+			     size_t why_len)
+{
+	struct stat st;
+	ssize_t r;
+	/* O_NONBLOCK: a FIFO must not hang the loop before fstat tells what it is. */
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s: %s", name, strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st))
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else
+		r = trusted(&st, "file", name, why, why_len);
+	if (r == -EINVAL)
+		snprintf(why, why_len, "%s is %s, not a regular file", name,
+			 file_kind_name(st.st_mode));
+	if (!r)
+		r = read_fd(fd, buf, len);
+	close(fd);
 	return r;
 }

@@ -27,4 +27,20 @@ typedef int (*file_writer_fn)(FILE *f, const void *ctx);
  */
 int replace_file_atomically(const char *path, mode_t mode, file_writer_fn fn, const void *ctx);
 
+/*
+ * Opens the directory @path taod keeps state in, refusing one it cannot
+ * trust: a symlink, or a directory not owned by taod's user or writable
+ * by group or others (who could plant a file taod then acts on). fd, or
+ * -errno with the reason in @why (-EPERM: its owner or mode).
+ */
+int private_dir_open(const char *path, char *why, size_t len);
+/*
+ * Reads @name under @dirfd whole, NUL-terminated, on the same terms: a
+ * regular file (no symlink, FIFO or device), taod's own and writable by
+ * taod alone. Bytes, or -errno with the reason in @why (-EINVAL: not a
+ * regular file, -EPERM: owner or mode).
+ */
+ssize_t private_file_read_at(int dirfd, const char *name, char *buf, size_t len, char *why,
+			     size_t why_len);
+
 #endif

@@ -30,6 +30,8 @@ static const struct {
     {"kernel", "cgroup_root", "[kernel] cgroup_root"},
     {"kernel", "mounts", "[kernel] mounts"},
     {"enforce", "backend", "[enforce] backend"},
+    /* The restrictions saved under the running one are put back from it. */
+    {"enforce", "stock_restrict_state", "[enforce] stock_restrict_state"},
     {"history", "path", "[history] path"},
 };
 

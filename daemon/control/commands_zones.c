@@ -114,23 +114,35 @@ struct json_object *cmd_zones(struct taod *d, struct json_object *req)
 	return o;
 }
 
-/* The operator's "<bytes|NN%>,<order>" for one zone, or the recommendation's. */
+#define MIB (1ULL << 20)
+
+/*
+ * The operator's "<bytes|NN%>,<order>" for one zone, or the recommendation's.
+ * The drop-in says whole MiB: a share of memory is rounded down to one, a
+ * size that is not one is refused rather than written as another (1K is not 0M).
+ */
 static int operator_value(struct json_object *req, const char *key, uint64_t mem,
-			  struct zone_param *z)
+			  struct zone_param *z, char *why, size_t len)
 {
 	struct zone_param ns, nm;
-	const char *v = NULL;
+	const char *v = "", *comma;
 	char line[96];
 	int r = protocol_arg_string(req, key, &v);
 
-	if (r == -EINVAL)
-		return -EINVAL;
-	if (r)
+	if (r == -ENOENT)
 		return 0;
 	snprintf(line, sizeof(line), "%s=%s", key, v);
 	zone_cmdline_parse(line, mem, &ns, &nm);
 	*z = !strcmp(key, "nosplit") ? ns : nm;
-	return z->bytes ? 0 : -EINVAL;
+	comma = strchr(v, ',');
+	if (comma && comma > v && comma[-1] == '%')
+		z->bytes -= z->bytes % MIB;
+	if (r || !z->bytes || z->bytes % MIB) {
+		snprintf(why, len,
+			 "args.%s \"%.40s\" must be \"<bytes|NN%%>,<order>\" of whole MiB", key, v);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Fills @rec's detail and result: what to write, or why not. */
@@ -149,11 +161,11 @@ static void apply_plan(struct taod *d, struct json_object *req, struct action_re
 			 d->kernel.feat[TAO_BOOT_ZONES].why);
 		return;
 	}
-	if (operator_value(req, "nosplit", in.mem_bytes, &a.nosplit) ||
-	    operator_value(req, "nomerge", in.mem_bytes, &a.nomerge)) {
+	if (operator_value(req, "nosplit", in.mem_bytes, &a.nosplit, rec->detail,
+			   sizeof(rec->detail)) ||
+	    operator_value(req, "nomerge", in.mem_bytes, &a.nomerge, rec->detail,
+			   sizeof(rec->detail))) {
 		rec->err = EINVAL;
-		snprintf(rec->detail, sizeof(rec->detail),
-			 "args.nosplit/nomerge must be \"<bytes|NN%%>,<order>\"");
 		return;
 	}
 	r = zone_params_check(&a.nosplit, &a.nomerge, in.pageblock_order, in.mem_bytes, why,

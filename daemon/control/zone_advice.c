@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,28 +291,33 @@ int zone_advise(const struct zone_advice_in *in, struct zone_advice *out)
 				 sizeof(out->nosplit.why));
 }
 
-/* "<bytes|NN%>,<order>", as the kernel's parse_zone_order takes it. */
+/* "<bytes|NN%>,<order>", as the kernel's parse_zone_order takes it; a
+ * percent over 100 or an order no int holds is no value (4294967300 is not 4). */
 static void parse_value(const char *v, uint64_t mem_bytes, struct zone_param *z)
 {
-	char buf[64], *comma, *end;
-	uint64_t bytes;
-	long order;
+	char buf[64], *comma, *pct;
+	uint64_t bytes, order, n;
 
 	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(v, " \t\n"), v);
 	comma = strchr(buf, ',');
 	if (!comma)
 		return;
 	*comma = '\0';
-	order = strtol(comma + 1, &end, 10);
-	if (*end || end == comma + 1)
+	if (parse_u64(comma + 1, &order) || order > INT_MAX)
 		return;
-	if (buf[0] && buf[strlen(buf) - 1] == '%')
-		bytes = (uint64_t)((unsigned __int128)mem_bytes * strtoull(buf, NULL, 10) / 100);
-	else if (parse_size_bytes(buf, &bytes))
+	pct = buf[0] ? buf + strlen(buf) - 1 : buf;
+	if (*pct == '%') {
+		*pct = '\0';
+		if (parse_u64(buf, &n) || n > 100)
+			return;
+		*pct = '%';
+		bytes = (uint64_t)((unsigned __int128)mem_bytes * n / 100);
+	} else if (parse_size_bytes(buf, &bytes)) {
 		return;
+	}
 	z->bytes = bytes;
 	z->order = (int)order;
-	snprintf(z->why, sizeof(z->why), "boot: %s,%ld", buf, order);
+	snprintf(z->why, sizeof(z->why), "boot: %s,%d", buf, z->order);
 }
 
 void zone_cmdline_parse(const char *cmdline, uint64_t mem_bytes, struct zone_param *ns,

@@ -147,3 +147,39 @@ def test_stock_restrict_is_off_by_default(daemon_factory, cgroups, tmp_path):
         rec = d.act(kind, "--cgroup", cgroups.rel(cg), "--dry-run")
         assert rec["result"] == "unsupported" and "stock_restrict = yes" in rec["detail"], rec
     assert limit(cgroups, cg) == before and state_files(tmp_path) == []
+
+
+def test_reload_keeps_the_state_directory_the_restrictions_are_in(daemon_factory, cgroups,
+                                                                   tmp_path):
+    """A reload pointing stock_restrict_state elsewhere orphaned what was
+    saved under the old one: still lowered after its time."""
+    d = daemon_factory(conf(tmp_path, "stock_restrict_for = 3s\n"))
+    cg = holder(cgroups, "reloaded")
+    before, _ = restricted(d, cgroups, cg)
+    d.conf.write_text(d.conf.read_text().replace(f"{tmp_path}/restricted",
+                                                 f"{tmp_path}/elsewhere"))
+    rc, out, err = d.ctl_rc("reload")
+    assert rc == 0, err
+    wait_for(lambda: limit(cgroups, cg) == before, timeout=15, what="the limit put back")
+    assert state_files(tmp_path) == []
+    assert "stock_restrict_state" in out, out  # takes effect at the next restart
+
+
+def test_restriction_follows_a_renamed_cgroup(daemon_factory, cgroups, tmp_path):
+    """A v1 cgroup renamed keeps its inode: its restriction is put back
+    there, not given up as vanished. (v2 cannot rename a cgroup.)"""
+    d = daemon_factory(conf(tmp_path, "stock_restrict_for = 3s\n"))
+    cg = holder(cgroups, "before-rename")
+    before, _ = restricted(d, cgroups, cg)
+    renamed = cg.with_name(cg.name + "-renamed")
+    try:
+        cg.rename(renamed)
+    except OSError as e:
+        assert cgroups.version == 2, e
+        return
+    cgroups.made[cgroups.made.index(cg)] = renamed
+    wait_for(lambda: limit(cgroups, renamed) == before, timeout=15,
+             what="the renamed cgroup's limit put back")
+    put = wait_for(lambda: [r for r in audit(tmp_path) if r["action"] == "grant"],
+                   what="the put-back audited")
+    assert put[0]["result"] == "done" and put[0]["cgroup"] == cgroups.rel(renamed), put

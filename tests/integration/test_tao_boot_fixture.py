@@ -297,7 +297,10 @@ def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_ro
     for args, why in [(["--nosplit", "1G,9", "--nomerge", "1G,9"], "must exceed nosplit order"),
                       (["--nomerge", "1G,10"], "above pageblock_order 9"),
                       (["--nosplit", "64G,4"], "above memory"),
-                      (["--nosplit", "1G,1"], "outside 2..10")]:
+                      (["--nosplit", "1G,1"], "outside 2..10"),
+                      # Never written as another value: 1K is not 0M, order 2^32 + 4 is not 4.
+                      (["--nosplit", "1K,4"], "of whole MiB"),
+                      (["--nosplit", "512M,4294967300"], "of whole MiB")]:
         rc, out, err = d.ctl_rc("zones", "--apply", *args)
         assert rc != 0 and why in out, (args, out, err)
     assert dropin.read_text() == dropin_text(cmdline)
@@ -305,7 +308,7 @@ def test_zones_apply_writes_exactly_the_dropin(daemon_factory, tmp_path, boot_ro
     assert rec["result"] == "done", rec
     assert dropin.read_text() == dropin_text(f"nosplit=512M,3 nomerge={MEMORY // 4 // MIB}M,9")
     audit = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text().splitlines()]
-    assert [a["result"] for a in audit] == ["dry-run", "done"] + ["failed"] * 4 + ["done"]
+    assert [a["result"] for a in audit] == ["dry-run", "done"] + ["failed"] * 6 + ["done"]
     assert all(a["action"] == "resize-zones" for a in audit)
     assert_profile_files_only(d, boot_root, profile, extra={DROPIN.lstrip("/")})
 

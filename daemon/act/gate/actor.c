@@ -131,6 +131,12 @@ void actor_set_kernel(struct actor *a, const struct kernel_info *k)
 	a->ctx.kernel = k;
 }
 
+void actor_set_cgroup_paths(struct actor *a, const char *(*fn)(void *ctx, uint64_t id), void *ctx)
+{
+	a->ctx.cgroup_path = fn;
+	a->ctx.cgroup_path_ctx = ctx;
+}
+
 void actor_set_need(struct actor *a, enum pressure_level level, unsigned wanting)
 {
 	a->compact.pressure = level;

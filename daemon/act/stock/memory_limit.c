@@ -7,8 +7,6 @@
  * value found there is saved before anything is written.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,20 +20,10 @@
 #include "memory_limit.h"
 #include "common/parse.h"
 #include "common/rootfs.h"
-#include "common/state_files.h"
+#include "restrict_state.h"
 #include "common/sat_math.h"
 
 #define PAGE_BYTES 4096ULL
-
-/* One restriction in force, as its state file keeps it. */
-struct saved {
-	uint64_t id;	       /* the cgroup's inode: a cgroup made again is not it */
-	char file[32];	       /* memory.high or memory.soft_limit_in_bytes */
-	char original[32];     /* what was there, written back as it was read */
-	uint64_t set;	       /* what taod wrote */
-	uint64_t until_ms;     /* monotonic: put back from then on */
-	char cgroup[PATH_MAX]; /* last in the file: a cgroup path may hold any byte */
-};
 
 static const char *limit_file(const struct cgroup_tree *t)
 {
@@ -87,94 +75,50 @@ static int read_limit(const struct act_ctx *c, const char *cgroup, const char *f
 	return parse_u64(buf, v);
 }
 
-static void state_path(const struct act_ctx *c, uint64_t id, char *path, size_t len)
-{
-	snprintf(path, len, "%s/%" PRIu64, c->s->stock_restrict_state, id);
-}
-
-static int write_saved(FILE *f, const void *ctx)
-{
-	const struct saved *s = ctx;
-
-	fprintf(f,
-		"id=%" PRIu64 "\nfile=%s\noriginal=%s\nset=%" PRIu64 "\nuntil_ms=%" PRIu64
-		"\ncgroup=%s",
-		s->id, s->file, s->original, s->set, s->until_ms, s->cgroup);
-	return ferror(f) ? -EIO : 0;
-}
-
 /*
- * The earliest time a saved restriction is due (0: not known, so the
- * directory is read). Ticks before it do not open the state directory.
+ * The earliest time a saved restriction under @dir is due (ms 0: not
+ * known, so the directory is read). Ticks before it do not open it; a
+ * time learnt from another directory (the setting changed) is not known.
  */
-static uint64_t next_due_ms;
+static struct {
+	char dir[PATH_MAX];
+	uint64_t ms;
+} next_due;
 
-static void due_at(uint64_t until_ms)
+static void due_at(const char *dir, uint64_t until_ms)
 {
-	if (next_due_ms && until_ms < next_due_ms)
-		next_due_ms = until_ms;
+	if (next_due.ms && until_ms < next_due.ms && !strcmp(next_due.dir, dir))
+		next_due.ms = until_ms;
 }
 
-static int save(const struct act_ctx *c, const struct saved *s)
+static int save(const struct act_ctx *c, const struct restriction *s, char *why, size_t len)
 {
-	char path[PATH_MAX];
-	int r;
-
-	due_at(s->until_ms);
-	state_path(c, s->id, path, sizeof(path));
-	r = make_parent_dirs(path, 0700);
-	return r ? r : replace_file_atomically(path, 0600, write_saved, s);
-}
-
-/* One "key=value\n" field of a state file; @len 0: a number into @num. */
-static int field(const char **p, const char *key, char *out, size_t len, uint64_t *num)
-{
-	size_t k = strlen(key), n;
-	char buf[32];
-
-	if (strncmp(*p, key, k) || (*p)[k] != '=')
-		return -EINVAL;
-	*p += k + 1;
-	n = strcspn(*p, "\n");
-	if (!(*p)[n] || n >= (len ? len : sizeof(buf)))
-		return -EINVAL;
-	memcpy(len ? out : buf, *p, n);
-	(len ? out : buf)[n] = '\0';
-	*p += n + 1;
-	return len ? 0 : parse_u64(buf, num);
-}
-
-static int load_path(const char *path, struct saved *s)
-{
-	static char text[PATH_MAX + 256];
-	const char *p = text;
-	ssize_t n = read_file(path, text, sizeof(text));
-
-	if (n < 0)
-		return (int)n;
-	if (field(&p, "id", NULL, 0, &s->id) || field(&p, "file", s->file, sizeof(s->file), NULL) ||
-	    field(&p, "original", s->original, sizeof(s->original), NULL) ||
-	    field(&p, "set", NULL, 0, &s->set) || field(&p, "until_ms", NULL, 0, &s->until_ms) ||
-	    strncmp(p, "cgroup=", 7) || strlen(p + 7) >= sizeof(s->cgroup))
-		return -EINVAL;
-	strcpy(s->cgroup, p + 7);
-	return 0;
-}
-
-static int load(const struct act_ctx *c, uint64_t id, struct saved *s)
-{
-	char path[PATH_MAX];
-
-	state_path(c, id, path, sizeof(path));
-	return load_path(path, s);
+	due_at(c->s->stock_restrict_state, s->until_ms);
+	return restrict_state_save(c->s->stock_restrict_state, s, why, len);
 }
 
 static void forget(const struct act_ctx *c, uint64_t id)
 {
-	char path[PATH_MAX];
+	restrict_state_forget(c->s->stock_restrict_state, id);
+}
 
-	state_path(c, id, path, sizeof(path));
-	unlink(path);
+/*
+ * Points @s at where its cgroup is now: the saved path while it is still
+ * that cgroup, else the path the cgroup walk knows for its id (a v1
+ * cgroup renamed keeps its inode). 0, or -ESTALE when it is gone.
+ */
+static int locate(const struct act_ctx *c, struct restriction *s)
+{
+	const char *now;
+	uint64_t id;
+
+	if (!cgroup_id(c, s->cgroup, &id) && id == s->id)
+		return 0;
+	now = c->cgroup_path ? c->cgroup_path(c->cgroup_path_ctx, s->id) : NULL;
+	if (!now || strlen(now) >= sizeof(s->cgroup) || cgroup_id(c, now, &id) || id != s->id)
+		return -ESTALE;
+	strcpy(s->cgroup, now);
+	return 0;
 }
 
 /*
@@ -182,13 +126,13 @@ static void forget(const struct act_ctx *c, uint64_t id)
  * taod set: a value someone changed since is theirs. RESULT_DONE,
  * _VANISHED or _FAILED, with @o's detail.
  */
-static void write_back(const struct act_ctx *c, const struct saved *s, struct act_outcome *o)
+static void write_back(const struct act_ctx *c, struct restriction *s, struct act_outcome *o)
 {
-	uint64_t id = 0, now;
-	int r = cgroup_id(c, s->cgroup, &id);
+	uint64_t now;
+	int r = locate(c, s);
 
-	if (r || id != s->id) {
-		act_outcome_set(o, RESULT_VANISHED, r ? -r : ESTALE,
+	if (r) {
+		act_outcome_set(o, RESULT_VANISHED, -r,
 				"cgroup %s is gone: its %s needs no putting back", s->cgroup,
 				s->file);
 		return;
@@ -212,7 +156,7 @@ static void write_back(const struct act_ctx *c, const struct saved *s, struct ac
 
 /* The state file goes once the value is back (a crash before keeps it), or
  * once putting it back failed: it is audited, and retrying would repeat it. */
-static void put_back(const struct act_ctx *c, const struct saved *s, struct act_outcome *o)
+static void put_back(const struct act_ctx *c, struct restriction *s, struct act_outcome *o)
 {
 	write_back(c, s, o);
 	forget(c, s->id);
@@ -225,17 +169,17 @@ static uint64_t target_of(const struct act_ctx *c, uint64_t usage)
 }
 
 /* Lowers the limit to @target, the original saved first. */
-static void lower(const struct act_ctx *c, struct saved *s, uint64_t target, uint64_t usage,
+static void lower(const struct act_ctx *c, struct restriction *s, uint64_t target, uint64_t usage,
 		  bool had, struct act_outcome *o)
 {
-	char v[24];
+	char v[24], why[PATH_MAX + 64];
 	int r;
 
 	s->set = target;
-	r = save(c, s);
+	r = save(c, s, why, sizeof(why));
 	if (r) {
-		act_outcome_set(o, RESULT_FAILED, -r, "saving %s's %s under %s: %s", s->cgroup,
-				s->file, c->s->stock_restrict_state, strerror(-r));
+		act_outcome_set(o, RESULT_FAILED, -r, "saving %s's %s: %s", s->cgroup, s->file,
+				why);
 		o->kernel_untouched = true;
 		return;
 	}
@@ -256,21 +200,44 @@ static void lower(const struct act_ctx *c, struct saved *s, uint64_t target, uin
 }
 
 /* What a cgroup taod has not restricted yet starts its state with. */
-static void first_restriction(const struct act_ctx *c, struct saved *s, uint64_t id,
+static void first_restriction(const struct act_ctx *c, struct restriction *s, uint64_t id,
 			      const char *cgroup, const char *was)
 {
-	*s = (struct saved){.id = id};
+	*s = (struct restriction){.id = id};
 	snprintf(s->file, sizeof(s->file), "%s", limit_file(c->tree));
 	snprintf(s->original, sizeof(s->original), "%s", was);
 	snprintf(s->cgroup, sizeof(s->cgroup), "%s", cgroup);
 }
 
+/*
+ * What restrict starts from: the saved state of @id while its limit is
+ * still what taod set; otherwise someone changed it since (or there was
+ * none), that ended taod's restriction, and the value there now is the
+ * one to put back. True when there was a restriction still in force.
+ */
+static bool restriction_of(const struct act_ctx *c, struct restriction *s, uint64_t id,
+			   const char *cgroup, const char *was, uint64_t limit)
+{
+	char why[PATH_MAX + 64];
+	int r = restrict_state_load(c->s->stock_restrict_state, id, limit_file(c->tree), s, why,
+				    sizeof(why));
+
+	if (!r && s->set == limit) {
+		snprintf(s->cgroup, sizeof(s->cgroup), "%s", cgroup); /* renamed: v1 keeps the id */
+		return true;
+	}
+	if (!r)
+		forget(c, id);
+	first_restriction(c, s, id, cgroup, was);
+	return false;
+}
+
 void memory_limit_restrict(const struct act_ctx *c, const struct action_request *req,
 			   uint64_t budget, struct act_outcome *o)
 {
-	struct saved s = {.file = ""};
+	struct restriction s = {.file = ""};
 	uint64_t id, usage, limit;
-	char was[32];
+	char was[32], why[PATH_MAX + 64];
 	bool had;
 	int r;
 
@@ -286,9 +253,7 @@ void memory_limit_restrict(const struct act_ctx *c, const struct action_request 
 		o->kernel_untouched = true;
 		return;
 	}
-	had = !load(c, id, &s) && !strcmp(s.cgroup, req->cgroup);
-	if (!had)
-		first_restriction(c, &s, id, req->cgroup, was);
+	had = restriction_of(c, &s, id, req->cgroup, was, limit);
 	s.until_ms = sat_add_u64(c->now_ms(), c->s->stock_restrict_for_ms);
 	if (target_of(c, usage) < limit) {
 		lower(c, &s, target_of(c, usage), usage, had, o);
@@ -301,86 +266,76 @@ void memory_limit_restrict(const struct act_ctx *c, const struct action_request 
 				s.file, was, c->s->stock_restrict_percent, usage);
 		return;
 	}
-	r = save(c, &s);
-	act_outcome_set(o, r ? RESULT_FAILED : RESULT_DONE, -r, "%s kept at %s, %" PRIu64 " s more",
-			s.file, was, c->s->stock_restrict_for_ms / 1000);
+	r = save(c, &s, why, sizeof(why));
+	if (r)
+		act_outcome_set(o, RESULT_FAILED, -r, "saving %s's %s: %s", s.cgroup, s.file, why);
+	else
+		act_outcome_set(o, RESULT_DONE, 0, "%s kept at %s, %" PRIu64 " s more", s.file, was,
+				c->s->stock_restrict_for_ms / 1000);
 }
 
 void memory_limit_grant(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
 			struct act_outcome *o)
 {
-	struct saved s;
+	struct restriction s;
+	char why[PATH_MAX + 64];
 	uint64_t id;
 
 	(void)budget;
-	if (cgroup_id(c, req->cgroup, &id) || load(c, id, &s)) {
+	if (cgroup_id(c, req->cgroup, &id) ||
+	    restrict_state_load(c->s->stock_restrict_state, id, limit_file(c->tree), &s, why,
+				sizeof(why)) ||
+	    strlen(req->cgroup) >= sizeof(s.cgroup)) {
 		act_outcome_set(o, RESULT_DONE, 0,
 				"%s holds no restriction of taod's: nothing to give back",
 				req->cgroup);
 		o->kernel_untouched = true;
 		return;
 	}
+	strcpy(s.cgroup, req->cgroup); /* the id is the one saved: it may have been renamed */
 	put_back(c, &s, o);
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
+struct expiry {
+	const struct act_ctx *c;
+	bool all;
+	act_restored_fn fn;
+	void *ctx;
+};
 
-/* One state file whose time is up (or any, with @all): put back and reported. */
-static int expire_one(const struct act_ctx *c, const char *name, bool all, act_restored_fn fn,
-		      void *ctx)
+/* One saved restriction whose time is up (or any, with all): put back and reported. */
+static int expire_one(void *ctx, const struct restriction *saved)
 {
+	const struct expiry *x = ctx;
 	struct action_record rec = {.result = RESULT_DONE};
 	struct act_outcome o = {0};
-	struct saved s;
-	char path[PATH_MAX];
+	struct restriction s = *saved;
 
-	snprintf(path, sizeof(path), "%s/%s", c->s->stock_restrict_state, name);
-	if (load_path(path, &s)) {
-		/* Unreadable or not taod's format: nothing could be put back from it. */
-		log_warn("%s: not a restriction taod saved; removed", path);
-		unlink(path);
+	if (!x->all && x->c->now_ms() < s.until_ms) {
+		due_at(x->c->s->stock_restrict_state, s.until_ms);
 		return 0;
 	}
-	if (!all && c->now_ms() < s.until_ms) {
-		due_at(s.until_ms);
-		return 0;
-	}
-	put_back(c, &s, &o);
+	put_back(x->c, &s, &o);
 	rec.req =
 	    (struct action_request){.kind = ACTION_GRANT, .cgroup_id = s.id, .cgroup = s.cgroup};
 	snprintf(rec.req.policy, sizeof(rec.req.policy), "%s",
-		 all ? "(taod start or exit)" : "(time up)");
+		 x->all ? "(taod start or exit)" : "(time up)");
 	snprintf(rec.req.evidence, sizeof(rec.req.evidence), "restricted through %s", s.file);
 	rec.result = o.result;
 	rec.err = o.err;
 	snprintf(rec.detail, sizeof(rec.detail), "%s", o.detail);
-	fn(ctx, &rec);
+	x->fn(x->ctx, &rec);
 	return 1;
 }
 
 int memory_limit_expire(const struct act_ctx *c, bool all, act_restored_fn fn, void *ctx)
 {
-	DIR *d;
-	struct dirent *e;
-	int n = 0;
+	const char *dir = c->s->stock_restrict_state;
+	struct expiry x = {.c = c, .all = all, .fn = fn, .ctx = ctx};
 
-	if (!all && next_due_ms && c->now_ms() < next_due_ms)
+	if (!all && next_due.ms && !strcmp(next_due.dir, dir) && c->now_ms() < next_due.ms)
 		return 0;
-	next_due_ms = UINT64_MAX; /* lowered by each restriction still held */
-	d = c->s->stock_restrict_state[0] ? opendir(c->s->stock_restrict_state) : NULL;
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (all_digits(e->d_name))
-			n += expire_one(c, e->d_name, all, fn, ctx);
-	closedir(d);
-	return n;
+	snprintf(next_due.dir, sizeof(next_due.dir), "%s", dir);
+	next_due.ms = UINT64_MAX; /* lowered by each restriction still held */
+	return restrict_state_each(dir, limit_file(c->tree), expire_one, &x);
 }

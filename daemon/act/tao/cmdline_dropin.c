@@ -2,7 +2,6 @@
 /* The kernel command-line drop-in for the TAO zone sizes (cmdline_dropin.h). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,6 +12,7 @@
 
 #include "cmdline_dropin.h"
 #include "common/rootfs.h"
+#include "common/state_files.h"
 
 /* The value goes inside double quotes in a shell file: no quoting characters. */
 static bool safe_params(const char *s)
@@ -40,40 +40,26 @@ int cmdline_dropin_text(const char *params, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
-static int write_all(int fd, const char *s)
+/* The text, on disk before the rename: grub may read it right after a crash. */
+static int write_synced(FILE *f, const void *text)
 {
-	size_t n = strlen(s);
-	ssize_t w = write(fd, s, n);
-
-	if (w < 0)
-		return -errno;
-	return (size_t)w == n ? 0 : -EIO;
+	if (fputs(text, f) == EOF || fflush(f))
+		return -EIO;
+	return fsync(fileno(f)) ? -errno : 0;
 }
 
 int cmdline_dropin_write(const char *path, const char *params)
 {
-	char real[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX], text[512];
-	int fd, r = cmdline_dropin_text(params, text, sizeof(text));
+	char real[PATH_MAX], dir[PATH_MAX], text[512];
+	int r = cmdline_dropin_text(params, text, sizeof(text));
 
 	if (r)
 		return r;
-	if (rootfs_path(real, sizeof(real), path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.new", real) >= (int)sizeof(tmp))
+	if (rootfs_path(real, sizeof(real), path))
 		return -ENAMETOOLONG;
 	snprintf(dir, sizeof(dir), "%s", real);
 	if (mkdir(dirname(dir), 0755) && errno != EEXIST)
 		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	r = write_all(fd, text);
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && !r)
-		r = -errno;
-	if (!r && rename(tmp, real))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	/* A fresh mkostemp name: a FIFO or hard link planted beside it is never opened. */
+	return replace_file_atomically(real, 0644, write_synced, text);
 }

@@ -16,9 +16,10 @@
  */
 int cmdline_dropin_text(const char *params, char *buf, size_t len);
 /*
- * Writes the drop-in at @path (under the root prefix) whole: a temporary
- * file renamed over it, so grub never reads half of one. Creates the
- * missing last directory. 0, or -errno.
+ * Writes the drop-in at @path (under the root prefix) whole: a fresh
+ * mkostemp file, synced and renamed over it, so grub never reads half of
+ * one and nothing planted beside it (a FIFO, a hard link) is written
+ * through. Creates the missing last directory. 0, or -errno.
  */
 int cmdline_dropin_write(const char *path, const char *params);
 

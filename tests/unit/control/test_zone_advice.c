@@ -155,6 +155,18 @@ Test(zone_advice, cmdline_values_as_the_kernel_parses_them)
 	cr_assert_eq(nm.bytes, 0);
 }
 
+/* A value no int or share holds is no value: never read as another one. */
+Test(zone_advice, cmdline_parse_refuses_what_would_wrap)
+{
+	struct zone_param ns, nm;
+
+	zone_cmdline_parse("nosplit=512M,4294967300 nomerge=101%,9", 16 * GIB, &ns, &nm);
+	cr_assert_eq(ns.bytes, 0, "order 2^32 + 4 read as %d", ns.order);
+	cr_assert_eq(nm.bytes, 0);
+	zone_cmdline_parse("nomerge=18446744073709551617%,9", 16 * GIB, &ns, &nm);
+	cr_assert_eq(nm.bytes, 0);
+}
+
 Test(zone_advice, dropin_text_refuses_what_the_shell_would_read)
 {
 	char buf[512];
