@@ -152,6 +152,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	j->acted = true;
 	j->last_action = kind;
 	j->last_action_ms = now_ms;
+	j->shatters_asked += kind == ACTION_SHATTER;
 	s->requests++;
 	if (io->sink)
 		io->sink(io->sink_ctx, &req);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +100,25 @@ static int write_line(int fd, const char *text, size_t n)
 	return -e;
 }
 
-/* The open file, reopened when it was unlinked (rotated away and deleted). */
+/*
+ * Whether the open file is still the one the path names: not unlinked
+ * (rotated away and deleted) nor renamed with the path now missing or
+ * another file (logrotate's move, with or without its create).
+ */
+static bool audit_fd_current(const struct audit_log *a)
+{
+	struct stat fst, pst;
+
+	return a->fd >= 0 && !fstat(a->fd, &fst) && fst.st_nlink > 0 && !lstat(a->path, &pst) &&
+	       pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino;
+}
+
+/* The open file, or the path opened anew when it names another (rotation). */
 static int audit_fd(struct audit_log *a)
 {
-	struct stat st;
 	int r;
 
-	if (a->fd >= 0 && !fstat(a->fd, &st) && st.st_nlink > 0)
+	if (audit_fd_current(a))
 		return a->fd;
 	if (a->fd >= 0)
 		close(a->fd);
