@@ -16,6 +16,7 @@
 #include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
 #include "taod/protocol.h"
+#include "common/log.h"
 #include "common/rootfs.h"
 #include "observe/task_rows.h"
 #include "common/version.h"
@@ -156,6 +157,16 @@ static struct json_object *sinks_json(const struct taod *d)
 	return o;
 }
 
+/* Warnings said once: how often each came since (log_repeated). */
+static struct json_object *repeats_json(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int r = 0; r < LOG_REPEAT_MAX; r++)
+		json_add_u64(o, log_repeat_key(r), log_repeat_count(r));
+	return o;
+}
+
 static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 {
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
@@ -190,6 +201,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add(o, "contiguity_pressure", pressure_status_json(d));
 	json_add(o, "action_benefit", benefit_status_json(d));
 	json_add(o, "sinks", sinks_json(d));
+	json_add(o, "repeated_warnings", repeats_json());
 	return o;
 }
 
