@@ -13,6 +13,7 @@
 
 #include "act/act.h"
 #include "explain.h"
+#include "thp_settings.h"
 #include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
 #include "taod/protocol.h"
@@ -185,6 +186,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "observation_mode", thp_observe_mode(d->obs));
 	json_add_str(o, "observation_reason", thp_observe_mode_reason(d->obs));
 	json_add_str(o, "mthp_observation", thp_observe_sizes_mode(d->obs));
+	json_add(o, "thp", thp_settings_json(d->cfg->k.thp_sysfs));
 	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
