@@ -22,6 +22,7 @@ static bool judged_at(const void *ctx, size_t i, struct metrics_judged *out)
 	    .scored = j->has_verdict,
 	    .score = j->last.score,
 	    .guarantee_ratio = p && p->coverage_guarantee > 0 ? p->coverage_guarantee / 100.0 : -1,
+	    .shatters_asked = j->shatters_asked,
 	};
 	return true;
 }

@@ -13,9 +13,11 @@
 
 #include "act/act.h"
 #include "explain.h"
+#include "thp_settings.h"
 #include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
 #include "taod/protocol.h"
+#include "common/log.h"
 #include "common/rootfs.h"
 #include "observe/task_rows.h"
 #include "common/version.h"
@@ -156,6 +158,16 @@ static struct json_object *sinks_json(const struct taod *d)
 	return o;
 }
 
+/* Warnings said once: how often each came since (log_repeated). */
+static struct json_object *repeats_json(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int r = 0; r < LOG_REPEAT_MAX; r++)
+		json_add_u64(o, log_repeat_key(r), log_repeat_count(r));
+	return o;
+}
+
 static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 {
 	struct json_object *o = protocol_ok(), *k = json_object_new_object();
@@ -174,6 +186,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "observation_mode", thp_observe_mode(d->obs));
 	json_add_str(o, "observation_reason", thp_observe_mode_reason(d->obs));
 	json_add_str(o, "mthp_observation", thp_observe_sizes_mode(d->obs));
+	json_add(o, "thp", thp_settings_json(d->cfg->k.thp_sysfs));
 	json_add_u64(o, "cgroup_version", (uint64_t)d->tree.version);
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
@@ -190,6 +203,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add(o, "contiguity_pressure", pressure_status_json(d));
 	json_add(o, "action_benefit", benefit_status_json(d));
 	json_add(o, "sinks", sinks_json(d));
+	json_add(o, "repeated_warnings", repeats_json());
 	return o;
 }
 

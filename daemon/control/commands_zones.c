@@ -197,6 +197,10 @@ struct json_object *cmd_zones_apply(struct taod *d, struct json_object *req)
 
 	if (dry && !json_object_is_type(dry, json_type_boolean))
 		return protocol_error("args.dry_run must be true or false");
+	/* Nothing to try on such a kernel: a dry run is no action to audit. */
+	if (!kernel_has(&d->kernel, TAO_BOOT_ZONES) && dry && json_object_get_boolean(dry))
+		return protocol_errorf("zones do not apply to this kernel: %s",
+				       d->kernel.feat[TAO_BOOT_ZONES].why);
 	rec.req.dry_run =
 	    (dry && json_object_get_boolean(dry)) || d->cfg->enforce.mode == ACT_MODE_OBSERVE;
 	snprintf(rec.req.policy, sizeof(rec.req.policy), "taoctl zones --apply");

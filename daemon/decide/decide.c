@@ -152,6 +152,7 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	j->acted = true;
 	j->last_action = kind;
 	j->last_action_ms = now_ms;
+	j->shatters_asked += kind == ACTION_SHATTER;
 	s->requests++;
 	if (io->sink)
 		io->sink(io->sink_ctx, &req);
@@ -177,8 +178,10 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	moved = hysteresis_step(j, j->last.level, p, now_ms);
 	name_offenders(j, &j->last, tc);
 	if (moved)
-		log_notice("cgroup %s is now %s (policy %s)", j->path, cg_class_name(j->cls),
-			   p->name);
+		log_struct(
+		    LOG_NOTICE,
+		    &(struct log_fields){.id = LOG_MSG_CLASS, .cgroup = j->path, .policy = p->name},
+		    "cgroup %s is now %s (policy %s)", j->path, cg_class_name(j->cls), p->name);
 	s->judgements++;
 	if (ladder_step(j, &j->last, p, moved, io, now_ms, &kind)) {
 		history_push(j, &j->last, now_ms);

@@ -127,6 +127,9 @@ struct cg_judge {
 	bool held_warned;
 	enum action_kind last_action;
 	uint64_t last_action_ms;
+	/* Shatters asked since taod started: an abuser still judged one after
+	 * some is not cured by them (TaodAbuserReturns). */
+	uint64_t shatters_asked;
 	unsigned seen_gen;
 };
 

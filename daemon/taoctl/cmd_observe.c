@@ -53,10 +53,19 @@ static void print_tao_figures(struct json_object *act, struct json_object *zones
 		       fmt_bytes(hvo, sizeof(hvo), jget_u64(act, "hvo_saved_bytes")));
 }
 
-/* One line per TAO feature the kernel was probed for, then the levers it changes. */
-static void print_features(struct json_object *features, struct json_object *levers)
+/*
+ * One line per TAO feature the kernel was probed for, then the levers it
+ * changes; on a stock kernel the one line that says none applies.
+ */
+static void print_features(struct json_object *k)
 {
+	struct json_object *features = jget(k, "features"), *levers = jget(k, "levers");
 	size_t n = features ? json_object_array_length(features) : 0;
+
+	if (strcmp(jget_text(k, "kind"), "tao")) {
+		printf("tao:         not a TAO kernel\n");
+		return;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *f = json_object_array_get_idx(features, i);
@@ -70,6 +79,26 @@ static void print_features(struct json_object *features, struct json_object *lev
 		struct json_object *l = json_object_array_get_idx(levers, i);
 
 		printf("  %-18s %s\n", jget_text(l, "action"), jget_text(l, "how"));
+	}
+}
+
+/* The kernel's THP settings: the PMD size's, then each smaller size's enabled. */
+static void print_thp(struct json_object *t)
+{
+	struct json_object *sizes = jget(t, "sizes");
+	size_t n = sizes ? json_object_array_length(sizes) : 0;
+
+	printf("thp:         enabled %s, defrag %s; khugepaged defrag %s, max_ptes_none %s\n",
+	       jget_text(t, "enabled"), jget_text(t, "defrag"), jget_text(t, "khugepaged_defrag"),
+	       jget_text(t, "max_ptes_none"));
+	if (!n)
+		return;
+	printf("thp sizes:  ");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(sizes, i);
+
+		printf(" %llukB %s%s", (unsigned long long)jget_u64(s, "size_kb"),
+		       jget_text(s, "enabled"), i + 1 < n ? "," : "\n");
 	}
 }
 
@@ -150,7 +179,8 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(r, "pid"), (unsigned long long)jget_u64(r, "uptime_s"));
 	printf("kernel:      %s, %s (%s)\n", jget_text(k, "release"), jget_text(k, "kind"),
 	       jget_text(k, "why"));
-	print_features(jget(k, "features"), jget(k, "levers"));
+	print_features(k);
+	print_thp(jget(r, "thp"));
 	printf("observation: %s (%s)\n", jget_text(r, "observation_mode"),
 	       jget_text(r, "observation_reason"));
 	printf("mthp sizes:  %s\n", jget_text(r, "mthp_observation"));

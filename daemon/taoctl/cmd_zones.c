@@ -47,11 +47,27 @@ static void print_param(const char *name, struct json_object *p)
 	       json_object_get_int(jget(p, "order")), jget_text(p, "why"));
 }
 
+/* A kernel with no zone and no way to size one: a stock kernel. */
+static bool zones_apply(struct json_object *r)
+{
+	struct json_object *zones = jget(r, "zones");
+
+	for (size_t i = 0; zones && i < json_object_array_length(zones); i++)
+		if (json_object_get_boolean(jget(json_object_array_get_idx(zones, i), "present")))
+			return true;
+	return strcmp(jget_text(r, "sizing"), "none");
+}
+
 static void print_zones(struct json_object *r)
 {
 	struct json_object *zones = jget(r, "zones"), *rec = jget(r, "recommendation");
 	char dem[32], mem[32], held[32], peak[32];
 
+	if (!zones_apply(r)) {
+		printf("zones:       do not apply to this kernel (%s)\n",
+		       jget_text(r, "sizing_why"));
+		return;
+	}
 	printf("sizing:      %s (%s)\n", jget_text(r, "sizing"), jget_text(r, "sizing_why"));
 	printf("memory:      %s, pageblock_order %d\n",
 	       fmt_bytes(mem, sizeof(mem), jget_u64(r, "memory_bytes")),

@@ -18,7 +18,7 @@ FILES = ["usr/sbin/taod", "usr/bin/taoctl", "etc/taod.conf", "etc/taod.conf.d",
          "usr/share/doc/taod/copyright", "usr/share/doc/taod/changelog.gz",
          "usr/share/doc/taod/README.md.gz", "usr/share/doc/taod/protocol.md",
          "usr/share/doc/taod/examples/taod-alerts.yml",
-         "usr/share/doc/taod/examples/taod-dashboard.json"]
+         "usr/share/doc/taod/examples/taod-dashboard.json", "etc/logrotate.d/taod"]
 
 
 def field(name):
@@ -44,9 +44,14 @@ def test_control_fields():
 
 
 def test_maintainer_scripts_enable_and_start_nothing():
+    """Nothing is enabled or started; the one restart is postinst's
+    try-restart on an upgrade, which leaves a stopped taod stopped."""
+    try_restart = "deb-systemd-invoke try-restart taod.service >/dev/null || true"
     for s in ["postinst", "prerm", "postrm"]:
         text = (REPO / "config/debian" / s).read_text()
         code = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+        assert (try_restart in code) == (s == "postinst"), s
+        code = code.replace(try_restart, "")
         for word in ["enable", "start", "deb-systemd-helper", "invoke-rc.d", "restart"]:
             assert word not in code, f"{s}: {word}"
 
@@ -87,7 +92,7 @@ def test_installs_into_a_scratch_root_and_runs(scratch):
         assert (root / f).exists(), f
     assert (root / "etc/taod.conf").read_text() == (REPO / "config/taod.conf").read_text()
     conffiles = (root / "var/lib/dpkg/info/taod.conffiles").read_text().split()
-    assert conffiles == ["/etc/taod.conf"]
+    assert conffiles == ["/etc/logrotate.d/taod", "/etc/taod.conf"]
     unit = (root / "lib/systemd/system/taod.service").read_text()
     assert "ExecStart=/usr/sbin/taod -c /etc/taod.conf" in unit
     # Shipped disabled: no wants/ link anywhere; systemd is only told
@@ -113,6 +118,18 @@ def test_installs_into_a_scratch_root_and_runs(scratch):
     assert built.split("-")[0] == version.rsplit(".", 1)[1], (built, version)
     d = subprocess.run([str(root / "usr/sbin/taod"), "-V"], capture_output=True, text=True)
     assert d.stdout == f"taod {built}\n"
+
+
+def test_an_upgrade_restarts_a_running_taod(scratch):
+    """Installing over an installed taod (postinst configure OLD-VERSION)
+    try-restarts it, so a running taod runs the new binary."""
+    root, calls = scratch
+    assert dpkg(root, "-i", DEB).returncode == 0
+    calls.unlink()
+    p = dpkg(root, "-i", DEB)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert calls.read_text().splitlines() == ["systemctl --system daemon-reload",
+                                              "deb-systemd-invoke try-restart taod.service"]
 
 
 def test_purge_leaves_nothing(scratch):

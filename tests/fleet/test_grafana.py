@@ -89,3 +89,15 @@ def test_every_metric_is_exported():
         named |= set(re.findall(r"\b(taod_[a-z_]+)", q))
     assert named, "the dashboard names taod metrics"
     assert not named - exported, f"not exported by taod: {sorted(named - exported)}"
+
+
+def test_per_cgroup_panels_are_bounded_by_topk():
+    """A host runs thousands of cgroups: a panel drawing one series per
+    cgroup draws only the top few (topk), never all of them."""
+    for p in data_panels(dashboard()):
+        for t in p["targets"]:
+            by = re.match(r"\w+ by \(([^)]*)\)", t["expr"])
+            if by and "cgroup" not in by.group(1):
+                continue  # aggregated away: one series per instance
+            if re.search(r"\btaod_cgroup_\w+\{", t["expr"]):
+                assert "topk(" in t["expr"], (p["title"], t["expr"])

@@ -28,7 +28,8 @@ def test_rules_unit_tests_pass():
 
 def test_the_alerts_asked_for_are_there():
     assert {"TaodDown", "TaodMetricsStale", "TaodMetricsAbsent", "TaodSinkFailing",
-            "TaodRecordsLost", "TaodAbuserPresent", "TaodGuaranteeMissed"} <= set(ALERT_NAMES)
+            "TaodRecordsLost", "TaodAbuserPresent", "TaodGuaranteeMissed",
+            "TaodActionsFailing", "TaodAbuserReturns"} <= set(ALERT_NAMES)
 
 
 def test_every_alert_is_tested_firing_and_quiet():
@@ -52,7 +53,7 @@ def test_an_alert_that_never_fires_fails_its_test(tmp_path):
     p = promtool("test", "rules", str(tmp_path / "tests/fleet/t.yml"))
     assert p.returncode == 0, p.stdout + p.stderr
     for name in ALERT_NAMES:
-        broken = re.sub(rf"(- alert: {name}\n\s+expr: )(>-\n(\s+).*\n\3.*\n|.*\n)",
+        broken = re.sub(rf"(- alert: {name}\n\s+expr: )(>-\n(\s+).*\n(?:\3.*\n)*|.*\n)",
                         r"\1vector(1) < 0\n", rules)
         assert broken != rules, name
         copy.write_text(broken)

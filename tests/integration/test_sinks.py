@@ -1,5 +1,6 @@
 """taod's output sinks on the real kernel: the audit log follows a rotation
-(mv, then SIGHUP or `taoctl reload`), a full filesystem (a real tmpfs) loses
+(mv, with or without SIGHUP or `taoctl reload`, as the shipped logrotate
+file does it), a full filesystem (a real tmpfs) loses
 no record silently and taod recovers when space returns, a deleted history
 directory is noticed and recreated, a foreign file at the history path is
 refused untouched, and status and metrics show each sink's health, actions
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import judged, wait_for, host_only
+from conftest import REPO, judged, wait_for, host_only
 
 FAST = "[daemon]\ntick = 100ms\n[history]\nevery = 1\n"
 
@@ -56,7 +57,7 @@ def audit_ids(path):
 
 
 @host_only
-@pytest.mark.parametrize("how", ["sighup", "reload"])
+@pytest.mark.parametrize("how", ["sighup", "reload", "nothing"])
 def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
     audit, prom = tmp_path / "audit.jsonl", tmp_path / "taod.prom"
     d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {audit}\n"
@@ -69,9 +70,11 @@ def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
     if how == "sighup":
         d.proc.send_signal(signal.SIGHUP)
         wait_for(lambda: "configuration reloaded" in d.logtext(), what="the reload")
-    else:
+    elif how == "reload":
         rc, out, err = d.ctl_rc("reload")
         assert rc == 0, err
+    # "nothing": logrotate's rename alone (the shipped logrotate file sends
+    # no signal); the next record sees the path name another file.
     second = warn_allowlisted(d)
     assert audit_ids(tmp_path / "audit.jsonl.1") == [first]
     assert audit_ids(audit) == [second]
@@ -79,6 +82,27 @@ def test_audit_log_follows_a_rotation(daemon_factory, tmp_path, how):
     # The textfile is a new file at its path every tick; the rotated one stays as it was.
     wait_for(prom.exists, what="a new textfile")
     assert (tmp_path / "taod.prom.1").read_text() == rotated
+
+
+@host_only
+def test_shipped_logrotate_rotates_the_audit_log(daemon_factory, tmp_path):
+    """logrotate itself, with config/debian/logrotate pointed at this test's
+    audit log: the next record goes to a new file at the path."""
+    audit = tmp_path / "audit.jsonl"
+    d = daemon_factory(f"[enforce]\nmode = observe\naudit_log = {audit}\n")
+    first = warn_allowlisted(d)
+    shipped = (REPO / "config/debian/logrotate").read_text()
+    assert "/var/lib/taod/audit.jsonl {" in shipped
+    conf = tmp_path / "logrotate.conf"
+    conf.write_text(shipped.replace("/var/lib/taod/audit.jsonl", str(audit)))
+    p = subprocess.run(["logrotate", "--force", "--state", str(tmp_path / "state"), str(conf)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert not audit.exists() and audit_ids(tmp_path / "audit.jsonl.1") == [first]
+    second = warn_allowlisted(d)
+    assert audit_ids(audit) == [second]
+    assert audit_ids(tmp_path / "audit.jsonl.1") == [first]
+    assert audit.stat().st_mode & 0o777 == 0o600
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """systemd integration: readiness and watchdog notifications, socket
 activation, and the unit files as installed."""
 import os
+import re
 import socket
 import subprocess
 import time
@@ -132,3 +133,25 @@ def test_socket_activated_second_daemon_stops_at_the_lock(daemon, tmp_path):
     assert p.returncode != 0
     assert f"another taod (pid {daemon.proc.pid}) holds {daemon.socket}.lock" in p.stderr.read()
     assert daemon.ctl("status")["ok"] is True
+
+
+def unit_write_paths():
+    """The directories taod.service lets taod write (ReadWritePaths, the
+    optional '-' dropped)."""
+    text = (REPO / "systemd/taod.service.in").read_text()
+    return {p.lstrip("-") for line in text.splitlines() if line.startswith("ReadWritePaths=")
+            for p in line.split("=", 1)[1].split()}
+
+
+def test_the_unit_may_write_what_the_shipped_config_names():
+    """ProtectSystem=strict makes every other path read-only (EROFS): the
+    zones drop-in `taoctl zones --apply` writes and the metrics textfile in
+    Debian's prometheus-node-exporter directory, which the shipped config
+    suggests, are both writable under the unit."""
+    conf = (REPO / "config/taod.conf").read_text()
+    writable = unit_write_paths()
+    dropin = re.search(r"^zone_cmdline_dropin = (\S+)$", conf, re.M).group(1)
+    assert os.path.dirname(dropin) in writable, (dropin, writable)
+    textfile = re.search(r"^#\s+textfile = (\S+)$", conf, re.M).group(1)
+    assert textfile == "/var/lib/prometheus/node-exporter/taod.prom"
+    assert os.path.dirname(textfile) in writable, (textfile, writable)

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +100,25 @@ static int write_line(int fd, const char *text, size_t n)
 	return -e;
 }
 
-/* The open file, reopened when it was unlinked (rotated away and deleted). */
+/*
+ * Whether the open file is still the one the path names: not unlinked
+ * (rotated away and deleted) nor renamed with the path now missing or
+ * another file (logrotate's move, with or without its create).
+ */
+static bool audit_fd_current(const struct audit_log *a)
+{
+	struct stat fst, pst;
+
+	return a->fd >= 0 && !fstat(a->fd, &fst) && fst.st_nlink > 0 && !lstat(a->path, &pst) &&
+	       pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino;
+}
+
+/* The open file, or the path opened anew when it names another (rotation). */
 static int audit_fd(struct audit_log *a)
 {
-	struct stat st;
 	int r;
 
-	if (a->fd >= 0 && !fstat(a->fd, &st) && st.st_nlink > 0)
+	if (audit_fd_current(a))
 		return a->fd;
 	if (a->fd >= 0)
 		close(a->fd);
@@ -178,16 +191,29 @@ void audit_benefit(struct audit_log *a, enum action_kind kind, const char *cgrou
 	json_add_str(o, "cgroup", cgroup);
 	json_add_str(o, "policy", policy);
 	json_add(o, "benefit", action_benefit_json(b));
-	log_info("action id=%llu benefit after %llu s: free PMD blocks %+lld, %u wanting "
-		 "tenants, coverage %+.2f points",
-		 (unsigned long long)b->id, (unsigned long long)(b->after_ms / 1000),
-		 (long long)b->free_pmd_regained, b->wanting, b->coverage_change);
+	log_struct(LOG_INFO,
+		   &(struct log_fields){.id = LOG_MSG_BENEFIT,
+					.cgroup = cgroup,
+					.action = action_kind_name(kind),
+					.policy = policy},
+		   "action id=%llu benefit after %llu s: free PMD blocks %+lld, %u wanting "
+		   "tenants, coverage %+.2f points",
+		   (unsigned long long)b->id, (unsigned long long)(b->after_ms / 1000),
+		   (long long)b->free_pmd_regained, b->wanting, b->coverage_change);
 	append_json(a, o);
 }
 
-/* Values quoted and escaped: a cgroup name cannot forge fields or lines. */
+/*
+ * Values quoted and escaped: a cgroup name cannot forge fields or lines.
+ * The journal gets them as fields too (journalctl TAOD_ACTION=shatter).
+ */
 static void log_audit_notice(const struct action_record *r)
 {
+	struct log_fields f = {.id = LOG_MSG_ACTION,
+			       .cgroup = r->req.cgroup,
+			       .action = action_kind_name(r->req.kind),
+			       .result = action_result_name(r->result),
+			       .policy = r->req.policy};
 	char *cg = text_escape_dup(r->req.cgroup && r->req.cgroup[0] ? r->req.cgroup : "-", true);
 	char policy[128], evidence[512], detail[512];
 
@@ -196,7 +222,8 @@ static void log_audit_notice(const struct action_record *r)
 	text_escape(r->req.policy[0] ? r->req.policy : "-", policy, sizeof(policy), true);
 	text_escape(r->req.evidence, evidence, sizeof(evidence), true);
 	text_escape(r->detail, detail, sizeof(detail), true);
-	log_notice("action id=%llu kind=%s cgroup=\"%s\" pid=%d bytes=%llu policy=\"%s\" "
+	log_struct(LOG_NOTICE, &f,
+		   "action id=%llu kind=%s cgroup=\"%s\" pid=%d bytes=%llu policy=\"%s\" "
 		   "result=%s errno=%d took_ms=%llu evidence=\"%s\" detail=\"%s\"",
 		   (unsigned long long)r->id, action_kind_name(r->req.kind), cg, (int)r->req.pid,
 		   (unsigned long long)r->req.bytes, policy, action_result_name(r->result), r->err,

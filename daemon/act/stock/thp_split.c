@@ -94,7 +94,9 @@ static bool split_write(struct split_run *s, uint64_t start, uint64_t end)
 		 (unsigned long long)end);
 	r = write_file(s->path, cmd);
 	if (r && debugfs_refused(r)) {
-		log_info("%s: %s; splitting through MADV_PAGEOUT instead", s->path, strerror(-r));
+		log_repeated(LOG_REPEAT_DEBUGFS_FALLBACK, LOG_INFO,
+			     "%s: %s; splitting through MADV_PAGEOUT instead", s->path,
+			     strerror(-r));
 		s->pageout = true;
 		return false;
 	}
@@ -204,7 +206,8 @@ static void ensure_debugfs(const struct act_ctx *c, const char *path)
 	if (!access(path, F_OK) || strcmp(rootfs_get(), "/"))
 		return;
 	if (mount("debugfs", c->k->debugfs, "debugfs", 0, NULL))
-		log_warn("mounting debugfs at %s: %s", c->k->debugfs, strerror(errno));
+		log_repeated(LOG_REPEAT_DEBUGFS_MOUNT, LOG_WARNING, "mounting debugfs at %s: %s",
+			     c->k->debugfs, strerror(errno));
 	else
 		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
 }
@@ -222,7 +225,9 @@ static void split_mthp(struct split_run *s, const struct vma_info *v, int n)
 			return;
 		r = mthp_split_mapping(s->k, s->path, s->task->pid, &v[i], &s->mthp_t);
 		if (r < 0) {
-			log_info("%s: %s; no split below the PMD size", s->path, strerror((int)-r));
+			log_repeated(LOG_REPEAT_MTHP_SPLIT, LOG_INFO,
+				     "%s: %s; no split below the PMD size", s->path,
+				     strerror((int)-r));
 			s->mthp = false;
 			return;
 		}

@@ -23,7 +23,8 @@ struct metrics_judged {
 	const char *class_name; /* as `taoctl abusers` prints it */
 	bool scored;		/* judged at least once: @score is its last */
 	double score;
-	double guarantee_ratio; /* its policy's coverage guarantee, 0 to 1; < 0: none */
+	double guarantee_ratio;	 /* its policy's coverage guarantee, 0 to 1; < 0: none */
+	uint64_t shatters_asked; /* shatters decide asked for it since taod started */
 };
 
 /* The @i-th judged cgroup into @out; false to skip @i (not a judged tenant). */

@@ -67,15 +67,19 @@ static void write_actions(FILE *f, const struct audit_log *a)
 		}
 }
 
-enum judged_metric { J_CLASS, J_SCORE, J_GUARANTEE, J_MAX };
+enum judged_metric { J_CLASS, J_SCORE, J_GUARANTEE, J_SHATTERS, J_MAX };
 
 static const struct {
-	const char *name, *help;
+	const char *name, *type, *help;
 } judged_families[J_MAX] = {
-    [J_CLASS] = {"taod_cgroup_class", "1 for the judged cgroup's class (good, misuser, abuser)."},
-    [J_SCORE] = {"taod_cgroup_score", "The judged cgroup's last score: waste over the limit."},
-    [J_GUARANTEE] = {"taod_cgroup_guarantee_ratio",
+    [J_CLASS] = {"taod_cgroup_class", "gauge",
+		 "1 for the judged cgroup's class (good, misuser, abuser)."},
+    [J_SCORE] = {"taod_cgroup_score", "gauge",
+		 "The judged cgroup's last score: waste over the limit."},
+    [J_GUARANTEE] = {"taod_cgroup_guarantee_ratio", "gauge",
 		     "The THP coverage its policy guarantees the judged cgroup, 0 to 1."},
+    [J_SHATTERS] = {"taod_cgroup_shatters_asked_total", "counter",
+		    "Shatters the ladder asked for the judged cgroup since taod started."},
 };
 
 static void write_judged_sample(FILE *f, enum judged_metric m, const struct metrics_judged *j,
@@ -91,13 +95,17 @@ static void write_judged_sample(FILE *f, enum judged_metric m, const struct metr
 	} else if (m == J_GUARANTEE && j->guarantee_ratio >= 0) {
 		fprintf(f, "taod_cgroup_guarantee_ratio{cgroup=\"%s\"} %.17g\n", label,
 			j->guarantee_ratio);
+	} else if (m == J_SHATTERS) {
+		fprintf(f, "taod_cgroup_shatters_asked_total{cgroup=\"%s\"} %llu\n", label,
+			(unsigned long long)j->shatters_asked);
 	}
 }
 
 static void write_judged(FILE *f, const struct metrics_input *in)
 {
 	for (int m = 0; m < J_MAX; m++) {
-		metrics_family(f, judged_families[m].name, "gauge", judged_families[m].help);
+		metrics_family(f, judged_families[m].name, judged_families[m].type,
+			       judged_families[m].help);
 		for (size_t i = 0; in->judged && i < in->njudged; i++) {
 			struct metrics_judged j;
 			size_t max;

@@ -40,7 +40,8 @@ static bool one_judged(const void *ctx, size_t i, struct metrics_judged *out)
 				       .class_name = i ? "good" : "abuser",
 				       .scored = !i,
 				       .score = 2.5,
-				       .guarantee_ratio = i ? -1 : 0.8};
+				       .guarantee_ratio = i ? -1 : 0.8,
+				       .shatters_asked = i ? 0 : 3};
 	return true;
 }
 
@@ -79,6 +80,11 @@ Test(sink_health, metrics_series)
 	    strstr(out, "taod_cgroup_guarantee_ratio{cgroup=\"/a\\\"q\"} 0.80000000000000004\n"),
 	    "%s", out);
 	cr_assert_null(strstr(out, "taod_cgroup_guarantee_ratio{cgroup=\"/b\"}"));
+	/* TaodAbuserReturns joins the class with the shatters asked. */
+	cr_assert(strstr(out, "# TYPE taod_cgroup_shatters_asked_total counter\n"));
+	cr_assert(strstr(out, "taod_cgroup_shatters_asked_total{cgroup=\"/a\\\"q\"} 3\n"), "%s",
+		  out);
+	cr_assert(strstr(out, "taod_cgroup_shatters_asked_total{cgroup=\"/b\"} 0\n"));
 	free(out);
 	cgroup_table_free(&t);
 }

@@ -196,6 +196,8 @@ Test(decide, restrict_rung_gives_way_on_a_kernel_without_memcg_zones)
 	cr_assert_eq(fx.reqs[2].pid, 777);
 	ABUSE;
 	assert_req(3, ACTION_SHATTER);
+	/* What TaodAbuserReturns counts: the shatters asked, not the warns. */
+	cr_assert_eq(decide_find(&st, ID)->shatters_asked, 2);
 	GOOD;
 	GOOD;
 	GOOD;
