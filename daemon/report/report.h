@@ -269,8 +269,8 @@ const char *svg_shatter_color(int i);
 const char *svg_order_color(int order);
 /* The colour of an action's mark by its result ("done", "failed", ...; others share one). */
 const char *svg_result_color(const char *result);
-/* The chart's legend as a <p class="legend">: its lines, and actions by result. */
-void svg_chart_legend(FILE *f);
+/* The chart's legend as a <p class="legend">: its lines, and with @actions the marks by result. */
+void svg_chart_legend(FILE *f, bool actions);
 /* One legend key: a swatch of @color and @label in legible text. */
 void svg_legend_key(FILE *f, const char *color, const char *label);
 /* Mean coverage in the window below the cgroup's guarantee. */

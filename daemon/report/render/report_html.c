@@ -300,7 +300,7 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	guarantee_line(f, c);
 	shatter_line(f, c);
 	report_sizes_html(f, c);
-	svg_chart_legend(f);
+	svg_chart_legend(f, c->nactions);
 	svg_chart(f, r, c);
 	action_table(f, c);
 	fputs("</section>\n", f);
@@ -309,7 +309,8 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 /* One line up top: how many need attention, by why (every cgroup counts, shown or not). */
 static void attention(FILE *f, const struct report *r)
 {
-	static const char *const why[] = {"abusers", "misusers", "missed guarantees", "acted on"};
+	static const char *const why[] = {"abusers", "misusers", "missed guarantees",
+					  "others acted on"};
 	size_t n[CONCERN_ACTIVE] = {0};
 
 	for (size_t i = 0; i < r->ncgroups; i++)

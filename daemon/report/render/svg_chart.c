@@ -20,7 +20,7 @@
 #define RIGHT	    72
 #define TOP	    16
 #define BOTTOM	    46
-#define MAX_BUCKETS 300
+#define MAX_BUCKETS 240
 #define MARK_PX	    6 /* marks of one result closer than this are drawn as one */
 
 struct frame {
@@ -202,15 +202,17 @@ void svg_legend_key(FILE *f, const char *color, const char *label)
 	key(f, color, "line", label);
 }
 
-void svg_chart_legend(FILE *f)
+void svg_chart_legend(FILE *f, bool actions)
 {
 	fputs("<p class=\"legend\">", f);
 	key(f, "#2471a3", "line", "THP coverage (%, left axis)");
 	key(f, "#c0392b", "line", "PMD splits/s (right axis)");
 	key(f, "#d68910", "bar", "class change");
-	fputs("<br>actions by result: ", f);
-	for (size_t i = 0; i < NRESULTS; i++)
-		key(f, results[i].color, "dot", results[i].label);
+	if (actions) {
+		fputs("<br>actions by result: ", f);
+		for (size_t i = 0; i < NRESULTS; i++)
+			key(f, results[i].color, "dot", results[i].label);
+	}
 	fputs("</p>\n", f);
 }
 
@@ -227,14 +229,15 @@ static void action_mark(FILE *f, const struct report_action *a, double x, size_t
 {
 	int y = TOP + 5 + 7 * (int)g; /* results on their own rows: none hides another */
 
+	/* Terse: an abuser's hundreds of marks are much of a big host's page. */
 	fputs("<g class=\"action\" data-kind=\"", f);
 	html_text(f, a->kind); /* the database's text: a crafted one holds any bytes */
 	fprintf(f,
-		"\" data-result=\"%s\" data-count=\"%zu\"><line x1=\"%.0f\" x2=\"%.0f\" y1=\"%d\" "
-		"y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"3,2\"/><circle cx=\"%.0f\" cy=\"%d\" "
-		"r=\"4\" fill=\"%s\"><title>",
-		results[g].result ? results[g].result : "other", n, x, x, y, H - BOTTOM,
-		results[g].color, x, y, results[g].color);
+		"\" data-result=\"%s\" data-count=\"%zu\" fill=\"%s\" stroke=\"%s\"><path "
+		"d=\"M%.0f %dV%d\" stroke-dasharray=\"3,2\"/><circle cx=\"%.0f\" cy=\"%d\" "
+		"r=\"4\"><title>",
+		results[g].result ? results[g].result : "other", n, results[g].color,
+		results[g].color, x, y, H - BOTTOM, x, y);
 	if (n > 1)
 		fprintf(f, "%zu actions, the first: ", n);
 	html_text(f, a->kind);

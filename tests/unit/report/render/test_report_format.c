@@ -148,8 +148,8 @@ Test(report_format, long_series_are_bucketed)
 	cr_assert_not_null(line);
 	for (char *p = strstr(line, "points=\""); *p && *p != '/'; p++)
 		pairs += *p == ',';
-	cr_assert_leq(pairs, 300);
-	cr_assert_geq(pairs, 250);
+	cr_assert_leq(pairs, 240);
+	cr_assert_geq(pairs, 200);
 	free(c.points);
 	free(buf);
 }

@@ -73,8 +73,10 @@ Test(report_html, marks_coloured_by_result_with_a_legend_and_an_action_table)
 	cr_assert(strstr(html, "data-result=\"done\" data-count=\"1\""), "%s", html);
 	cr_assert(strstr(html, "data-result=\"failed\""), "%s", html);
 	cr_assert(strstr(html, "data-result=\"other\""), "rate-limited is not carried out");
-	cr_assert(strstr(html, "fill=\"#1e8449\""), "done is green");
-	cr_assert(strstr(html, "fill=\"#e6194b\""), "failed is red");
+	cr_assert(strstr(html, "data-result=\"done\" data-count=\"1\" fill=\"#1e8449\""),
+		  "done is green");
+	cr_assert(strstr(html, "data-result=\"failed\" data-count=\"1\" fill=\"#e6194b\""),
+		  "failed is red");
 	for (size_t i = 0; i < 4; i++) {
 		char key[96];
 
