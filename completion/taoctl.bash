@@ -32,7 +32,7 @@ _taoctl()
 		return
 	fi
 	case $cmd in
-	cgroups) COMPREPLY=($(compgen -W "--sort --glob --sizes --json" -- "$cur")) ;;
+	cgroups) COMPREPLY=($(compgen -W "--sort --glob --sizes --all --json" -- "$cur")) ;;
 	top-tasks|actions) COMPREPLY=($(compgen -W "--limit --cgroup --json" -- "$cur")) ;;
 	act)
 		if [[ $prev == act ]]; then
@@ -45,7 +45,7 @@ _taoctl()
 		fi ;;
 	zones) COMPREPLY=($(compgen -W "--apply --dry-run --nosplit --nomerge --json" -- "$cur")) ;;
 	abusers) COMPREPLY=($(compgen -W "--all --json" -- "$cur")) ;;
-	report) COMPREPLY=($(compgen -W "--since --cgroup --format --output --db --config --sizes --costs --json" -- "$cur")) ;;
+	report) COMPREPLY=($(compgen -W "--since --cgroup --format --output --db --config --sizes --costs --all --json" -- "$cur")) ;;
 	*) COMPREPLY=($(compgen -W "--json" -- "$cur")) ;;
 	esac
 }

@@ -182,6 +182,9 @@ struct report {
 	struct report_pressure pressure;
 	struct report_costs costs;
 	size_t paths_cut; /* paths over REPORT_MAX_PATH, shown cut in the middle */
+	/* Table and HTML: every cgroup (taoctl report --all), not only those
+	 * that matter (report_shown); the caller sets it after report_load. */
+	bool all;
 };
 
 /* A cgroup path longer than this (bytes) is cut in the middle to this. */
@@ -208,12 +211,37 @@ size_t report_pressure_batches(const struct report *r);
 /* Still there at the window's last batch (else removed, or taod stopped seeing it). */
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c);
 
+/* Why a cgroup needs attention, most pressing first; the last two do not. */
+enum report_concern {
+	CONCERN_ABUSER,
+	CONCERN_MISUSER,
+	CONCERN_MISSED, /* mean coverage below its guarantee */
+	CONCERN_ACTED,	/* taod acted on it in the window */
+	CONCERN_ACTIVE, /* THP events in the window */
+	CONCERN_IDLE,
+};
+enum report_concern report_concern(const struct report_cgroup *c);
+
 /*
  * Indices of r->cgroups by concern (report_order.c): abusers, misusers,
- * missed guarantees, the active rest, idle ones; within each the higher
- * split ratio, then more splits, then the path. malloc'd; NULL on ENOMEM.
+ * missed guarantees, acted on, the active rest (the busiest first), idle
+ * ones; within each the higher split ratio, then more splits, then the
+ * path. malloc'd; NULL on ENOMEM.
  */
 size_t *report_concern_order(const struct report *r);
+/*
+ * The cgroups the table and the page show, in concern order: with r->all
+ * every one; else those that need attention (abusers, misusers, missed
+ * guarantees, any acted on, removed ones too) and the BUSIEST_SHOWN
+ * present ones with the most THP allocations and splits. Idle, removed and
+ * quieter cgroups are left out: r->ncgroups - *n of them. malloc'd; NULL
+ * on ENOMEM.
+ */
+size_t *report_shown(const struct report *r, size_t *n);
+/* "N of M cgroups left out ... (--all shows every one)" between @before
+ * and @after, when report_shown showed only @shown of them; else nothing. */
+void report_left_out(FILE *f, const struct report *r, size_t shown, const char *before,
+		     const char *after);
 
 int report_write_table(FILE *f, const struct report *r);
 int report_write_json(FILE *f, const struct report *r);
@@ -239,6 +267,12 @@ void svg_shatter(FILE *f, const struct report *r);
 const char *svg_shatter_color(int i);
 /* The line colour of @order in that chart, for legends. */
 const char *svg_order_color(int order);
+/* The colour of an action's mark by its result ("done", "failed", ...; others share one). */
+const char *svg_result_color(const char *result);
+/* The chart's legend as a <p class="legend">: its lines, and with @actions the marks by result. */
+void svg_chart_legend(FILE *f, bool actions);
+/* One legend key: a swatch of @color and @label in legible text. */
+void svg_legend_key(FILE *f, const char *color, const char *label);
 /* Mean coverage in the window below the cgroup's guarantee. */
 bool report_guarantee_missed(const struct report_cgroup *c);
 

@@ -16,6 +16,7 @@
 #include "control/explain.h"
 #include "observe/size_events.h"
 #include "common/json_fields.h"
+#include "common/busiest.h"
 
 /* TAO kernels only: the policy zones, their counters and the HVO saving. */
 static void print_tao_figures(struct json_object *act, struct json_object *zones)
@@ -248,17 +249,69 @@ static void print_cgroup_row(struct json_object *row, int width)
 }
 
 const struct taoctl_opt cgroups_opts[] = {
-    {"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {"sizes", 'z', NULL}, {0}};
+    {"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {"sizes", 'z', NULL}, {"all", 'a', NULL}, {0}};
+
+/*
+ * The rows the table shows without --all (busiest_pick): judged abusers
+ * and misusers, tenants wanting their guarantee, then the busiest by THP
+ * allocations and splits; NULL without memory (then every row).
+ */
+static bool *rows_that_matter(struct json_object *list, size_t n)
+{
+	bool *flagged = calloc(n + 1, sizeof(*flagged)), *show = calloc(n + 1, sizeof(*show));
+	uint64_t *busy = calloc(n + 1, sizeof(*busy));
+
+	for (size_t i = 0; flagged && show && busy && i < n; i++) {
+		struct json_object *row = json_object_array_get_idx(list, i),
+				   *v = jget(row, "verdict");
+		const char *cls = v ? jget_text(v, "class") : "";
+
+		flagged[i] = !strcmp(cls, "abuser") || !strcmp(cls, "misuser") ||
+			     (v && json_object_get_boolean(jget(v, "wanting")));
+		busy[i] = jget_u64(row, "thp_alloc") + jget_u64(row, "pmd_split");
+	}
+	if (!flagged || !show || !busy || busiest_pick(flagged, busy, n, BUSIEST_SHOWN, show) < 0) {
+		free(show);
+		show = NULL;
+	}
+	free(flagged);
+	free(busy);
+	return show;
+}
+
+static void print_cgroup_table(struct json_object *list, bool all)
+{
+	size_t n = json_object_array_length(list), shown = 0;
+	bool *show = all ? NULL : rows_that_matter(list, n);
+	int w = column_width(list, "path", 6);
+
+	printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %-4s %5s  %s\n", w, "CGROUP", "ANON",
+	       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", "VERDICT", "WANT",
+	       "SCORE", "WORKLOAD");
+	for (size_t i = 0; i < n; i++) {
+		if (show && !show[i])
+			continue;
+		print_cgroup_row(json_object_array_get_idx(list, i), w);
+		shown++;
+	}
+	if (shown < n)
+		printf("(%zu of %zu cgroups left out: no THP allocations or splits, or fewer than "
+		       "the %d busiest (--all shows every one))\n",
+		       n - shown, n, BUSIEST_SHOWN);
+	free(show);
+}
 
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 {
 	struct json_object *args = json_object_new_object(), *r, *list;
-	bool sizes = false;
+	bool sizes = false, all = false;
 	int c, rc;
 
 	while ((c = taoctl_getopt(argc, argv, cgroups_opts, false)) != -1) {
 		if (c == 'z')
 			sizes = true;
+		else if (c == 'a')
+			all = true;
 		else if (c == 's')
 			json_add_str(args, "sort", optarg);
 		else if (c == 'g')
@@ -280,13 +333,7 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	} else if (ctl->json) {
 		print_json(list);
 	} else {
-		int w = column_width(list, "path", 6);
-
-		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %-4s %5s  %s\n", w, "CGROUP",
-		       "ANON", "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO",
-		       "VERDICT", "WANT", "SCORE", "WORKLOAD");
-		for (size_t i = 0; i < json_object_array_length(list); i++)
-			print_cgroup_row(json_object_array_get_idx(list, i), w);
+		print_cgroup_table(list, all);
 	}
 	json_object_put(r);
 	return 0;

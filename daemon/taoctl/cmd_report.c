@@ -31,6 +31,7 @@ struct report_args {
 	uint64_t since_ms;
 	bool sizes; /* csv: a line per cgroup and folio size */
 	bool costs; /* csv: a line per policy or tenant and action kind */
+	bool all;   /* table, html: idle and removed cgroups too */
 };
 
 static const struct {
@@ -44,9 +45,11 @@ static const struct {
 };
 
 const struct taoctl_opt report_opts[] = {
-    {"since", 's', "D"},     {"cgroup", 'g', "GLOB"}, {"format", 'f', "FORMAT"},
-    {"output", 'o', "FILE"}, {"db", 'd', "PATH"},     {"config", 'c', "CONFIG"},
-    {"sizes", 'z', NULL},    {"costs", 'C', NULL},    {0},
+    {"since", 's', "D"},       {"cgroup", 'g', "GLOB"},
+    {"format", 'f', "FORMAT"}, {"output", 'o', "FILE"},
+    {"db", 'd', "PATH"},       {"config", 'c', "CONFIG"},
+    {"sizes", 'z', NULL},      {"costs", 'C', NULL},
+    {"all", 'a', NULL},	       {0},
 };
 
 static int parse_report_args(int argc, char **argv, struct report_args *a)
@@ -84,6 +87,9 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			break;
 		case 'C':
 			a->costs = true;
+			break;
+		case 'a':
+			a->all = true;
 			break;
 		default:
 			return EXIT_USAGE;
@@ -223,6 +229,7 @@ int taoctl_report(const struct taoctl *ctl, int argc, char **argv)
 			"cut in the middle\n",
 			r.paths_cut, REPORT_MAX_PATH);
 	r.generated_ms = q.until_ms;
+	r.all = a.all;
 	set_guarantees(&r, cfg);
 	rc = write_report(&a, &r, write);
 	report_free(&r);

@@ -1,6 +1,7 @@
 """History, report and metrics on the real kernel: crash safety of the
 database, reports that match the live counters, the HTML report in a real
 browser, and the Prometheus exposition read by a real parser."""
+import html
 import html.parser
 import json
 import os
@@ -278,3 +279,136 @@ def test_daemon_runs_on_without_a_usable_database(daemon_factory):
     assert "running without history" in d.logtext()
     rc, text, _ = d.ctl_rc("metrics")
     assert rc == 0 and "taod_history_enabled 0" in text
+
+
+# A host of 1,000 cgroups over the last hour: 5 abusers acted on 60 times
+# each (every result), 30 busy, 20 busy but removed, the rest idle.
+RESULTS = ("done", "dry-run", "unsupported", "failed", "rate-limited")
+
+
+def sample_row(cols, values):
+    """A samples row of @cols: @values by name, 0 in the other NOT NULL columns, else NULL."""
+    return tuple(values.get(name, 0 if notnull else None) for name, notnull in cols)
+
+
+def thousand_cgroup_history(daemon_factory, tmp_path):
+    """taod's own database (its schema, whatever the version), then the
+    1,000 cgroups written into it: (database, the abusers' paths)."""
+    d = daemon_factory(FAST)
+    d.wait_ticks(3)
+    d.stop()
+    db = tmp_path / "history.db"
+    con = sqlite3.connect(db)
+    cols = [(r[1], r[3]) for r in con.execute("PRAGMA table_info(samples)")]
+    run = con.execute("SELECT max(run) FROM runs").fetchone()[0]
+    first = con.execute("SELECT coalesce(max(cg), 0) FROM cgroups").fetchone()[0] + 1
+    step, now = 10_000, int(time.time() * 1000)
+    times = [now - (299 - k) * step for k in range(300)]  # the last batch: these
+    rows, actions, abusers = [], [], []
+    for i in range(1000):
+        cg, path = first + i, f"/r28/tenant-{i:04d}"
+        busy, removed = i < 55, 35 <= i < 55
+        cls = "abuser" if i < 5 else "good"
+        seen = times[:100] if removed else times if busy else [times[0], times[-1]]
+        con.execute("INSERT INTO cgroups VALUES (?, ?, ?, ?, ?, ?)",
+                    (cg, path, 10**6 + i, seen[0], seen[-1], cls))
+        for k, t in enumerate(seen):
+            rows.append(sample_row(cols, {
+                "cg": cg, "t_ms": t, "run": run, "interval_ms": step, "anon_bytes": 64 << 20,
+                "thp_bytes": (k % 32) << 21, "coverage_pct": 100.0 * (k % 32) / 32,
+                "class": cls, "d_thp_alloc": (i % 7 + 1) if busy else 0,
+                "d_pmd_split": (k % 3) if busy else 0}))
+        if i < 5:
+            abusers.append(path)
+            actions += [(times[k * 5], cg, path, 10**6 + i, "shatter", RESULTS[k % 5], 0,
+                         1000 + k, THP, 0, "default", "{}", f"split {k} THPs", run)
+                        for k in range(60)]
+    con.executemany(f"INSERT INTO samples({', '.join(n for n, _ in cols)}) VALUES "
+                    f"({', '.join('?' * len(cols))})", rows)
+    con.executemany("INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err, pid,"
+                    " bytes, dry_run, policy, evidence, detail, run) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", actions)
+    con.commit()
+    con.close()
+    return db, abusers
+
+
+@host_only
+def test_a_thousand_cgroups_give_a_small_page_that_leads_with_attention(daemon_factory,
+                                                                         tmp_path):
+    db, abusers = thousand_cgroup_history(daemon_factory, tmp_path)
+    out = tmp_path / "report.html"
+    report(db, "--format", "html", "-o", str(out))
+    page = out.read_text()
+    assert len(page.encode()) < 300 * 1024, len(page.encode())
+    finder = SectionFinder()
+    finder.feed(page)
+    shown = list(finder.sections)
+    assert shown[:5] == sorted(abusers, key=lambda p: shown.index(p)), shown[:8]
+    assert set(shown[:5]) == set(abusers), shown[:8]
+    assert "/r28/tenant-0999" not in page, "idle: left out"
+    assert "/r28/tenant-0040" not in page, "removed: left out"
+    assert "cgroups left out: idle, removed, or quieter than the 20 busiest" in page
+    # Each abuser: marks of every result, and a table of its last 20 actions.
+    sec = page.split(f'data-cgroup="{abusers[0]}"')[1].split("</section>")[0]
+    for result in ("done", "dry-run", "unsupported", "failed", "other"):
+        assert f'data-result="{result}"' in sec, result
+    assert sec.count("<td class=\"detail\">") == 20
+    assert "40 earlier ones" in sec
+    # --all: every cgroup in the table (the page still draws at most 50 charts).
+    table = report(db, "--all", "--cgroup", "/r28/*")
+    assert sum(line.startswith("/r28/tenant-") for line in table.splitlines()) == 1000
+    table = report(db, "--cgroup", "/r28/*")
+    assert sum(line.startswith("/r28/tenant-") for line in table.splitlines()) == 25
+    assert "(975 of 1000 cgroups left out" in table
+
+
+# Run in the page by Chromium: how wide the document is against the window,
+# and each legend entry's text size and its contrast against white (WCAG).
+PROBE = """<script>
+(() => {
+  const lum = c => {
+    const [r, g, b] = c.match(/[0-9.]+/g).slice(0, 3).map(v => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const keys = [...document.querySelectorAll(".legend > span")].map(s => {
+    const st = getComputedStyle(s);
+    return {text: s.textContent, px: parseFloat(st.fontSize),
+            contrast: 1.05 / (lum(st.color) + 0.05),
+            right: s.getBoundingClientRect().right};
+  });
+  const out = {scrollWidth: document.documentElement.scrollWidth,
+               innerWidth: window.innerWidth, keys};
+  const pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+@host_only
+def test_the_page_renders_without_overflow_and_a_legible_legend(daemon_factory, tmp_path):
+    db, abusers = thousand_cgroup_history(daemon_factory, tmp_path)
+    out = tmp_path / "report.html"
+    report(db, "--format", "html", "-o", str(out))
+    png = tmp_path / "report.png"
+    chromium(tmp_path, f"--screenshot={png}", "--window-size=1024,4000", out.as_uri())
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20000
+    assert int.from_bytes(data[16:20], "big") == 1024, "the window's width"
+    probed = tmp_path / "probed.html"
+    probed.write_text(out.read_text().replace("</body>", PROBE + "</body>"))
+    dom = chromium(tmp_path, "--window-size=1024,4000", "--dump-dom", probed.as_uri())
+    got = json.loads(html.unescape(dom.split('<pre id="probe">')[1].split("</pre>")[0]))
+    assert got["innerWidth"] == 1024, got["innerWidth"]
+    assert got["scrollWidth"] <= got["innerWidth"], "the page scrolls sideways"
+    texts = " ".join(k["text"] for k in got["keys"])
+    for words in ("order 0", "order 9", "done", "dry-run", "unsupported", "failed",
+                  "PMD splits/s"):
+        assert words in texts, words
+    for k in got["keys"]:
+        assert k["px"] >= 12, k
+        assert k["contrast"] >= 4.5, k
+        assert k["right"] <= got["innerWidth"], k

@@ -1,8 +1,8 @@
 """End to end on the real kernel: BPF counts per cgroup and per task."""
 import os
 
-from conftest import (cgroup_row, exact_splits, finish, kernel_has_memcg_tracepoints,
-                      needs_thp_madvise, wait_for)
+from conftest import (cgroup_row, exact_splits, finish, host_only,
+                      kernel_has_memcg_tracepoints, needs_thp_madvise, wait_for)
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -111,6 +111,25 @@ def test_filter_and_sort(daemon, cgroups):
     assert [r["path"] for r in rows] == [cgroups.rel(f), cgroups.rel(e)]
     rc, out, err = daemon.ctl_rc("cgroups", "--sort", "colour")
     assert rc == 1 and "unknown key" in err
+
+
+# What the table leaves out is taoctl's choice over the daemon's rows: the
+# kernel only supplies the counts, and the test above proves those.
+@host_only
+def test_cgroups_table_leaves_idle_ones_out_unless_all(daemon, cgroups):
+    busy, idle = cgroups.make("busy"), cgroups.make("idle")
+    finish(cgroups.workload(busy, "fault", 2, "partial", 1))
+    wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(busy))) and r["pmd_split"] == 1,
+             what="the busy cgroup's split")
+    wait_for(lambda: cgroup_row(daemon, cgroups.rel(idle)), what="the idle cgroup seen")
+    mine = "*/" + "-".join(os.path.basename(cgroups.rel(busy)).split("-")[:2]) + "-*"  # our pid
+    rc, out, err = daemon.ctl_rc("cgroups", mine)
+    assert rc == 0, err
+    assert cgroups.rel(busy) in out and cgroups.rel(idle) not in out, out
+    assert "1 of 2 cgroups left out" in out and "(--all shows every one)" in out, out
+    rc, out, err = daemon.ctl_rc("cgroups", "--all", mine)
+    assert rc == 0 and cgroups.rel(idle) in out and "left out" not in out, out
+    assert len(daemon.ctl("cgroups", mine)) == 2, "JSON lists every one"
 
 
 def test_status_names_mode_and_kernel(daemon):

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `taoctl report --format html`: one self-contained page (inline CSS and
- * SVG, no scripts, nothing fetched): machine summary, a summary table, and
- * per cgroup a <section class="cgroup" data-cgroup="PATH"> with its chart.
- * Cgroups come by concern: abusers, misusers, missed guarantees, the
- * active rest, then idle ones.
+ * SVG, no scripts, nothing fetched): what needs attention, the machine,
+ * a summary table, and per cgroup a <section class="cgroup"
+ * data-cgroup="PATH"> with its chart and its actions. Cgroups come by
+ * concern (report_shown): abusers, misusers, missed guarantees, acted on,
+ * then the busiest; idle and removed ones only with --all (r->all). A
+ * host's thousand cgroups stay a page of a few hundred KB: at most
+ * MAX_SECTIONS charts, MAX_ACTION_ROWS rows per action table.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -17,13 +20,24 @@
 #include "common/workload_name.h"
 #include "report_sizes.h"
 
+#define MAX_SECTIONS	50
+#define MAX_ACTION_ROWS 20
+
+/* Wide tables scroll in their box (.wide), charts shrink: the page never scrolls sideways. */
 static const char style[] =
     "body{font:14px sans-serif;margin:2em;color:#1b2631}"
     "table{border-collapse:collapse;margin:1em 0}"
     "td,th{border:1px solid #d5d8dc;padding:2px 8px;text-align:right}"
-    "td:first-child,th:first-child{text-align:left;word-break:break-all;max-width:30em}"
+    "td:first-child,th:first-child{text-align:left;word-break:break-all;min-width:14em;max-width:"
+    "30em}"
+    "td.detail{text-align:left;word-break:break-all;max-width:40em}"
+    ".wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}"
     "section.cgroup{margin:2em 0;border-top:1px solid #d5d8dc}"
-    ".legend span{margin-right:1.5em}"
+    ".legend{font-size:14px;line-height:1.8}.legend .key{margin-right:1.5em;white-space:nowrap}"
+    ".key i{display:inline-block;width:1.4em;height:.5em;margin-right:.4em;"
+    "vertical-align:middle;border:1px solid #566573}"
+    ".key i.dot{width:.8em;height:.8em;border-radius:50%}.key i.bar{width:.3em;height:1em}"
+    ".attention,.left-out{font-size:15px}"
     ".guarantee.met{color:#1e8449}.guarantee.missed{color:#c0392b;font-weight:bold}";
 
 static void cell_pct(FILE *f, double v)
@@ -47,7 +61,7 @@ static void cell_time(FILE *f, int64_t ms)
 
 static void machine_summary(FILE *f, const struct report *r)
 {
-	fputs("<h1>taod THP coverage report</h1>\n<table class=\"machine\">", f);
+	fputs("<h2>Machine</h2>\n<table class=\"machine\">", f);
 	fputs("<tr><th>database</th><td>", f);
 	html_text(f, r->db);
 	fputs("</td></tr>\n<tr><th>first batch</th>", f);
@@ -63,7 +77,8 @@ static void machine_summary(FILE *f, const struct report *r)
 		r->batches, r->nruns, r->ncgroups, (unsigned long long)r->thp_alloc,
 		(unsigned long long)r->counts[CG_IDX_pmd_split],
 		(unsigned long long)r->counts[CG_IDX_pmd_unmap_whole]);
-	fputs("<table class=\"zones\"><tr><th>zone</th><th>order</th><th>managed pages</th>"
+	fputs("<div class=\"wide\"><table "
+	      "class=\"zones\"><tr><th>zone</th><th>order</th><th>managed pages</th>"
 	      "<th>free pages</th><th>free blocks by order</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < r->nzones; i++) {
@@ -81,7 +96,7 @@ static void machine_summary(FILE *f, const struct report *r)
 		html_text(f, r->zones[i].free_blocks);
 		fputs("</td></tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	fputs("</table></div>\n", f);
 }
 
 static void guarantee_line(FILE *f, const struct report_cgroup *c)
@@ -113,10 +128,16 @@ static void fragmentation(FILE *f, const struct report *r)
 {
 	if (!r->nfrag)
 		return;
-	fputs("<h2>Free blocks by order (all zones, log scale)</h2>\n<p class=\"legend\">", f);
-	for (int o = 0; o < r->frag_orders; o++)
-		fprintf(f, "<span style=\"color:%s\">&#9644; order %d: %llu</span>",
-			svg_order_color(o), o, (unsigned long long)r->frag[r->nfrag - 1].blocks[o]);
+	fputs("<h2>Free blocks by order (all zones, log scale)</h2>\n<p class=\"legend "
+	      "orders\">free blocks at the end, by order: ",
+	      f);
+	for (int o = 0; o < r->frag_orders; o++) {
+		char label[64];
+
+		snprintf(label, sizeof(label), "order %d: %llu", o,
+			 (unsigned long long)r->frag[r->nfrag - 1].blocks[o]);
+		svg_legend_key(f, svg_order_color(o), label);
+	}
 	fputs("</p>\n", f);
 	svg_fragmentation(f, r);
 }
@@ -152,8 +173,7 @@ static void tao_section(FILE *f, const struct report *r)
 	if (r->tao.nseries) {
 		fputs("<p class=\"legend\">THPs since the window's start: ", f);
 		for (int i = 0; i < 3; i++)
-			fprintf(f, "<span style=\"color:%s\">&#9644; %s</span>",
-				svg_shatter_color(i), legend[i]);
+			svg_legend_key(f, svg_shatter_color(i), legend[i]);
 		fputs("</p>\n", f);
 		svg_shatter(f, r);
 	}
@@ -172,19 +192,22 @@ static void workload_cell(FILE *f, const char *path)
 	fputs("</td></tr>\n", f);
 }
 
-static void summary_table(FILE *f, const struct report *r, const size_t *order)
+static void summary_table(FILE *f, const struct report *r, const size_t *order, size_t n)
 {
-	fputs("<table class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
+	fputs("<h2>Cgroups by concern</h2>\n", f);
+	report_left_out(f, r, n, "<p class=\"left-out\">", "</p>\n");
+	fputs("<div class=\"wide\"><table "
+	      "class=\"summary\"><tr><th>cgroup</th><th>class</th><th>coverage</th>"
 	      "<th>min</th><th>mean</th><th>max</th><th>anon MiB</th><th>THP "
 	      "MiB</th><th>allocations</th>"
 	      "<th>splits</th><th>split ratio</th><th>class changes</th><th>actions</th>"
 	      "<th>workload</th></tr>\n",
 	      f);
-	for (size_t k = 0; k < r->ncgroups; k++) {
+	for (size_t k = 0; k < n; k++) {
 		size_t i = order[k];
 		const struct report_cgroup *c = &r->cgroups[i];
 
-		fprintf(f, "<tr><td><a href=\"#cg%zu\">", i);
+		fprintf(f, k < MAX_SECTIONS ? "<tr><td><a href=\"#cg%zu\">" : "<tr><td><a>", i);
 		html_text(f, c->path);
 		fputs("</a></td><td>", f);
 		html_text(f, c->class[0] ? c->class : "-");
@@ -203,7 +226,7 @@ static void summary_table(FILE *f, const struct report *r, const size_t *order)
 			c->nchanges, c->nactions);
 		workload_cell(f, c->path);
 	}
-	fputs("</table>\n", f);
+	fputs("</table></div>\n", f);
 }
 
 static void shatter_line(FILE *f, const struct report_cgroup *c)
@@ -216,6 +239,45 @@ static void shatter_line(FILE *f, const struct report_cgroup *c)
 			"shattered, %llu failed, %llu discarded, %llu split.</p>\n",
 			s.actions, (unsigned long long)s.shattered, (unsigned long long)s.failed,
 			(unsigned long long)s.discarded, (unsigned long long)s.split);
+}
+
+static void action_row(FILE *f, const struct report_action *a)
+{
+	fputs("<tr>", f);
+	cell_time(f, a->t_ms);
+	fputs("<td>", f);
+	html_text(f, a->kind);
+	fprintf(f,
+		"</td><td class=\"result\"><span class=\"key\"><i class=\"dot\" "
+		"style=\"background:%s\"></i>",
+		svg_result_color(a->result));
+	html_text(f, a->result);
+	fputs("</span></td><td>", f);
+	html_text(f, a->policy[0] ? a->policy : "-");
+	fprintf(f, "</td><td>%.1f</td><td class=\"detail\">", (double)a->bytes / (1 << 20));
+	html_text(f, a->detail);
+	fputs("</td></tr>\n", f);
+}
+
+/* The cgroup's actions in the window, the last MAX_ACTION_ROWS of them. */
+static void action_table(FILE *f, const struct report_cgroup *c)
+{
+	size_t from = c->nactions > MAX_ACTION_ROWS ? c->nactions - MAX_ACTION_ROWS : 0;
+
+	if (!c->nactions)
+		return;
+	fprintf(f, "<h3>Actions (%zu)</h3>\n", c->nactions);
+	if (from)
+		fprintf(f,
+			"<p class=\"earlier\">The last %d; %zu earlier ones are in <code>--format "
+			"json</code> and <code>csv</code>.</p>\n",
+			MAX_ACTION_ROWS, from);
+	fputs("<div class=\"wide\"><table class=\"actions\"><tr><th>time</th><th>action</th>"
+	      "<th>result</th><th>policy</th><th>MiB</th><th>detail</th></tr>\n",
+	      f);
+	for (size_t i = from; i < c->nactions; i++)
+		action_row(f, &c->actions[i]);
+	fputs("</table></div>\n", f);
 }
 
 static void cgroup_section(FILE *f, const struct report *r, size_t i)
@@ -238,32 +300,53 @@ static void cgroup_section(FILE *f, const struct report *r, size_t i)
 	guarantee_line(f, c);
 	shatter_line(f, c);
 	report_sizes_html(f, c);
-	fputs("<p class=\"legend\"><span style=\"color:#2471a3\">&#9644; coverage</span>"
-	      "<span style=\"color:#c0392b\">&#9644; PMD splits/s</span>"
-	      "<span style=\"color:#7d3c98\">&#9679; action</span>"
-	      "<span style=\"color:#d68910\">&#9646; class change</span></p>\n",
-	      f);
+	svg_chart_legend(f, c->nactions);
 	svg_chart(f, r, c);
+	action_table(f, c);
 	fputs("</section>\n", f);
+}
+
+/* One line up top: how many need attention, by why (every cgroup counts, shown or not). */
+static void attention(FILE *f, const struct report *r)
+{
+	static const char *const why[] = {"abusers", "misusers", "missed guarantees",
+					  "others acted on"};
+	size_t n[CONCERN_ACTIVE] = {0};
+
+	for (size_t i = 0; i < r->ncgroups; i++)
+		if (report_concern(&r->cgroups[i]) < CONCERN_ACTIVE)
+			n[report_concern(&r->cgroups[i])]++;
+	fputs("<p class=\"attention\">Needs attention: ", f);
+	for (int k = 0; k < CONCERN_ACTIVE; k++)
+		fprintf(f, "%s%zu %s", k ? ", " : "", n[k], why[k]);
+	fputs(". Then the busiest cgroups.</p>\n", f);
 }
 
 int report_write_html(FILE *f, const struct report *r)
 {
-	fprintf(f,
-		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<title>taod report</title><style>%s</style></head><body>\n",
-		style);
-	size_t *order = report_concern_order(r);
+	size_t n = 0, *order = report_shown(r, &n);
 
 	if (!order)
 		return -1;
+	fprintf(f,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<title>taod report</title><style>%s</style></head><body>\n",
+		style);
+	fputs("<h1>taod THP coverage report</h1>\n", f);
+	attention(f, r);
+	summary_table(f, r, order, n);
 	machine_summary(f, r);
 	fragmentation(f, r);
 	tao_section(f, r);
 	report_costs_html(f, r);
-	summary_table(f, r, order);
-	for (size_t k = 0; k < r->ncgroups; k++)
+	for (size_t k = 0; k < n && k < MAX_SECTIONS; k++)
 		cgroup_section(f, r, order[k]);
+	if (n > MAX_SECTIONS)
+		fprintf(f,
+			"<p class=\"left-out\">Charts for the first %d cgroups only; "
+			"<code>--cgroup GLOB</code> charts others.</p>\n",
+			MAX_SECTIONS);
 	fputs("</body></html>\n", f);
 	free(order);
 	return ferror(f) ? -1 : 0;

@@ -125,13 +125,13 @@ static void summary(FILE *f, const struct report *r)
 	fputc('\n', f);
 }
 
-/* The path column fits the longest path, so long paths keep columns aligned. */
-static int path_width(const struct report *r)
+/* The path column fits the longest path shown, so long paths keep columns aligned. */
+static int path_width(const struct report *r, const size_t *order, size_t n)
 {
 	int w = 6; /* "CGROUP" */
 
-	for (size_t i = 0; i < r->ncgroups; i++) {
-		char *shown = text_escape_dup(r->cgroups[i].path, false);
+	for (size_t k = 0; k < n; k++) {
+		char *shown = text_escape_dup(r->cgroups[order[k]].path, false);
 		int n = shown ? (int)strlen(shown) : 0;
 
 		free(shown);
@@ -222,27 +222,29 @@ static void table_row(FILE *f, const struct report *r, const struct report_cgrou
 }
 
 /*
- * Abusers first (report_concern_order), so the ones to act on are not
- * buried among idle cgroups; each header names one thing.
+ * Abusers first (report_shown), so the ones to act on are not buried
+ * among idle cgroups, which stay out; each header names one thing.
  */
 int report_write_table(FILE *f, const struct report *r)
 {
-	size_t *order = report_concern_order(r);
-	int w = path_width(r);
+	size_t n = 0, *order = report_shown(r, &n);
 	bool gone = false;
+	int w;
 
 	if (!order)
 		return -1;
+	w = path_width(r, order, n);
 	summary(f, r);
 	fprintf(f, "%-*s  %-10s %6s %6s %6s %6s %9s %9s %8s %8s %6s %13s %7s  %s\n", w, "CGROUP",
 		"CLASS", "COVER", "MIN", "MEAN", "MAX", "ANON MiB", "THP MiB", "ALLOCS", "SPLITS",
 		"RATIO", "CLASS CHANGES", "ACTIONS", "WORKLOAD");
-	for (size_t k = 0; k < r->ncgroups; k++) {
+	for (size_t k = 0; k < n; k++) {
 		table_row(f, r, &r->cgroups[order[k]], w);
 		gone |= !report_cgroup_present(r, &r->cgroups[order[k]]);
 	}
 	if (gone)
 		fputs("(* gone: not seen in the last batch)\n", f);
+	report_left_out(f, r, n, "(", ")\n");
 	free(order);
 	unmet_rewards(f, r);
 	shatter_counts(f, r);

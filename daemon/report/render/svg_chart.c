@@ -2,22 +2,26 @@
 /*
  * One cgroup's chart as inline SVG: THP coverage (left axis, 0-100%) and
  * PMD split rate (right axis, scaled to its peak) over time, with a mark
- * per action and per class change. Long series are bucketed to at most
- * MAX_BUCKETS points so a week of history stays a small file.
+ * per action (coloured by its result) and per class change, under a time
+ * axis with ticks. Long series are bucketed to at most MAX_BUCKETS points,
+ * and close marks of one result drawn once, so a week of history stays a
+ * small file.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "report/report.h"
 
 #define W	    900
-#define H	    240
-#define LEFT	    50
-#define RIGHT	    60
+#define H	    262
+#define LEFT	    62
+#define RIGHT	    72
 #define TOP	    16
-#define BOTTOM	    30
-#define MAX_BUCKETS 600
+#define BOTTOM	    46
+#define MAX_BUCKETS 240
+#define MARK_PX	    6 /* marks of one result closer than this are drawn as one */
 
 struct frame {
 	int64_t t0, t1;
@@ -108,7 +112,7 @@ static void segment(FILE *f, const struct report_cgroup *c, const struct frame *
 		bucket(c, from, to, b, per, &p);
 		if (!rate && p.coverage_pct < 0)
 			continue;
-		fprintf(f, "%.1f,%.1f ", x_of(fr, p.t_ms),
+		fprintf(f, "%.0f,%.0f ", x_of(fr, p.t_ms),
 			rate ? y_of(p.split_rate, fr->rate_max) : y_of(p.coverage_pct, 100));
 	}
 	fputs("\"/>\n", f);
@@ -157,24 +161,116 @@ static void polyline(FILE *f, const struct report *r, const struct report_cgroup
 	}
 }
 
-static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr)
+/* Action results by the colour of their marks; the last row takes every other result. */
+static const struct {
+	const char *result, *label, *color;
+} results[] = {
+    {"done", "done", "#1e8449"},
+    {"dry-run", "dry-run", "#7d3c98"},
+    {"unsupported", "unsupported", "#839192"},
+    {"failed", "failed", "#e6194b"},
+    {NULL, "not carried out (rate-limited, no-gain, ...)", "#34495e"},
+};
+#define NRESULTS (sizeof(results) / sizeof(results[0]))
+#define NCOLUMNS ((W - LEFT - RIGHT) / MARK_PX + 1)
+
+static size_t result_row(const char *result)
 {
+	size_t i = 0;
+
+	while (results[i].result && strcmp(results[i].result, result))
+		i++;
+	return i;
+}
+
+const char *svg_result_color(const char *result)
+{
+	return results[result_row(result)].color;
+}
+
+/* A legend key: a swatch of @color, then @label in the text's own colour (legible on white). */
+static void key(FILE *f, const char *color, const char *shape, const char *label)
+{
+	fprintf(f, "<span class=\"key\"><i class=\"%s\" style=\"background:%s\"></i>", shape,
+		color);
+	html_text(f, label);
+	fputs("</span>", f);
+}
+
+void svg_legend_key(FILE *f, const char *color, const char *label)
+{
+	key(f, color, "line", label);
+}
+
+void svg_chart_legend(FILE *f, bool actions)
+{
+	fputs("<p class=\"legend\">", f);
+	key(f, "#2471a3", "line", "THP coverage (%, left axis)");
+	key(f, "#c0392b", "line", "PMD splits/s (right axis)");
+	key(f, "#d68910", "bar", "class change");
+	if (actions) {
+		fputs("<br>actions by result: ", f);
+		for (size_t i = 0; i < NRESULTS; i++)
+			key(f, results[i].color, "dot", results[i].label);
+	}
+	fputs("</p>\n", f);
+}
+
+/* Column of the plot @x falls in, MARK_PX wide. */
+static size_t column(double x)
+{
+	double c = (x - LEFT) / MARK_PX;
+
+	return c <= 0 ? 0 : c >= NCOLUMNS - 1 ? NCOLUMNS - 1 : (size_t)c;
+}
+
+/* The first action of each result and column, with how many share it. */
+static void action_mark(FILE *f, const struct report_action *a, double x, size_t g, size_t n)
+{
+	int y = TOP + 5 + 7 * (int)g; /* results on their own rows: none hides another */
+
+	/* Terse: an abuser's hundreds of marks are much of a big host's page. */
+	fputs("<g class=\"action\" data-kind=\"", f);
+	html_text(f, a->kind); /* the database's text: a crafted one holds any bytes */
+	fprintf(f,
+		"\" data-result=\"%s\" data-count=\"%zu\" fill=\"%s\" stroke=\"%s\"><path "
+		"d=\"M%.0f %dV%d\" stroke-dasharray=\"3,2\"/><circle cx=\"%.0f\" cy=\"%d\" "
+		"r=\"4\"><title>",
+		results[g].result ? results[g].result : "other", n, results[g].color,
+		results[g].color, x, y, H - BOTTOM, x, y);
+	if (n > 1)
+		fprintf(f, "%zu actions, the first: ", n);
+	html_text(f, a->kind);
+	fputs(" (", f);
+	html_text(f, a->result);
+	fputs("): ", f);
+	html_text(f, a->detail);
+	fputs("</title></circle></g>\n", f);
+}
+
+static void action_marks(FILE *f, const struct report_cgroup *c, const struct frame *fr)
+{
+	size_t(*count)[NCOLUMNS] = calloc(NRESULTS, sizeof(*count));
+
+	if (!count)
+		return; /* the table below the chart lists them */
+	for (size_t i = 0; i < c->nactions; i++)
+		count[result_row(c->actions[i].result)][column(x_of(fr, c->actions[i].t_ms))]++;
 	for (size_t i = 0; i < c->nactions; i++) {
 		const struct report_action *a = &c->actions[i];
 		double x = x_of(fr, a->t_ms);
+		size_t g = result_row(a->result), *n = &count[g][column(x)];
 
-		fprintf(f,
-			"<g class=\"action\" data-kind=\"%s\"><line x1=\"%.1f\" x2=\"%.1f\" "
-			"y1=\"%d\" y2=\"%d\" stroke=\"#7d3c98\" stroke-dasharray=\"3,2\"/>"
-			"<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#7d3c98\"><title>",
-			a->kind, x, x, TOP, H - BOTTOM, x, TOP);
-		html_text(f, a->kind);
-		fputs(" (", f);
-		html_text(f, a->result);
-		fputs("): ", f);
-		html_text(f, a->detail);
-		fputs("</title></circle></g>\n", f);
+		if (*n)
+			action_mark(f, a, x, g, *n);
+		*n = 0; /* drawn: the column's later ones are in its count */
 	}
+	free(count);
+}
+
+static void marks(FILE *f, const struct report_cgroup *c, const struct frame *fr)
+{
+	action_marks(f, c, fr);
 	for (size_t i = 0; i < c->nchanges; i++) {
 		double x = x_of(fr, c->changes[i].t_ms);
 
@@ -199,6 +295,46 @@ static const char *utc_time(char *buf, size_t len, int64_t ms)
 	return buf;
 }
 
+/* Tick spacings (ms), finest first: the first giving at most MAX_TICKS ticks. */
+static const int64_t tick_steps[] = {1000,     2000,	 5000,	   10000,     15000,
+				     30000,    60000,	 120000,   300000,    600000,
+				     900000,   1800000,	 3600000,  7200000,   10800000,
+				     21600000, 43200000, 86400000, 172800000, 604800000};
+#define MAX_TICKS 8
+
+static int64_t tick_step(int64_t span)
+{
+	size_t n = sizeof(tick_steps) / sizeof(tick_steps[0]), i = 0;
+
+	while (i + 1 < n && span / tick_steps[i] > MAX_TICKS)
+		i++;
+	return tick_steps[i];
+}
+
+/* Ticks at whole multiples of the step (UTC), labelled as finely as the step needs. */
+static void time_ticks(FILE *f, const struct frame *fr)
+{
+	int64_t step = tick_step(fr->t1 - fr->t0), t;
+	const char *fmt = step < 60000 ? "%H:%M:%S" : step < 86400000 ? "%H:%M" : "%m-%d";
+
+	if (fr->t1 <= fr->t0)
+		return;
+	for (t = (fr->t0 + step - 1) / step * step; t <= fr->t1; t += step) {
+		time_t s = (time_t)(t / 1000);
+		struct tm tm;
+		char label[16];
+		double x = x_of(fr, t);
+
+		if (!gmtime_r(&s, &tm) || !strftime(label, sizeof(label), fmt, &tm))
+			continue;
+		fprintf(f,
+			"<line class=\"tick\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%d\" y2=\"%d\" "
+			"stroke=\"#aab7b8\"/><text x=\"%.0f\" y=\"%d\" font-size=\"11\" "
+			"text-anchor=\"middle\">%s</text>\n",
+			x, x, H - BOTTOM, H - BOTTOM + 5, x, H - BOTTOM + 17, label);
+	}
+}
+
 /* The plot area and the time axis, shared by every chart. */
 static void frame_box(FILE *f, const struct frame *fr)
 {
@@ -208,10 +344,24 @@ static void frame_box(FILE *f, const struct frame *fr)
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfcfc\" "
 		"stroke=\"#aab7b8\"/>\n",
 		LEFT, TOP, W - LEFT - RIGHT, H - TOP - BOTTOM);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>\n", LEFT, H - 8,
+	time_ticks(f, fr);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n", LEFT, H - 6,
 		utc_time(t0, sizeof(t0), fr->t0));
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
-		W - RIGHT, H - 8, utc_time(t1, sizeof(t1), fr->t1));
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">time "
+		"(UTC)</text>\n",
+		(W + LEFT - RIGHT) / 2, H - 6);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+		W - RIGHT, H - 6, utc_time(t1, sizeof(t1), fr->t1));
+}
+
+/* An axis title along the side at @x, rotated to read upwards. */
+static void side_title(FILE *f, int x, const char *color, const char *title)
+{
+	fprintf(f,
+		"<text font-size=\"11\" fill=\"%s\" text-anchor=\"middle\" "
+		"transform=\"translate(%d,%d) rotate(-90)\">%s</text>\n",
+		color, x, (TOP + H - BOTTOM) / 2, title);
 }
 
 static void axes(FILE *f, const struct frame *fr)
@@ -219,13 +369,17 @@ static void axes(FILE *f, const struct frame *fr)
 	frame_box(f, fr);
 	for (int pct = 0; pct <= 100; pct += 25)
 		fprintf(f,
-			"<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\" "
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
 			"fill=\"#2471a3\">%d%%</text>\n",
 			LEFT - 4, y_of(pct, 100) + 3, pct);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">%.2f/s</text>\n",
-		W - RIGHT + 4, TOP + 8, fr->rate_max);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#c0392b\">0/s</text>\n",
-		W - RIGHT + 4, H - BOTTOM);
+	side_title(f, 14, "#2471a3", "THP coverage (%)");
+	/* The split rate's scale: its peak in quarters (only 0 without splits). */
+	for (int q = 0; q <= (fr->rate_max > 0 ? 4 : 0); q++)
+		fprintf(f,
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#c0392b\">%.3g</text>\n",
+			W - RIGHT + 4, y_of(fr->rate_max * q / 4, fr->rate_max) + 3,
+			fr->rate_max * q / 4);
+	side_title(f, W - 8, "#c0392b", "PMD splits/s");
 }
 
 void svg_chart(FILE *f, const struct report *r, const struct report_cgroup *c)
@@ -252,9 +406,10 @@ static double log_count(uint64_t n)
 	return log10(1.0 + (double)n);
 }
 
-static const char *const order_colors[] = {"#d5d8dc", "#aeb6bf", "#85929e", "#5d6d7e",
-					   "#2e4053", "#1abc9c", "#16a085", "#2980b9",
-					   "#8e44ad", "#c0392b", "#e67e22"};
+/* Eleven hues apart, each dark enough to see as a line on the plot's white. */
+static const char *const order_colors[] = {"#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c",
+					   "#d62728", "#9467bd", "#8c564b", "#e377c2",
+					   "#17becf", "#bcbd22", "#393b79"};
 
 const char *svg_order_color(int order)
 {
@@ -284,7 +439,7 @@ void svg_fragmentation(FILE *f, const struct report *r)
 	for (int k = 0; k <= (int)max; k++)
 		fprintf(
 		    f,
-		    "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">1e%d</text>\n",
+		    "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1e%d</text>\n",
 		    LEFT - 4, y_of(k, max) + 3, k);
 	for (int o = 0; o < r->frag_orders; o++) {
 		size_t step = r->nfrag > MAX_BUCKETS ? r->nfrag / MAX_BUCKETS + 1 : 1;
@@ -341,7 +496,7 @@ void svg_shatter(FILE *f, const struct report *r)
 		"over time\" data-points=\"%zu\">\n",
 		W, H, W, H, t->nseries);
 	frame_box(f, &fr);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%.0f</text>\n",
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
 		LEFT - 4, TOP + 8, max);
 	for (int k = 0; k < 3; k++) {
 		const struct report_shatter_point *last = &t->series[t->nseries - 1];
