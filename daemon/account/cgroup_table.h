@@ -66,6 +66,7 @@ struct cgroup_entry {
 	double alloc_rate;   /* THP allocations per second over the rate window */
 	double split_rate;   /* PMD splits per second over the rate window */
 	bool memstat_due;    /* new, or its BPF counters moved: read memory.stat */
+	bool memstat_read;   /* memory.stat was read once (the read of a new one waits) */
 	struct cg_sample *ring;
 	size_t ring_cap, ring_len, ring_head;
 };
