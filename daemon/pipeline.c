@@ -99,6 +99,14 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 											    : &a);
 }
 
+/* Counts BPF kept in cg_overflow, its counter map full: the cgroup's too. */
+static void on_bpf_spilled(void *user, uint64_t id, const struct taod_cg_counters *c)
+{
+	struct tick_ctx *t = user;
+
+	cgroup_table_add_spilled(&t->d->cgroups, id, c, t->now);
+}
+
 /* Per-size counters of a cgroup the table knows, or of a removed one
  * (what moved folds into its live ancestor). When a known one's move, its
  * memory.stat is read again: the anon bytes coverage per size is reckoned
@@ -374,6 +382,8 @@ int pipeline_tick(struct taod *d)
 	 * is found by it unless it was removed. */
 	r = log_errno(LOG_WARNING, thp_observe_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
+	log_errno(LOG_WARNING, thp_observe_drain_overflow(d->obs, on_bpf_spilled, &t),
+		  "draining BPF overflow counters");
 	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),
 		  "reading BPF per-size counters");
 	if (walk_due(d))
