@@ -6,6 +6,7 @@
  * changed, never with events.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@
 #define MEMSTAT_TICK_US	  2000 /* and no more than this long: a loaded host reads slowly */
 /* A full walk this often even without inotify events (lost watches). */
 #define RESCAN_TICKS 300
+/* Entries dropped by one sweep past which freed memory goes back to the OS. */
+#define TRIM_AFTER_DROPPED 256
 /* Ticks between choosing the tasks whose split stacks are sampled. */
 #define STACK_WATCH_TICKS 5
 
@@ -262,7 +265,11 @@ static int walk_tree(struct taod *d, struct tick_ctx *t)
 	t->depth_cap = 0;
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now);
+	/* Many cgroups gone at once (a churn of thousands): their entries and
+	 * rings are freed, and the heap gives the pages back. */
+	if (cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now) >=
+	    TRIM_AFTER_DROPPED)
+		malloc_trim(0);
 	return r;
 }
 
