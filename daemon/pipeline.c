@@ -6,6 +6,7 @@
  * changed, never with events.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +24,19 @@
 #include "pipeline.h"
 
 #define RATE_WINDOW_MS 10000
-/* memory.stat reads per tick besides the cgroups with THP events: every
- * cgroup's coverage is fresh within n / MEMSTAT_SLICE ticks. */
-#define MEMSTAT_SLICE 64
+/* memory.stat reads per tick besides the cgroups with THP events: a round
+ * of every cgroup in MEMSTAT_ROUND ticks, at least MEMSTAT_SLICE_MIN and at
+ * most MEMSTAT_SLICE_MAX a tick (a v1 memory.stat costs ~25 us: 64 of
+ * them were most of a tick at 1,000 cgroups). */
+#define MEMSTAT_ROUND	  60
+#define MEMSTAT_SLICE_MIN 8
+#define MEMSTAT_SLICE_MAX 64
+#define MEMSTAT_TICK_MAX  128
+#define MEMSTAT_TICK_US	  2000 /* and no more than this long: a loaded host reads slowly */
 /* A full walk this often even without inotify events (lost watches). */
 #define RESCAN_TICKS 300
+/* Entries dropped by one sweep past which freed memory goes back to the OS. */
+#define TRIM_AFTER_DROPPED 256
 /* Ticks between choosing the tasks whose split stacks are sampled. */
 #define STACK_WATCH_TICKS 5
 
@@ -65,13 +74,18 @@ static uint64_t track_parent(struct tick_ctx *t, size_t depth, uint64_t id)
 	return depth ? t->at_depth[depth - 1] : 0;
 }
 
-static int on_cgroup_dir(void *user, uint64_t id, const char *rel, int dirfd)
+static int on_cgroup_dir(void *user, uint64_t id, const char *rel, int atfd, const char *name)
 {
 	struct tick_ctx *t = user;
 	uint64_t parent = track_parent(t, path_depth(rel), id);
+	const struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
+	/* A directory's watch stays while it lives: one per new directory (or
+	 * renamed: moved in from an unwatched place), not one per walk. */
+	bool watched = e && e->path && !strcmp(e->path, rel);
 
 	cgroup_table_touch(&t->d->cgroups, id, rel, parent, t->now);
-	cgroup_watch_add(&t->d->watch, dirfd);
+	if (!watched)
+		cgroup_watch_add(&t->d->watch, atfd, name);
 	return 0;
 }
 
@@ -86,6 +100,14 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 	if (e && cgroup_entry_wants_ancestry(e))
 		cgroup_entry_set_ancestry(e, thp_observe_cgroup_ancestry(t->d->obs, id, &a) ? NULL
 											    : &a);
+}
+
+/* Counts BPF kept in cg_overflow, its counter map full: the cgroup's too. */
+static void on_bpf_spilled(void *user, uint64_t id, const struct taod_cg_counters *c)
+{
+	struct tick_ctx *t = user;
+
+	cgroup_table_add_spilled(&t->d->cgroups, id, c, t->now);
 }
 
 /* Per-size counters of a cgroup the table knows, or of a removed one
@@ -243,28 +265,51 @@ static int walk_tree(struct taod *d, struct tick_ctx *t)
 	t->depth_cap = 0;
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now);
+	/* Many cgroups gone at once (a churn of thousands): their entries and
+	 * rings are freed, and the heap gives the pages back. */
+	if (cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now) >=
+	    TRIM_AFTER_DROPPED)
+		malloc_trim(0);
 	return r;
 }
 
-/* memory.stat of the cgroups that are due, then a slice of the others. */
+static void read_memstat_of(struct taod *d, struct cgroup_entry *e)
+{
+	read_memstat(d, e);
+	if (e->path)
+		read_memory_pressure(d, e);
+	e->memstat_due = false;
+	e->memstat_read = true;
+}
+
+/*
+ * memory.stat of the cgroups that are due, at most MEMSTAT_TICK_MAX a
+ * tick and for MEMSTAT_TICK_US: first those whose counters moved, then new ones (10,000 made at
+ * once are read over many ticks, not in one), then a slice of the others.
+ * Each pass starts at the round-robin cursor, so none waits for ever.
+ */
 static void read_memstats(struct taod *d)
 {
 	struct cgroup_table *c = &d->cgroups;
-	size_t slice = c->n < MEMSTAT_SLICE ? c->n : MEMSTAT_SLICE;
+	size_t slice = c->n / MEMSTAT_ROUND, budget = MEMSTAT_TICK_MAX;
+	uint64_t until = monotonic_us() + MEMSTAT_TICK_US;
 
-	for (size_t i = 0; i < slice; i++)
-		c->v[(d->memstat_cursor + i) % c->n]->memstat_due = true;
+	slice = slice < MEMSTAT_SLICE_MIN ? MEMSTAT_SLICE_MIN : slice;
+	slice = slice > MEMSTAT_SLICE_MAX ? MEMSTAT_SLICE_MAX : slice;
+	slice = slice > c->n ? c->n : slice;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < c->n && budget; i++) {
+			struct cgroup_entry *e = c->v[(d->memstat_cursor + i) % c->n];
+
+			if (e->memstat_due && e->memstat_read == !pass) {
+				read_memstat_of(d, e);
+				budget = monotonic_us() < until ? budget - 1 : 0;
+			}
+		}
+	for (size_t i = 0; i < slice && budget && monotonic_us() < until; i++, budget--)
+		read_memstat_of(d, c->v[(d->memstat_cursor + i) % c->n]);
 	if (c->n)
 		d->memstat_cursor = (d->memstat_cursor + slice) % c->n;
-	for (size_t i = 0; i < c->n; i++) {
-		if (!c->v[i]->memstat_due)
-			continue;
-		read_memstat(d, c->v[i]);
-		if (c->v[i]->path)
-			read_memory_pressure(d, c->v[i]);
-		c->v[i]->memstat_due = false;
-	}
 }
 
 /* Class of a cgroup's tenant as decide last judged it; NULL before any. */
@@ -344,6 +389,8 @@ int pipeline_tick(struct taod *d)
 	 * is found by it unless it was removed. */
 	r = log_errno(LOG_WARNING, thp_observe_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
+	log_errno(LOG_WARNING, thp_observe_drain_overflow(d->obs, on_bpf_spilled, &t),
+		  "draining BPF overflow counters");
 	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),
 		  "reading BPF per-size counters");
 	if (walk_due(d))

@@ -48,6 +48,18 @@ TAOD_SHARED struct {
 	__type(value, struct taod_cg_counters);
 } cg_counters SEC(".maps");
 
+/*
+ * Where a cgroup's events go when cg_counters is full (a tenant can make
+ * more cgroups than it holds): an LRU, so the busiest cgroups keep their
+ * rows, which the daemon drains into its own counters every tick.
+ */
+TAOD_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, TAOD_CG_OVERFLOW);
+	__type(key, __u64);
+	__type(value, struct taod_cg_counters);
+} cg_overflow SEC(".maps");
+
 /* Ancestors of each cgroup charged (struct taod_cg_ancestry). */
 TAOD_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -168,7 +180,16 @@ static __always_inline struct taod_cg_counters *cg_get(__u64 cgid, struct cgroup
 	if (css)
 		note_ancestry(cgid, css);
 	bpf_map_update_elem(&cg_counters, &cgid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&cg_counters, &cgid);
+	c = bpf_map_lookup_elem(&cg_counters, &cgid);
+	if (c)
+		return c;
+	/* Full: counted, and counted where the daemon still reads it. */
+	stat_inc(TAOD_STAT_CG_COUNTERS_FULL);
+	c = bpf_map_lookup_elem(&cg_overflow, &cgid);
+	if (c)
+		return c;
+	bpf_map_update_elem(&cg_overflow, &cgid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&cg_overflow, &cgid);
 }
 
 static __always_inline struct taod_task_counters *task_get(__u32 tgid, __u64 cgid, const char *comm)

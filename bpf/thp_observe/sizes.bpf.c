@@ -69,7 +69,10 @@ static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup
 		return s;
 	cg_get(cgid, css); /* the daemon finds cgroups by their counters */
 	bpf_map_update_elem(&cg_sizes, &cgid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&cg_sizes, &cgid);
+	s = bpf_map_lookup_elem(&cg_sizes, &cgid);
+	if (!s)
+		stat_inc(TAOD_STAT_CG_SIZES_FULL);
+	return s;
 }
 
 /* The running task's own count of a large-folio event, by order. */

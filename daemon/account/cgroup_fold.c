@@ -85,7 +85,8 @@ static void tomb_put(struct cgroup_table *t, const struct cgroup_entry *e, uint6
 		}
 	}
 	tb->into = e->parent_id;
-	cg_evidence_of(&e->counters, &tb->seen);
+	/* Late events come in its cg_counters row: what was spilled folds apart. */
+	cg_evidence_of(&e->bpf_row, &tb->seen);
 	tb->seen_sizes = e->sizes;
 	tb->changed_ms = now_ms;
 }
@@ -166,6 +167,22 @@ bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_
 	if (delta.thp_alloc || delta.pmd_split || delta.split_pages) {
 		fold_into(t, tb->into, &delta);
 		tb->seen = now;
+		tb->changed_ms = now_ms;
+	}
+	return true;
+}
+
+bool cgroup_fold_spilled(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+			 uint64_t now_ms)
+{
+	struct cg_tomb *tb = tomb_find(t, id);
+	struct cg_evidence ev;
+
+	if (!tb)
+		return false;
+	cg_evidence_of(c, &ev); /* drained: all of it is new */
+	if (ev.thp_alloc || ev.pmd_split || ev.split_pages) {
+		fold_into(t, tb->into, &ev);
 		tb->changed_ms = now_ms;
 	}
 	return true;

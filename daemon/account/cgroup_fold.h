@@ -31,6 +31,10 @@ void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gon
  * the last reading is folded), false when it is not one. */
 bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
 		      uint64_t now_ms);
+/* Counts of @id drained from cg_overflow: true when @id is a removed
+ * cgroup (all of them fold into its live ancestor), false when not one. */
+bool cgroup_fold_spilled(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+			 uint64_t now_ms);
 /* Per-size counters of @id (BPF's cg_sizes): true when @id is a removed
  * cgroup (the events that moved since the last reading are added to its
  * live ancestor's folded_sizes), false when it is not one. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cgroup_state.h"
 #include "cgroup_fold.h"
+#include "observe/cg_counters.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -124,29 +125,69 @@ struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, con
 	return e;
 }
 
-struct cgroup_entry *cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
-					       const struct taod_cg_counters *c, uint64_t now_ms)
+/* The entry's counters from its two BPF sources; memory.stat is read again
+ * when they moved. */
+static void update_counters(struct cgroup_entry *e)
+{
+	struct taod_cg_counters c = e->bpf_row;
+
+	cg_counters_add(&c, &e->bpf_spilled);
+	if (memcmp(&e->counters, &c, sizeof(c))) {
+		e->counters = c;
+		e->memstat_due = true;
+	}
+}
+
+/* A BPF counter's cgroup: known, or new with one walk's grace (the next
+ * walk decides); NULL when out of memory. */
+static struct cgroup_entry *counted(struct cgroup_table *t, uint64_t id, uint64_t now_ms)
 {
 	struct cgroup_entry *e = cgroup_table_find(t, id);
 
-	if (!e && cgroup_fold_late(t, id, c, now_ms))
-		return NULL;
-	if (!e) {
-		e = insert(t, id, now_ms);
-		if (!e)
-			return NULL;
-		e->seen_gen = t->gen; /* grace: the next walk decides */
-		t->unknown_ids = true;
-	} else if (!e->path && e->bpf_ancestors[0]) {
+	if (e) {
 		/* Past its grace and foldable: a walk now, which drops it if
 		 * it is gone, rather than at the next safety walk. */
-		t->unknown_ids = true;
+		t->unknown_ids |= !e->path && e->bpf_ancestors[0];
+		return e;
 	}
-	if (memcmp(&e->counters, c, sizeof(*c))) {
-		e->counters = *c;
-		e->memstat_due = true;
-	}
+	e = insert(t, id, now_ms);
+	if (!e)
+		return NULL;
+	e->seen_gen = t->gen;
+	t->unknown_ids = true;
 	return e;
+}
+
+/* @c as the cgroup's cg_counters row, or (@spilled) drained from cg_overflow. */
+static struct cgroup_entry *take_counters(struct cgroup_table *t, uint64_t id,
+					  const struct taod_cg_counters *c, uint64_t now_ms,
+					  bool spilled)
+{
+	struct cgroup_entry *e = cgroup_table_find(t, id);
+
+	if (!e && (spilled ? cgroup_fold_spilled : cgroup_fold_late)(t, id, c, now_ms))
+		return NULL;
+	e = counted(t, id, now_ms);
+	if (!e)
+		return NULL;
+	if (spilled)
+		cg_counters_add(&e->bpf_spilled, c);
+	else
+		e->bpf_row = *c;
+	update_counters(e);
+	return e;
+}
+
+struct cgroup_entry *cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
+					       const struct taod_cg_counters *c, uint64_t now_ms)
+{
+	return take_counters(t, id, c, now_ms, false);
+}
+
+struct cgroup_entry *cgroup_table_add_spilled(struct cgroup_table *t, uint64_t id,
+					      const struct taod_cg_counters *c, uint64_t now_ms)
+{
+	return take_counters(t, id, c, now_ms, true);
 }
 
 bool cgroup_entry_wants_ancestry(const struct cgroup_entry *e)

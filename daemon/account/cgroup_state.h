@@ -39,6 +39,13 @@ struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, con
  */
 struct cgroup_entry *cgroup_table_set_counters(struct cgroup_table *t, uint64_t id,
 					       const struct taod_cg_counters *c, uint64_t now_ms);
+/*
+ * Counts drained from cg_overflow (events BPF could not put in a full
+ * cg_counters), added to the cgroup's own; those of a removed cgroup fold
+ * into its live ancestor (returns NULL). Otherwise as set_counters.
+ */
+struct cgroup_entry *cgroup_table_add_spilled(struct cgroup_table *t, uint64_t id,
+					      const struct taod_cg_counters *c, uint64_t now_ms);
 /* Whether @e is an id no walk has found whose ancestry BPF was not asked. */
 bool cgroup_entry_wants_ancestry(const struct cgroup_entry *e);
 /* @a: as BPF noted it; NULL: BPF has none. */

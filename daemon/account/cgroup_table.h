@@ -49,8 +49,11 @@ struct cgroup_entry {
 	uint64_t first_seen_ms;
 	unsigned seen_gen;
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
-	struct taod_cg_sizes sizes;	  /* large-folio events by order, cumulative */
-	struct cg_evidence folded;	  /* of removed descendants, cumulative */
+	/* ... the sum of: its row in cg_counters, as last read, and what was
+	 * drained from cg_overflow (counted while cg_counters was full). */
+	struct taod_cg_counters bpf_row, bpf_spilled;
+	struct taod_cg_sizes sizes; /* large-folio events by order, cumulative */
+	struct cg_evidence folded;  /* of removed descendants, cumulative */
 	/* Per-size events (fault_alloc, partial, split; nr_anon unused) of
 	 * removed descendants, cumulative: shown with the cgroup's own. */
 	struct taod_cg_sizes folded_sizes;
@@ -66,6 +69,7 @@ struct cgroup_entry {
 	double alloc_rate;   /* THP allocations per second over the rate window */
 	double split_rate;   /* PMD splits per second over the rate window */
 	bool memstat_due;    /* new, or its BPF counters moved: read memory.stat */
+	bool memstat_read;   /* memory.stat was read once (the read of a new one waits) */
 	struct cg_sample *ring;
 	size_t ring_cap, ring_len, ring_head;
 };

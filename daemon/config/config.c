@@ -128,6 +128,7 @@ static const struct setting settings[] = {
     {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
     {"kernel", "attach", T_ENUM, FIELD(attach), attach_values},
     {"kernel", "unmap_pair_window", T_DURATION, FIELD(unmap_pair_window_ms), RANGE(1, 60 * SEC_MS)},
+    {"kernel", "cgroup_map_entries", T_COUNT, FIELD(cgroup_map_entries), RANGE(64, 1 << 20)},
     {"kernel", "cgroup_version", T_ENUM, FIELD(cgroup_version), cgroup_version_values},
     KPATH("btf", btf),
     KPATH("cgroup_root", cgroup_root),
@@ -212,6 +213,7 @@ void config_defaults(struct taod_config *c)
 	c->tao = TAO_AUTO;
 	c->attach = ATTACH_AUTO;
 	c->unmap_pair_window_ms = 1;
+	c->cgroup_map_entries = 16384; /* TAOD_MAX_CGROUPS, the maps' size in the BPF object */
 	c->sample_keep = 3600;
 	act_settings_defaults(&c->enforce);
 	pressure_settings_defaults(&c->pressure);

@@ -71,6 +71,7 @@ struct taod_config {
 	enum attach_mode attach;
 	uint64_t unmap_pair_window_ms; /* a THPS drop unpaired this long is a split */
 	int cgroup_version;	       /* 0 auto, 1, 2 */
+	uint64_t cgroup_map_entries;   /* cgroups the BPF counter maps hold */
 	struct kernel_paths k;
 	/* [history] */
 	uint64_t sample_keep; /* samples of per-cgroup history kept in memory */

@@ -25,6 +25,7 @@ static const struct {
     {"kernel", "tao", "[kernel] tao"},
     {"kernel", "attach", "[kernel] attach"},
     {"kernel", "unmap_pair_window", "[kernel] unmap_pair_window"},
+    {"kernel", "cgroup_map_entries", "[kernel] cgroup_map_entries"},
     {"kernel", "cgroup_version", "[kernel] cgroup_version"},
     {"kernel", "btf", "[kernel] btf"},
     {"kernel", "cgroup_root", "[kernel] cgroup_root"},

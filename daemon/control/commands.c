@@ -45,16 +45,30 @@ static struct json_object *events_json(const struct taod *d)
 	    [TAOD_STAT_PENDING_FLUSHED] = "pending_flushed",
 	    [TAOD_STAT_THP_PATH_EVENTS] = "thp_path_events",
 	    [TAOD_STAT_MTHP_EVENTS] = "mthp_events",
+	    [TAOD_STAT_CG_COUNTERS_FULL] = "cg_counters_full",
+	    [TAOD_STAT_CG_SIZES_FULL] = "cg_sizes_full",
 	};
 	struct json_object *o = json_object_new_object();
 	uint64_t total = 0;
 
 	for (int i = 0; i < TAOD_STAT_MAX; i++) {
 		json_add_u64(o, names[i], d->bpf_stats[i]);
-		if (i != TAOD_STAT_PENDING_FLUSHED)
+		/* The flush and the full maps count no event of their own. */
+		if (i != TAOD_STAT_PENDING_FLUSHED && i < TAOD_STAT_CG_COUNTERS_FULL)
 			total += d->bpf_stats[i];
 	}
 	json_add_u64(o, "total", total);
+	return o;
+}
+
+/* The BPF per-cgroup maps: their size, and the events that found them full. */
+static struct json_object *cgroup_maps_json(const struct taod *d)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_add_u64(o, "entries", d->cfg->cgroup_map_entries);
+	json_add_u64(o, "counters_full", d->bpf_stats[TAOD_STAT_CG_COUNTERS_FULL]);
+	json_add_u64(o, "sizes_full", d->bpf_stats[TAOD_STAT_CG_SIZES_FULL]);
 	return o;
 }
 
@@ -191,6 +205,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
 	json_add(o, "events", events_json(d));
+	json_add(o, "cgroup_maps", cgroup_maps_json(d));
 	json_add(o, "programs", programs_json(d));
 	json_add_u64(o, "ticks", d->ticks);
 	json_add_u64(o, "tick_ms", d->cfg->tick_ms);

@@ -20,15 +20,19 @@ uint64_t cg_counter_value(const struct taod_cg_counters *c, const struct cg_coun
 _Static_assert(sizeof(struct taod_cg_counters) == (CG_NCOUNTERS + TAOD_MAX_ORDER) * sizeof(__u64),
 	       "struct taod_cg_counters: the list's counters and folio_alloc, all __u64");
 
+void cg_counters_add(struct taod_cg_counters *to, const struct taod_cg_counters *from)
+{
+	/* Every member, the list's and the orders', is a __u64 and adds up alike. */
+	const __u64 *f = (const __u64 *)from;
+	__u64 *t = (__u64 *)to;
+
+	for (size_t k = 0; k < sizeof(*to) / sizeof(__u64); k++)
+		t[k] += f[k];
+}
+
 void cg_counters_sum(const struct taod_cg_counters *v, int n, struct taod_cg_counters *s)
 {
 	memset(s, 0, sizeof(*s));
-	for (int i = 0; i < n; i++) {
-		/* Every member, the list's and the orders', is a __u64 and adds up alike. */
-		const __u64 *from = (const __u64 *)&v[i];
-		__u64 *to = (__u64 *)s;
-
-		for (size_t k = 0; k < sizeof(*s) / sizeof(__u64); k++)
-			to[k] += from[k];
-	}
+	for (int i = 0; i < n; i++)
+		cg_counters_add(s, &v[i]);
 }

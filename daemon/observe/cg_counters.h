@@ -49,5 +49,7 @@ uint64_t cg_counter_value(const struct taod_cg_counters *c, const struct cg_coun
 
 /* @s = the sum of the @n per-CPU copies @v, every counter and folio order. */
 void cg_counters_sum(const struct taod_cg_counters *v, int n, struct taod_cg_counters *s);
+/* @to += @from, every counter and folio order. */
+void cg_counters_add(struct taod_cg_counters *to, const struct taod_cg_counters *from);
 
 #endif

@@ -198,6 +198,17 @@ static bool walk_push(struct walk_path *p, const char *name)
 	return true;
 }
 
+/*
+ * Whether directory @st may have subdirectories. kernfs (cgroupfs), ext4
+ * and tmpfs count them in st_nlink (2 + subdirectories): a leaf, which
+ * most cgroups are, then needs neither an open nor a readdir. A
+ * filesystem that does not count them (nlink 1) is read.
+ */
+static bool may_have_subdirs(const struct stat *st)
+{
+	return st->st_nlink != 2;
+}
+
 /* Depth-first walk by directory fds: no path length or fd-count surprises. */
 static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ctx)
 {
@@ -216,18 +227,17 @@ static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ct
 
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		child = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (child < 0)
-			continue; /* vanished meanwhile, or not a directory */
-		if (fstat(child, &st) || !walk_push(p, de->d_name)) {
-			close(child);
+		/* Vanished meanwhile, or not a directory (a symlink is not followed). */
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    !walk_push(p, de->d_name))
 			continue;
+		r = fn(ctx, (uint64_t)st.st_ino, p->s, dirfd, de->d_name);
+		if (!r && may_have_subdirs(&st)) {
+			child = openat(dirfd, de->d_name,
+				       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (child >= 0)
+				r = walk_dir(child, p, fn, ctx);
 		}
-		r = fn(ctx, (uint64_t)st.st_ino, p->s, child);
-		if (!r)
-			r = walk_dir(child, p, fn, ctx);
-		else
-			close(child);
 		p->len = at;
 		p->s[at] = '\0';
 	}
@@ -247,7 +257,7 @@ int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 	if (fstat(fd, &st))
 		r = -errno;
 	else
-		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s, fd) : -ENOMEM;
+		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s, fd, ".") : -ENOMEM;
 	if (!r)
 		r = walk_dir(fd, &p, fn, ctx);
 	else

@@ -28,11 +28,13 @@ int cgroup_tree_detect(struct cgroup_tree *t, const struct taod_config *cfg, cha
 bool cgroup_tree_read_self(struct cgroup_tree *t);
 
 /*
- * Called for each cgroup directory, however deep; @rel is "/" for the root
- * and @dirfd the open directory, both valid during the call only. Non-zero
- * stops.
+ * Called for each cgroup directory, however deep; @rel is "/" for the root,
+ * and the directory is @name ("." for the root) under the open directory
+ * @atfd, all valid during the call only. A leaf is not opened (its link
+ * count says it has no subdirectories), so a walk costs a stat per cgroup.
+ * Non-zero stops.
  */
-typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel, int dirfd);
+typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel, int atfd, const char *name);
 int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx);
 
 /* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG

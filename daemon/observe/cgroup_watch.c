@@ -28,13 +28,14 @@ void cgroup_watch_close(struct cgroup_watch *w)
 	w->open = false;
 }
 
-void cgroup_watch_add(struct cgroup_watch *w, int dirfd)
+void cgroup_watch_add(struct cgroup_watch *w, int atfd, const char *name)
 {
-	uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR;
-	char dir[64];
+	uint32_t mask =
+	    IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW;
+	char dir[320];
 
-	/* By the open directory: its path may be longer than PATH_MAX. */
-	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", dirfd);
+	/* By the open parent: the directory's path may be longer than PATH_MAX. */
+	snprintf(dir, sizeof(dir), "/proc/self/fd/%d/%s", atfd, name);
 	/* Out of watches: lose the watch and fall back to walking every tick. */
 	if (w->fd >= 0 && inotify_add_watch(w->fd, dir, mask) < 0 && errno == ENOSPC) {
 		log_warn("inotify watches exhausted; the cgroup tree is walked every tick");

@@ -15,8 +15,9 @@ struct cgroup_watch {
 
 int cgroup_watch_open(struct cgroup_watch *w);
 void cgroup_watch_close(struct cgroup_watch *w);
-/* Watches the open directory @dirfd for children made or removed (idempotent). */
-void cgroup_watch_add(struct cgroup_watch *w, int dirfd);
+/* Watches directory @name under the open directory @atfd for children made
+ * or removed (idempotent). */
+void cgroup_watch_add(struct cgroup_watch *w, int atfd, const char *name);
 /* Drains the events: true if the tree may have changed since the last call
  * (also when watching is unavailable or the queue overflowed). */
 bool cgroup_watch_changed(struct cgroup_watch *w);

@@ -150,6 +150,11 @@ static struct thp_observe_bpf *open_skel(const struct taod_config *cfg, uint64_t
 	/* A PMD removal left unpaired this long is settled as a split. */
 	skel->rodata->taod_cfg.stale_pending_ns = sat_mul_u64(cfg->unmap_pair_window_ms, 1000000);
 	skel->rodata->taod_cfg.huge_zero_pfn = huge_zero_pfn;
+	/* Sized by the config: a host with more cgroups than that has its
+	 * newest ones counted in cg_overflow, and the drops are told. */
+	bpf_map__set_max_entries(skel->maps.cg_counters, (__u32)cfg->cgroup_map_entries);
+	bpf_map__set_max_entries(skel->maps.cg_parent, (__u32)cfg->cgroup_map_entries);
+	bpf_map__set_max_entries(skel->maps.cg_sizes, (__u32)cfg->cgroup_map_entries);
 	/* Every page allocation would run on_page_alloc: only when folios
 	 * below PMD order can be THPs is that worth it. */
 	if (!mthp_enabled(cfg->k.thp_sysfs)) {
@@ -484,6 +489,32 @@ int thp_observe_read_cgroups(struct thp_observe *o, cg_counters_fn fn, void *ctx
 		fn(ctx, key, &sum);
 	}
 	return errno == ENOENT ? 0 : -errno;
+}
+
+int thp_observe_drain_overflow(struct thp_observe *o, cg_counters_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(o->skel->maps.cg_overflow);
+	__u64 keys[TAOD_CG_OVERFLOW], *prev = NULL;
+	struct taod_cg_counters sum;
+	size_t n = 0;
+
+	/* Keys first: deleting while walking would restart the walk. */
+	while (n < TAOD_CG_OVERFLOW && !bpf_map_get_next_key(fd, prev, &keys[n])) {
+		prev = &keys[n];
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* Atomic where the kernel has it (5.14+); else a count made
+		 * between the two calls is lost, which only a full map risks. */
+		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], o->percpu_buf)) {
+			if (bpf_map_lookup_elem(fd, &keys[i], o->percpu_buf))
+				continue;
+			bpf_map_delete_elem(fd, &keys[i]);
+		}
+		cg_counters_sum(o->percpu_buf, o->ncpus, &sum);
+		fn(ctx, keys[i], &sum);
+	}
+	return 0;
 }
 
 int thp_observe_forget_cgroup(struct thp_observe *o, uint64_t cgroup_id)

@@ -31,6 +31,9 @@ int thp_observe_flush(struct thp_observe *o);
 
 typedef void (*cg_counters_fn)(void *ctx, uint64_t cgroup_id, const struct taod_cg_counters *c);
 int thp_observe_read_cgroups(struct thp_observe *o, cg_counters_fn fn, void *ctx);
+/* Calls @fn with each cgroup's counts in cg_overflow (what did not fit
+ * cg_counters) since the last drain, and drops them from the map. */
+int thp_observe_drain_overflow(struct thp_observe *o, cg_counters_fn fn, void *ctx);
 /* Drops the cgroup's counters and ancestry. */
 int thp_observe_forget_cgroup(struct thp_observe *o, uint64_t cgroup_id);
 /* The ancestors BPF noted at the cgroup's first charge; -ENOENT if none. */

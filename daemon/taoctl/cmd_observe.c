@@ -131,6 +131,23 @@ static void print_sinks(struct json_object *sinks)
 	}
 }
 
+/* "cgroup maps: 16384 entries, full: 0 counted events, 0 per-size events" */
+static void print_cgroup_maps(struct json_object *m)
+{
+	uint64_t counters = jget_u64(m, "counters_full"), sizes = jget_u64(m, "sizes_full");
+
+	if (!m)
+		return;
+	printf("cgroup maps: %llu entries; ", (unsigned long long)jget_u64(m, "entries"));
+	if (!counters && !sizes) {
+		printf("never full\n");
+		return;
+	}
+	printf("FULL: %llu events counted in the overflow map (its busiest cgroups kept), "
+	       "%llu per-size events lost; raise [kernel] cgroup_map_entries\n",
+	       (unsigned long long)counters, (unsigned long long)sizes);
+}
+
 /* "pressure:    some for 12 s: free_pmd_blocks=40 (< 64); 1 tenant wanting" */
 static void print_pressure(struct json_object *p)
 {
@@ -213,6 +230,7 @@ int taoctl_status(const struct taoctl *ctl, int argc, char **argv)
 	       (unsigned long long)jget_u64(r, "ticks"),
 	       fmt_duration(tick, sizeof(tick), jget_u64(r, "tick_ms")),
 	       (unsigned long long)jget_u64(r, "last_tick_cost_us"));
+	print_cgroup_maps(jget(r, "cgroup_maps"));
 	print_pressure(jget(r, "contiguity_pressure"));
 	print_benefit(jget(r, "action_benefit"));
 	print_sinks(jget(r, "sinks"));

@@ -10,7 +10,8 @@
 
 #define TAOD_MAX_ORDER	 11 /* orders 0..10 counted for large folios */
 #define TAOD_COMM_LEN	 16
-#define TAOD_MAX_CGROUPS 16384
+#define TAOD_MAX_CGROUPS 16384 /* default of [kernel] cgroup_map_entries */
+#define TAOD_CG_OVERFLOW 1024  /* map "cg_overflow": cgroups counted past a full cg_counters */
 #define TAOD_MAX_TASKS	 8192
 
 #ifndef __bpf__
@@ -211,6 +212,11 @@ enum taod_stat {
 	TAOD_STAT_PENDING_FLUSHED,
 	TAOD_STAT_THP_PATH_EVENTS, /* huge faults, PMD zaps and splits (THP paths) */
 	TAOD_STAT_MTHP_EVENTS,	   /* per-size programs: large-folio faults, partial maps, splits */
+	/* Events whose cgroup found its map full: counted in cg_overflow
+	 * instead (cg_counters), or not at all (cg_sizes). Not events of
+	 * their own: a status and an alert, never added to the totals. */
+	TAOD_STAT_CG_COUNTERS_FULL,
+	TAOD_STAT_CG_SIZES_FULL,
 	TAOD_STAT_MAX,
 };
 

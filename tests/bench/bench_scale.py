@@ -9,6 +9,9 @@
    under our own memory cgroup and removed after), for each N given.
 3. Start-up on a busy host: taod started on a tree that already holds N
    cgroups (the first walk finds them all at once), tick cost and RSS.
+4. Churn: the largest N made and removed twice while taod runs: every
+   tick's cost meanwhile (median, maximum) and RSS before, at the peak and
+   after (once taod has forgotten them).
 Usage: bench_scale.py [N ...] (default 0 1000 10000).
 """
 import json
@@ -181,6 +184,57 @@ def startup(sock_daemon, counts):
         cgs.cleanup()
 
 
+class TickLog:
+    """Every tick's cost while a long task runs, polled in a thread."""
+
+    def __init__(self, sock):
+        import threading
+        self.sock, self.costs, self.stop = sock, [], threading.Event()
+        self.thread = threading.Thread(target=self.poll)
+
+    def poll(self):
+        last = ctl_status(self.sock)["ticks"]
+        while not self.stop.is_set():
+            time.sleep(0.05)
+            st = ctl_status(self.sock)
+            if st["ticks"] != last:
+                last = st["ticks"]
+                self.costs.append(st["last_tick_cost_us"])
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def churn(sock_daemon, n, rounds=2):
+    cgs = CgroupSet()
+    parent = cgs.make("churn")
+    daemon, sock = sock_daemon()
+    peak = before = rss_kib(daemon.pid)
+    try:
+        with TickLog(sock) as log:
+            for _ in range(rounds):
+                made = make_children(parent, n)
+                tick_costs(sock, 2)
+                peak = max(peak, rss_kib(daemon.pid))
+                remove(made)
+                tick_costs(sock, 2)
+        after = rss_kib(daemon.pid)
+        costs = log.costs
+        print(f"churn: {n} cgroups made and removed {rounds} times, {len(costs)} ticks: "
+              f"tick median {statistics.median(costs) / 1000:.1f} ms, "
+              f"max {max(costs) / 1000:.1f} ms; RSS {before / 1024:.1f} MiB before, "
+              f"{peak / 1024:.1f} MiB at the peak, {after / 1024:.1f} MiB after")
+    finally:
+        daemon.terminate()
+        daemon.wait()
+        cgs.cleanup()
+
+
 def main():
     counts = [int(a) for a in sys.argv[1:]] or [0, 1000, 10000]
     tmp = Path(tempfile.mkdtemp(prefix="taod-bench-"))
@@ -189,6 +243,8 @@ def main():
         fault_path(lambda: start_daemon(tmp / "a"))
         scale(lambda: start_daemon(tmp / "b"), counts)
         startup(lambda: start_daemon(tmp / "c"), counts)
+        if max(counts):
+            churn(lambda: start_daemon(tmp / "d"), max(counts))
     finally:
         STATS.write_text(old_stats)
 

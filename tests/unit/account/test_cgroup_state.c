@@ -239,3 +239,37 @@ Test(cgroup_state, windows_from_the_last_end_tile_without_gaps)
 	cr_assert_eq(cgroup_entry_oldest_ms(e), 0);
 	cgroup_table_free(&t);
 }
+
+/* Counts drained from cg_overflow (a full cg_counters) add to the row's;
+ * once the cgroup is removed, its late spilled counts fold into the parent
+ * and its row's late events are not counted twice. */
+Test(cgroup_state, spilled_counts_add_to_the_row_and_fold_once)
+{
+	struct cgroup_table t;
+	struct taod_cg_counters row = counts(3, 1), spill = counts(10, 4);
+	struct cgroup_entry *e, *parent;
+
+	cgroup_table_init(&t, 4);
+	cgroup_table_begin_tick(&t);
+	cgroup_table_touch(&t, 1, "/", 0, 0);
+	cgroup_table_touch(&t, 2, "/a", 1, 0);
+	cgroup_table_set_counters(&t, 2, &row, 0);
+	e = cgroup_table_add_spilled(&t, 2, &spill, 0);
+	cr_assert_eq(e->counters.thp_fault_alloc, 13);
+	cr_assert_eq(e->counters.pmd_split, 5);
+	cgroup_table_add_spilled(&t, 2, &spill, 1000);
+	cr_assert_eq(e->counters.pmd_split, 9, "drained counts accumulate");
+	cgroup_table_set_counters(&t, 2, &row, 1000);
+	cr_assert_eq(e->counters.pmd_split, 9, "an unchanged row adds nothing");
+
+	cgroup_table_begin_tick(&t); /* /a removed */
+	cgroup_table_touch(&t, 1, "/", 0, 2000);
+	cgroup_table_sweep(&t, NULL, NULL, NULL, 2000);
+	parent = cgroup_table_find(&t, 1);
+	cr_assert_eq(parent->folded.pmd_split, 9);
+	cr_assert_null(cgroup_table_set_counters(&t, 2, &row, 3000));
+	cr_assert_eq(parent->folded.pmd_split, 9, "the row's events were folded already");
+	cr_assert_null(cgroup_table_add_spilled(&t, 2, &spill, 3000));
+	cr_assert_eq(parent->folded.pmd_split, 13, "late spilled counts fold");
+	cgroup_table_free(&t);
+}

@@ -142,12 +142,12 @@ Test(cgroup_dir, dir_open_beneath_refuses_dodges_and_takes_control_characters)
 	close(rootfd);
 }
 
-/* Also checks that @dirfd is the directory the walk names. */
-static int find_deep(void *ctx, uint64_t id, const char *rel, int dirfd)
+/* Also checks that @name under @atfd is the directory the walk names. */
+static int find_deep(void *ctx, uint64_t id, const char *rel, int atfd, const char *name)
 {
 	struct stat st;
 
-	cr_assert_eq(fstat(dirfd, &st), 0);
+	cr_assert_eq(fstatat(atfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
 	cr_assert_eq((uint64_t)st.st_ino, id, "%s", rel);
 	if (!strcmp(rel, deep))
 		*(uint64_t *)ctx = id;

@@ -48,11 +48,12 @@ struct seen {
 	int n;
 };
 
-static int collect(void *ctx, uint64_t id, const char *rel, int dirfd)
+static int collect(void *ctx, uint64_t id, const char *rel, int atfd, const char *name)
 {
 	struct seen *s = ctx;
 
-	(void)dirfd;
+	(void)atfd;
+	(void)name;
 	snprintf(s->paths[s->n], sizeof(s->paths[0]), "%s", rel);
 	s->ids[s->n++] = id;
 	return 0;
