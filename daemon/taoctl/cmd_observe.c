@@ -13,6 +13,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "workload_column.h"
+#include "control/cgroup_sort.h"
 #include "control/explain.h"
 #include "observe/size_events.h"
 #include "common/json_fields.h"
@@ -217,6 +218,26 @@ static void print_cgroup_row(struct json_object *row, int width)
 	       workload_column(row, wl, sizeof(wl)));
 }
 
+void taoctl_sort_keys(FILE *f)
+{
+	char keys[160];
+
+	cgroup_sort_key_words(keys, sizeof(keys));
+	fprintf(f, "  KEY: %s\n", keys);
+}
+
+/* 0, or -1 after naming --sort's value as no key. */
+static int opt_sort(const char *key)
+{
+	char keys[160];
+
+	if (cgroup_sort_key_valid(key))
+		return 0;
+	cgroup_sort_key_words(keys, sizeof(keys));
+	fprintf(stderr, "taoctl: --sort \"%s\": expected one of %s\n", key, keys);
+	return -1;
+}
+
 const struct taoctl_opt cgroups_opts[] = {
     {"sort", 's', "KEY"}, {"glob", 'g', "GLOB"}, {"sizes", 'z', NULL}, {0}};
 
@@ -229,14 +250,18 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	while ((c = taoctl_getopt(argc, argv, cgroups_opts, false)) != -1) {
 		if (c == 'z')
 			sizes = true;
-		else if (c == 's')
+		else if (c == 's' && !opt_sort(optarg))
 			json_add_str(args, "sort", optarg);
-		else if (c == 'g')
+		else if (c == 'g' && !opt_glob("--glob", optarg))
 			json_add_str(args, "glob", optarg);
 		else {
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
+	}
+	if (optind < argc && opt_glob("GLOB", argv[optind])) {
+		json_object_put(args);
+		return EXIT_USAGE;
 	}
 	if (optind < argc) /* a bare argument is the glob */
 		json_add_str(args, "glob", argv[optind]);
@@ -300,7 +325,7 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		long n;
 
-		if (c == 'g') {
+		if (c == 'g' && !opt_glob("--cgroup", optarg)) {
 			json_add_str(args, "glob", optarg);
 			continue;
 		}

@@ -65,6 +65,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			}
 			break;
 		case 'g':
+			if (opt_glob("--cgroup", optarg))
+				return EXIT_USAGE;
 			a->glob = optarg;
 			break;
 		case 'f':
