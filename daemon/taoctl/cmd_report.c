@@ -115,7 +115,8 @@ static int load_config(const struct report_args *a, struct taod_config **out)
 		config_defaults(*out); /* no config at all: the default path */
 		return EXIT_OK;
 	}
-	return taoctl_read_config(a->config ? a->config : TAOD_DEFAULT_CONFIG, out);
+	return taoctl_read_config(a->config ? a->config : TAOD_DEFAULT_CONFIG, taoctl_needs_history,
+				  out);
 }
 
 /* The database named by --db, else by the configuration's [history] path. */

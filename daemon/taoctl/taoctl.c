@@ -88,7 +88,7 @@ static int socket_from_config(const char *path, const char **socket_path)
 {
 	static char buf[PATH_MAX];
 	struct taod_config *cfg;
-	int rc = taoctl_read_config(path, &cfg);
+	int rc = taoctl_read_config(path, taoctl_needs_socket, &cfg);
 
 	if (rc)
 		return rc;
