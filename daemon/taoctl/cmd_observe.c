@@ -198,19 +198,46 @@ static const char *score_text(double score)
 	return buf;
 }
 
-static void print_cgroup_row(struct json_object *row, int width)
+/* The tenant's class, and why it is not what the score says: "-" if never judged. */
+static const char *verdict_text(char *buf, size_t len, struct json_object *row)
 {
-	char anon[32], thp[32], cov[16], wl[320];
+	struct json_object *v = jget(row, "verdict");
+	const char *cls = jget_str(v, "class"); /* "-" for null: never judged */
+
+	if (json_object_get_type(jget(v, "held")) != json_type_string)
+		return cls;
+	snprintf(buf, len, "%s (held: %s)", cls, jget_text(v, "held"));
+	return buf;
+}
+
+/* The VERDICT column's width: as wide as its widest text. */
+static int verdict_width(struct json_object *list)
+{
+	char buf[160];
+	int w = 8;
+
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		int n =
+		    (int)strlen(verdict_text(buf, sizeof(buf), json_object_array_get_idx(list, i)));
+
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
+static void print_cgroup_row(struct json_object *row, int width, int vwidth)
+{
+	char anon[32], thp[32], cov[16], wl[320], verdict[160];
 
 	struct json_object *v = jget(row, "verdict");
 
-	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %-4s %5s  %s\n", width,
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-*s %-4s %5s  %s\n", width,
 	       jget_text(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
-	       jget_double(row, "split_ratio"), v ? jget_text(v, "class") : "-",
+	       jget_double(row, "split_ratio"), vwidth, verdict_text(verdict, sizeof(verdict), row),
 	       v && jget(v, "wanting")
 		   ? (json_object_get_boolean(jget(v, "wanting")) ? "yes" : "no")
 		   : "-",
@@ -275,13 +302,13 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 	} else if (ctl->json) {
 		print_json(list);
 	} else {
-		int w = column_width(list, "path", 6);
+		int w = column_width(list, "path", 6), vw = verdict_width(list);
 
-		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %-4s %5s  %s\n", w, "CGROUP",
+		printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-*s %-4s %5s  %s\n", w, "CGROUP",
 		       "ANON", "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO",
-		       "VERDICT", "WANT", "SCORE", "WORKLOAD");
+		       vw, "VERDICT", "WANT", "SCORE", "WORKLOAD");
 		for (size_t i = 0; i < json_object_array_length(list); i++)
-			print_cgroup_row(json_object_array_get_idx(list, i), w);
+			print_cgroup_row(json_object_array_get_idx(list, i), w, vw);
 	}
 	json_object_put(r);
 	return 0;
