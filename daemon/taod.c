@@ -13,6 +13,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "act/act.h"
 #include "control/commands.h"
@@ -55,6 +56,23 @@ static void usage(FILE *f)
 	}
 }
 
+/*
+ * -d DIR names a directory the operator means: its absence is an error
+ * (a typo would drop every drop-in unseen). The default, CONFIG.d, may be absent.
+ */
+static bool dropin_dir_missing(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		fprintf(stderr, "taod: --dropin-dir %s: %s\n", dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		fprintf(stderr, "taod: --dropin-dir %s: not a directory\n", dir);
+	else
+		return false;
+	return true;
+}
+
 static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
 {
 	struct option opts[NOPTIONS + 1] = {{0}};
@@ -94,6 +112,8 @@ static int parse_args(int argc, char **argv, struct taod *d, bool *check_only)
 		fprintf(stderr, "taod: unexpected argument \"%s\"\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (d->dropin_dir[0] && dropin_dir_missing(d->dropin_dir))
+		return -ENOENT;
 	if (!d->dropin_dir[0] && strlen(d->config_path) + 3 > sizeof(d->dropin_dir)) {
 		fprintf(stderr, "taod: config path too long\n");
 		return -ENAMETOOLONG;

@@ -19,6 +19,7 @@
 #include <syslog.h>
 
 #include "config_internal.h"
+#include "common/near_word.h"
 #include "common/parse.h"
 
 enum setting_type {
@@ -451,6 +452,52 @@ bool config_keep_setting(struct taod_config *to, const struct taod_config *from,
 	return differ;
 }
 
+/* " (did you mean tick?)", " (it is a [daemon] key)", or "" for @key in [@section]. */
+static const char *key_hint(const char *section, const char *key, char *buf, size_t len)
+{
+	const struct setting *elsewhere = NULL;
+	struct near_word n;
+
+	near_word_init(&n, key);
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		if (!strcmp(settings[i].section, section))
+			near_word_offer(&n, settings[i].key);
+		else if (!strcmp(settings[i].key, key))
+			elsewhere = &settings[i];
+	}
+	if (elsewhere)
+		snprintf(buf, len, " (it is a [%s] key)", elsewhere->section);
+	else if (near_word_best(&n))
+		snprintf(buf, len, " (did you mean %s?)", near_word_best(&n));
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* An unknown section, at the line that opens it: its keys are not named again. */
+static void check_section(struct config_parse *p, const char *section)
+{
+	const char *space = strpbrk(section, " \t");
+	char head[64];
+	struct near_word n;
+
+	if (section_known(section) || config_is_policy_section(section))
+		return;
+	near_word_init(&n, section);
+	if (space) { /* "[polcy web]": the word before the name */
+		snprintf(head, sizeof(head), "%.*s", (int)(space - section), section);
+		near_word_init(&n, head);
+		near_word_offer(&n, "policy");
+	}
+	for (size_t i = 0; !space && i < sizeof(settings) / sizeof(settings[0]); i++)
+		near_word_offer(&n, settings[i].section);
+	if (!near_word_best(&n))
+		config_error_add(p, "unknown section [%s]", section);
+	else
+		config_error_add(p, "unknown section [%s] (did you mean [%s%s]?)", section,
+				 near_word_best(&n), space ? space : "");
+}
+
 static int apply_setting(struct config_parse *p, const char *section, const char *key,
 			 const char *value)
 {
@@ -466,10 +513,9 @@ static int apply_setting(struct config_parse *p, const char *section, const char
 					 expected(s, choices, sizeof(choices)));
 		return 1;
 	}
-	if (section_known(section))
-		config_error_add(p, "[%s] unknown key \"%s\"", section, key);
-	else
-		config_error_add(p, "unknown section [%s]", section);
+	if (section_known(section)) /* an unknown one was named at its own line */
+		config_error_add(p, "[%s] unknown key \"%s\"%s", section, key,
+				 key_hint(section, key, choices, sizeof(choices)));
 	return 1;
 }
 
@@ -545,6 +591,7 @@ static void track_section(struct config_parse *p, const char *line)
 		return;
 	snprintf(p->section, sizeof(p->section), "%.*s", (int)(end - s - 1), s + 1);
 	config_seen_add(p, p->section, NULL);
+	check_section(p, p->section);
 }
 
 /* Counts lines for the handler: inih calls it right after each read. */

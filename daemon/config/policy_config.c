@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "config_internal.h"
+#include "common/near_word.h"
 #include "common/parse.h"
 #include "policy.h"
 
@@ -305,6 +306,7 @@ static const char *expected_text(const struct policy_setting *s, char *buf, size
 static void apply_policy_key(struct config_parse *p, const char *section, struct policy *pol,
 			     const char *key, const char *value)
 {
+	struct near_word near;
 	char expected[256];
 
 	for (size_t i = 0; i < NSETTINGS; i++) {
@@ -324,7 +326,14 @@ static void apply_policy_key(struct config_parse *p, const char *section, struct
 			pol->set |= 1u << s->bit;
 		return;
 	}
-	config_error_add(p, "[%s] unknown key \"%s\"", section, key);
+	near_word_init(&near, key);
+	for (size_t i = 0; i < NSETTINGS; i++)
+		near_word_offer(&near, policy_settings[i].key);
+	if (near_word_best(&near))
+		config_error_add(p, "[%s] unknown key \"%s\" (did you mean %s?)", section, key,
+				 near_word_best(&near));
+	else
+		config_error_add(p, "[%s] unknown key \"%s\"", section, key);
 }
 
 bool config_is_policy_section(const char *section)

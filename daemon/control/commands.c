@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "act/act.h"
+#include "cgroup_sort.h"
 #include "explain.h"
 #include "thp_settings.h"
 #include "report/metrics/metrics.h"
@@ -222,11 +223,6 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	return o;
 }
 
-/* Sort keys for `cgroups`: numeric ones sort largest first. */
-static const char *const sort_keys[] = {"path",	       "anon",	 "thp",	       "coverage",
-					"allocs",      "splits", "alloc_rate", "split_rate",
-					"split_ratio", NULL};
-
 static double sort_value(const struct cgroup_entry *e, const char *key)
 {
 	uint64_t allocs = cg_thp_allocs(&e->counters);
@@ -264,28 +260,20 @@ static int compare_rows(const void *a, const void *b, void *sort_key)
 	return strcmp(x->path, y->path);
 }
 
-static bool valid_sort_key(const char *key)
-{
-	for (int i = 0; sort_keys[i]; i++)
-		if (!strcmp(sort_keys[i], key))
-			return true;
-	return false;
-}
-
 static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 {
 	const char *glob = "*", *sort = "path";
 	struct cgroup_entry **rows;
+	char keys[160];
 	struct json_object *o, *list;
 	size_t n = 0;
 
 	if (protocol_arg_string(req, "glob", &glob) == -EINVAL ||
 	    protocol_arg_string(req, "sort", &sort) == -EINVAL)
 		return protocol_error("args.glob and args.sort must be strings");
-	if (!valid_sort_key(sort))
-		return protocol_errorf("args.sort: unknown key \"%s\" (path, anon, thp, coverage, "
-				       "allocs, splits, alloc_rate, split_rate, split_ratio)",
-				       sort);
+	cgroup_sort_key_words(keys, sizeof(keys));
+	if (!cgroup_sort_key_valid(sort))
+		return protocol_errorf("args.sort: unknown key \"%s\" (%s)", sort, keys);
 	rows = calloc(d->cgroups.n + 1, sizeof(*rows));
 	if (!rows)
 		return protocol_error("out of memory");

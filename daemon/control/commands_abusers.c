@@ -245,14 +245,20 @@ struct json_object *tenant_verdict_json(const struct taod *d, uint64_t cgroup_id
 {
 	const struct cg_judge *j = decide_find(&d->decide, cgroup_id);
 	const struct cg_judge *root = j ? decide_find(&d->decide, j->tenant_id) : NULL;
+	const struct policy *p;
 	struct json_object *o;
+	char held[96];
 
 	if (!root || !root->path)
 		return NULL;
 	o = json_object_new_object();
 	json_add_str(o, "tenant", root->path);
-	json_add_str(o, "class", cg_class_name(root->cls));
+	/* Never judged: no class yet, not "good". */
+	json_add_str_or_null(o, "class", root->has_verdict ? cg_class_name(root->cls) : NULL);
 	json_add_str(o, "policy", root->policy);
+	p = policy_find(&d->cfg->policies, root->policy);
+	json_add_str_or_null(o, "held",
+			     p && hysteresis_held(root, p, held, sizeof(held)) ? held : NULL);
 	if (root->has_verdict) {
 		json_add_double(o, "score", root->last.score);
 		json_add_double(o, "waste", root->last.waste);

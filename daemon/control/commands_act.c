@@ -102,6 +102,29 @@ static struct json_object *act_sizes(struct json_object *req, struct action_requ
 	return v ? protocol_error("args.sizes must be one of pmd, mthp, all") : NULL;
 }
 
+/*
+ * An operator's target that is not there: refused outright, as "no such"
+ * (the gate's "vanished" says a judged cgroup or task went away). @dir:
+ * the cgroup's directory as cmd_act opened it, or -errno.
+ */
+static struct json_object *act_absent(struct taod *d, const struct action_request *ar, int dir)
+{
+	struct task_ref t;
+	bool gone, elsewhere = false;
+
+	if (dir == -ENOENT)
+		return protocol_errorf("no such cgroup %s", ar->cgroup);
+	if (!ar->pid)
+		return NULL;
+	gone = task_ref_open(&t, ar->pid) != 0;
+	if (!gone && ar->cgroup[0])
+		elsewhere = !task_ref_in_cgroup(&d->tree, &t, ar->cgroup);
+	task_ref_close(&t);
+	if (gone)
+		return protocol_errorf("no such process %d", (int)ar->pid);
+	return elsewhere ? protocol_errorf("task %d is not in %s", (int)ar->pid, ar->cgroup) : NULL;
+}
+
 struct json_object *cmd_act(struct taod *d, struct json_object *req)
 {
 	struct action_request ar = {0};
@@ -129,12 +152,16 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	ar.cgroup = cgroup;
 	cgroup_tree_read_self(&d->tree); /* it may have moved since the last tick */
 	snprintf(ar.policy, sizeof(ar.policy), "operator");
+	ar.asked = true;
 	snprintf(ar.evidence, sizeof(ar.evidence), "requested through the control socket");
 	dir = cgroup[0] ? cgroup_dir_open(&d->tree, cgroup) : -ENOENT;
 	if (dir >= 0 && !fstat(dir, &st))
 		ar.cgroup_id = (uint64_t)st.st_ino;
 	if (dir >= 0)
 		close(dir);
+	err = act_absent(d, &ar, cgroup[0] ? dir : 0);
+	if (err)
+		return err;
 	actor_submit(d->actor, &ar, &rec);
 	o = protocol_ok();
 	json_add(o, "record", action_record_json(&rec));

@@ -133,8 +133,10 @@ struct json_object *cmd_explain(struct taod *d, struct json_object *req)
 	n = keep_rows(rows, task_rows_collect(d->obs, rows, TAOD_MAX_TASKS), cg ? cg->id : 0, pid);
 	if (pid && !n) {
 		free(rows);
-		return protocol_errorf("pid %lld: taod has counted no THP event of it",
-				       (long long)pid);
+		return task_alive((uint32_t)pid)
+			   ? protocol_errorf("pid %lld: taod has counted no THP event of it",
+					     (long long)pid)
+			   : protocol_errorf("no such process %lld", (long long)pid);
 	}
 	o = protocol_ok();
 	if (cg) {

@@ -176,7 +176,13 @@ static void print_want(FILE *f, struct json_object *reply)
 		return;
 	fputs("tenant ", f);
 	text_fputs(str_of(v, "tenant") ? str_of(v, "tenant") : "?", f);
-	fprintf(f, ": %s", str_of(v, "class") ? str_of(v, "class") : "?");
+	if (!str_of(v, "class")) { /* never judged: no class yet */
+		fputs(": not judged yet\n", f);
+		return;
+	}
+	fprintf(f, ": %s", str_of(v, "class"));
+	if (str_of(v, "held"))
+		fprintf(f, " (held: %s)", str_of(v, "held"));
 	if (json_object_object_get_ex(v, "wanting", &want))
 		fputs(json_object_get_boolean(want)
 			  ? ", wanting THPs (its faults fall back or it is below its guarantee)\n"

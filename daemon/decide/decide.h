@@ -228,6 +228,12 @@ void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf
 /* hysteresis.c: moves the class for one window's level; true when it moved. */
 bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
 		     uint64_t now_ms);
+/*
+ * Why @j's class is not what its last window's score alone says, as
+ * "score 4.00 above 2 for 1 of 2 windows": true with the text in @buf, or
+ * false when the two agree (or @j was never judged).
+ */
+bool hysteresis_held(const struct cg_judge *j, const struct policy *p, char *buf, size_t len);
 
 /* ladder.c: the rung for a strike count, the highest one started at or below it. */
 enum ladder_rung ladder_rung_for(const struct policy *p, unsigned strikes);

@@ -6,6 +6,8 @@
  * streak agree on (two abuser windows and a misuser one make a misuser).
  * A window at the class breaks both streaks.
  */
+#include <stdio.h>
+
 #include "decide.h"
 
 static bool streak_up(struct cg_judge *j, enum cg_class level, unsigned need)
@@ -46,6 +48,30 @@ bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct polic
 		j->class_since_ms = now_ms;
 	}
 	return moved;
+}
+
+/* The score a window must be above to be @c or worse. */
+static double class_floor(enum cg_class c)
+{
+	return c == CLASS_ABUSER ? DECIDE_ABUSER_SCORE : 1.0;
+}
+
+bool hysteresis_held(const struct cg_judge *j, const struct policy *p, char *buf, size_t len)
+{
+	const struct verdict *v = &j->last;
+
+	if (!j->has_verdict || v->level == j->cls)
+		return false;
+	if (v->level > j->cls)
+		snprintf(buf, len, "score %.2f above %g for %u of %u windows", v->score,
+			 class_floor(v->level), j->up_streak, p->escalate_after);
+	else if (!v->judged)
+		snprintf(buf, len, "too few THPs to judge for %u of %u windows", j->down_streak,
+			 p->relax_after);
+	else
+		snprintf(buf, len, "score %.2f not above %g for %u of %u windows", v->score,
+			 class_floor(j->cls), j->down_streak, p->relax_after);
+	return true;
 }
 
 const char *cg_class_name(enum cg_class c)

@@ -12,6 +12,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "common/action_kinds.h"
+#include "common/cgroup_path.h"
 #include "common/json_fields.h"
 
 static const char *fmt_when(char *buf, size_t len, uint64_t ms)
@@ -45,13 +46,11 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 	int c, rc;
 
 	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
-		if (c == 'g') {
+		if (c == 'g' && !opt_glob("--cgroup", optarg)) {
 			json_add_str(args, "glob", optarg);
 		} else if (c == 'n' && !opt_positive("--limit", optarg, &n)) {
 			json_add_i64(args, "limit", n);
 		} else {
-			if (c != 'n')
-				fprintf(stderr, "taoctl: actions [--limit N] [--cgroup GLOB]\n");
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
@@ -76,25 +75,28 @@ int taoctl_actions(const struct taoctl *ctl, int argc, char **argv)
 }
 
 /* The words come from the kinds' table (action_kinds.h). */
-static int act_usage(void)
+void taoctl_act_words(FILE *f)
 {
 	char words[160];
 
 	action_kind_words(words, sizeof(words));
-	fprintf(stderr,
-		"taoctl: act ACTION --cgroup PATH [--pid PID] [--bytes SIZE] [--dry-run]"
-		" [--sizes pmd|mthp|all]\n"
-		"  ACTION: %s\n",
-		words);
+	fprintf(f, "  ACTION: %s\n", words);
 	for (int k = 0; k < ACTION_KIND_MAX; k++)
-		fprintf(stderr, "    %-13s %s\n", action_kind_name(k), action_kind_row(k)->what);
-	return EXIT_USAGE;
+		fprintf(f, "    %-13s %s\n", action_kind_name(k), action_kind_row(k)->what);
+	fprintf(f, "  KIND: pmd, mthp, all\n");
 }
 
 const struct taoctl_opt act_opts[] = {{"cgroup", 'g', "PATH"}, {"pid", 'p', "PID"},
 				      {"bytes", 'b', "SIZE"},  {"dry-run", 'd', NULL},
 				      {"sizes", 'z', "KIND"},  {0}};
 
+/* --sizes' words, as a policy's sizes key spells them. */
+static bool sizes_word(const char *v)
+{
+	return !strcmp(v, "pmd") || !strcmp(v, "mthp") || !strcmp(v, "all");
+}
+
+/* The options into @args; 0, or -1 after an error naming the option. */
 static int act_options(int argc, char **argv, struct json_object *args)
 {
 	uint64_t bytes;
@@ -106,14 +108,43 @@ static int act_options(int argc, char **argv, struct json_object *args)
 			json_add_str(args, "cgroup", optarg);
 		else if (c == 'd')
 			json_add_bool(args, "dry_run", 1);
-		else if (c == 'z')
+		else if (c == 'z' && sizes_word(optarg))
 			json_add_str(args, "sizes", optarg);
 		else if (c == 'p' && !opt_positive("--pid", optarg, &n))
 			json_add_i64(args, "pid", n);
 		else if (c == 'b' && !opt_size("--bytes", optarg, &bytes))
 			json_add_u64(args, "bytes", bytes);
-		else
-			return c == 'p' || c == 'b' ? -2 : -1; /* -2: the error is printed */
+		else {
+			if (c == 'z')
+				fprintf(stderr,
+					"taoctl: --sizes \"%s\": expected pmd, mthp or all\n",
+					optarg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The action's word and its --cgroup, as taod would take them; 0 or -1 after the error. */
+static int act_target(const char *word, struct json_object *args)
+{
+	const char *cgroup = jget_str(args, "cgroup");
+	char words[160], why[96];
+	int k = action_kind_by_name(word);
+
+	if (k < 0) {
+		action_kind_words(words, sizeof(words));
+		fprintf(stderr, "taoctl: act: unknown ACTION \"%s\": expected one of %s\n", word,
+			words);
+		return -1;
+	}
+	if (!jget(args, "cgroup") && !action_kind_row(k)->machine_wide) {
+		fprintf(stderr, "taoctl: act: %s needs --cgroup PATH\n", word);
+		return -1;
+	}
+	if (jget(args, "cgroup") && !cgroup_path_canonical(cgroup, why, sizeof(why))) {
+		fprintf(stderr, "taoctl: act: --cgroup \"%s\": %s\n", cgroup, why);
+		return -1;
 	}
 	return 0;
 }
@@ -139,14 +170,15 @@ int taoctl_act(const struct taoctl *ctl, int argc, char **argv)
 	bool dry_run_asked;
 	int rc;
 
-	if (argc < 2 || argv[1][0] == '-')
-		return act_usage();
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "taoctl: act: ACTION comes first: taoctl act ACTION [options]\n");
+		return EXIT_USAGE;
+	}
 	args = json_object_new_object();
 	json_add_str(args, "action", argv[1]);
-	rc = act_options(argc - 1, argv + 1, args);
-	if (rc) {
+	if (act_options(argc - 1, argv + 1, args) || act_target(argv[1], args)) {
 		json_object_put(args);
-		return rc == -2 ? EXIT_USAGE : act_usage();
+		return EXIT_USAGE;
 	}
 	dry_run_asked = json_object_get_boolean(jget(args, "dry_run"));
 	rc = taoctl_request(ctl, "act", args, &r);

@@ -20,33 +20,75 @@ static void print_item(const char *sep, struct json_object *s)
 	text_fputs(json_object_get_string(s), stdout);
 }
 
+/* How a policy key's value is printed: as taod.conf spells it. */
+enum key_kind { K_PCT, K_RATIO, K_COUNT, K_DURATION, K_TEXT, K_YES_NO };
+
+/* A policy's keys in the reply's order: its name there, its JSON field, its kind. */
+static const struct {
+	const char *key, *field;
+	enum key_kind kind;
+} policy_keys[] = {
+    {"coverage_guarantee", "coverage_guarantee", K_PCT},
+    {"max_split_ratio", "max_split_ratio", K_RATIO},
+    {"min_allocs", "min_allocs", K_COUNT},
+    {"window", "window_ms", K_DURATION},
+    {"ladder", "ladder", K_TEXT},
+    {"cooldown", "cooldown_ms", K_DURATION},
+    {"dry_run", "dry_run", K_YES_NO},
+    {"escalate_after", "escalate_after", K_COUNT},
+    {"relax_after", "relax_after", K_COUNT},
+    {"horizon", "horizon_ms", K_DURATION},
+    {"act_on", "act_on", K_TEXT},
+    {"sizes", "sizes", K_TEXT},
+    {"act_when", "act_when", K_TEXT},
+};
+
+static void print_key(struct json_object *p, size_t k)
+{
+	const char *field = policy_keys[k].field;
+	char t[32];
+
+	printf("  %-18s = ", policy_keys[k].key);
+	switch (policy_keys[k].kind) {
+	case K_PCT:
+		printf("%g%%\n", jget_double(p, field));
+		break;
+	case K_RATIO:
+		printf("%g\n", jget_double(p, field));
+		break;
+	case K_COUNT:
+		printf("%llu\n", (unsigned long long)jget_u64(p, field));
+		break;
+	case K_DURATION:
+		printf("%s\n", fmt_duration(t, sizeof(t), jget_u64(p, field)));
+		break;
+	case K_TEXT:
+		printf("%s\n", jget_text(p, field));
+		break;
+	case K_YES_NO:
+		printf("%s\n", json_object_get_boolean(jget(p, field)) ? "yes" : "no");
+		break;
+	}
+}
+
 static void print_policy(struct json_object *p)
 {
 	struct json_object *m = jget(p, "match"), *inh = jget(p, "from_default");
-	char t[32];
+	const char *at = jget_text(p, "defined_at");
 
-	printf("[policy %s]  (%s)\n", jget_text(p, "name"), jget_text(p, "defined_at"));
+	/* "(built-in)" is in parentheses already. */
+	printf("[policy %s]  %s%s%s\n", jget_text(p, "name"), *at == '(' ? "" : "(", at,
+	       *at == '(' ? "" : ")");
 	printf("  match              =");
 	for (size_t i = 0; i < json_object_array_length(m); i++)
 		print_item(" ", json_object_array_get_idx(m, i));
 	printf("%s\n",
 	       json_object_array_length(m) ? "" : " (every cgroup no other policy matches)");
-	printf("  coverage_guarantee = %g%%\n", jget_double(p, "coverage_guarantee"));
-	printf("  max_split_ratio    = %g\n", jget_double(p, "max_split_ratio"));
-	printf("  min_allocs         = %llu\n", (unsigned long long)jget_u64(p, "min_allocs"));
-	printf("  window             = %s\n", fmt_duration(t, sizeof(t), jget_u64(p, "window_ms")));
-	printf("  ladder             = %s\n", jget_text(p, "ladder"));
-	if (*jget_str(p, "ladder_note"))
-		printf("                       (%s)\n", jget_text(p, "ladder_note"));
-	printf("  cooldown           = %s\n",
-	       fmt_duration(t, sizeof(t), jget_u64(p, "cooldown_ms")));
-	printf("  dry_run            = %s\n",
-	       json_object_get_boolean(jget(p, "dry_run")) ? "yes" : "no");
-	printf("  escalate_after     = %llu\n", (unsigned long long)jget_u64(p, "escalate_after"));
-	printf("  relax_after        = %llu\n", (unsigned long long)jget_u64(p, "relax_after"));
-	printf("  horizon            = %s\n",
-	       fmt_duration(t, sizeof(t), jget_u64(p, "horizon_ms")));
-	printf("  act_on             = %s\n", jget_text(p, "act_on"));
+	for (size_t k = 0; k < sizeof(policy_keys) / sizeof(policy_keys[0]); k++) {
+		print_key(p, k);
+		if (!strcmp(policy_keys[k].key, "ladder") && *jget_str(p, "ladder_note"))
+			printf("                       (%s)\n", jget_text(p, "ladder_note"));
+	}
 	if (json_object_array_length(inh)) {
 		printf("  from [policy default]:");
 		for (size_t i = 0; i < json_object_array_length(inh); i++)

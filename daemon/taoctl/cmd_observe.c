@@ -13,6 +13,7 @@
 #include "subcommands.h"
 #include "format.h"
 #include "workload_column.h"
+#include "control/cgroup_sort.h"
 #include "control/explain.h"
 #include "observe/size_events.h"
 #include "common/json_fields.h"
@@ -246,24 +247,71 @@ static const char *score_text(double score)
 	return buf;
 }
 
-static void print_cgroup_row(struct json_object *row, int width)
+/* The tenant's class, and why it is not what the score says: "-" if never judged. */
+static const char *verdict_text(char *buf, size_t len, struct json_object *row)
 {
-	char anon[32], thp[32], cov[16], wl[320];
+	struct json_object *v = jget(row, "verdict");
+	const char *cls = jget_str(v, "class"); /* "-" for null: never judged */
+
+	if (json_object_get_type(jget(v, "held")) != json_type_string)
+		return cls;
+	snprintf(buf, len, "%s (held: %s)", cls, jget_text(v, "held"));
+	return buf;
+}
+
+/* The VERDICT column's width: as wide as its widest text. */
+static int verdict_width(struct json_object *list)
+{
+	char buf[160];
+	int w = 8;
+
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		int n =
+		    (int)strlen(verdict_text(buf, sizeof(buf), json_object_array_get_idx(list, i)));
+
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
+static void print_cgroup_row(struct json_object *row, int width, int vwidth)
+{
+	char anon[32], thp[32], cov[16], wl[320], verdict[160];
 
 	struct json_object *v = jget(row, "verdict");
 
-	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-8s %-4s %5s  %s\n", width,
+	printf("%-*s %11s %11s %7s %8llu %8.1f %8llu %8.1f %6.3f %-*s %-4s %5s  %s\n", width,
 	       jget_text(row, "path"), fmt_bytes(anon, sizeof(anon), jget_u64(row, "anon_bytes")),
 	       fmt_bytes(thp, sizeof(thp), jget_u64(row, "thp_bytes")),
 	       fmt_pct(cov, sizeof(cov), jget(row, "coverage_pct")),
 	       (unsigned long long)jget_u64(row, "thp_alloc"), jget_double(row, "alloc_rate"),
 	       (unsigned long long)jget_u64(row, "pmd_split"), jget_double(row, "split_rate"),
-	       jget_double(row, "split_ratio"), v ? jget_text(v, "class") : "-",
+	       jget_double(row, "split_ratio"), vwidth, verdict_text(verdict, sizeof(verdict), row),
 	       v && jget(v, "wanting")
 		   ? (json_object_get_boolean(jget(v, "wanting")) ? "yes" : "no")
 		   : "-",
 	       v && jget(v, "score") ? score_text(jget_double(v, "score")) : "-",
 	       workload_column(row, wl, sizeof(wl)));
+}
+
+void taoctl_sort_keys(FILE *f)
+{
+	char keys[160];
+
+	cgroup_sort_key_words(keys, sizeof(keys));
+	fprintf(f, "  KEY: %s\n", keys);
+}
+
+/* 0, or -1 after naming --sort's value as no key. */
+static int opt_sort(const char *key)
+{
+	char keys[160];
+
+	if (cgroup_sort_key_valid(key))
+		return 0;
+	cgroup_sort_key_words(keys, sizeof(keys));
+	fprintf(stderr, "taoctl: --sort \"%s\": expected one of %s\n", key, keys);
+	return -1;
 }
 
 const struct taoctl_opt cgroups_opts[] = {
@@ -301,15 +349,15 @@ static void print_cgroup_table(struct json_object *list, bool all)
 {
 	size_t n = json_object_array_length(list), shown = 0;
 	bool *show = all ? NULL : rows_that_matter(list, n);
-	int w = column_width(list, "path", 6);
+	int w = column_width(list, "path", 6), vw = verdict_width(list);
 
-	printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-8s %-4s %5s  %s\n", w, "CGROUP", "ANON",
-	       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", "VERDICT", "WANT",
-	       "SCORE", "WORKLOAD");
+	printf("%-*s %11s %11s %7s %8s %8s %8s %8s %6s %-*s %-4s %5s  %s\n", w, "CGROUP", "ANON",
+	       "THP", "COVER", "ALLOCS", "ALLOC/s", "SPLITS", "SPLIT/s", "RATIO", vw, "VERDICT",
+	       "WANT", "SCORE", "WORKLOAD");
 	for (size_t i = 0; i < n; i++) {
 		if (show && !show[i])
 			continue;
-		print_cgroup_row(json_object_array_get_idx(list, i), w);
+		print_cgroup_row(json_object_array_get_idx(list, i), w, vw);
 		shown++;
 	}
 	if (shown < n)
@@ -330,14 +378,18 @@ int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv)
 			sizes = true;
 		else if (c == 'a')
 			all = true;
-		else if (c == 's')
+		else if (c == 's' && !opt_sort(optarg))
 			json_add_str(args, "sort", optarg);
-		else if (c == 'g')
+		else if (c == 'g' && !opt_glob("--glob", optarg))
 			json_add_str(args, "glob", optarg);
 		else {
 			json_object_put(args);
 			return EXIT_USAGE;
 		}
+	}
+	if (optind < argc && opt_glob("GLOB", argv[optind])) {
+		json_object_put(args);
+		return EXIT_USAGE;
 	}
 	if (optind < argc) /* a bare argument is the glob */
 		json_add_str(args, "glob", argv[optind]);
@@ -395,7 +447,7 @@ int taoctl_top_tasks(const struct taoctl *ctl, int argc, char **argv)
 	while ((c = taoctl_getopt(argc, argv, list_opts, false)) != -1) {
 		long n;
 
-		if (c == 'g') {
+		if (c == 'g' && !opt_glob("--cgroup", optarg)) {
 			json_add_str(args, "glob", optarg);
 			continue;
 		}

@@ -68,6 +68,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 			}
 			break;
 		case 'g':
+			if (opt_glob("--cgroup", optarg))
+				return EXIT_USAGE;
 			a->glob = optarg;
 			break;
 		case 'f':
@@ -119,7 +121,8 @@ static int load_config(const struct report_args *a, struct taod_config **out)
 		config_defaults(*out); /* no config at all: the default path */
 		return EXIT_OK;
 	}
-	return taoctl_read_config(a->config ? a->config : TAOD_DEFAULT_CONFIG, out);
+	return taoctl_read_config(a->config ? a->config : TAOD_DEFAULT_CONFIG, taoctl_needs_history,
+				  out);
 }
 
 /* The database named by --db, else by the configuration's [history] path. */

@@ -84,6 +84,18 @@ int opt_positive(const char *opt, const char *value, long *out)
 	return -1;
 }
 
+int opt_glob(const char *opt, const char *glob)
+{
+	/* fnmatch without FNM_PATHNAME: '*', '?' and '[' may match the first '/'. */
+	if (glob[0] && strchr("/*?[", glob[0]))
+		return 0;
+	fprintf(stderr,
+		"taoctl: %s \"%s\": no cgroup path can match it: paths start with / (try "
+		"\"/%s\" or \"*%s\")\n",
+		opt, glob, glob, glob);
+	return -1;
+}
+
 /* taod sends null for a percentage it does not know, never a negative one. */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v)
 {

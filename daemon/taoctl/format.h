@@ -22,6 +22,8 @@ const char *fmt_size(char *buf, size_t len, uint64_t bytes);
  */
 int opt_size(const char *opt, const char *value, uint64_t *out);
 int opt_positive(const char *opt, const char *value, long *out);
+/* A cgroup glob some path can match: it starts with '/', '*', '?' or '['. */
+int opt_glob(const char *opt, const char *glob);
 /* "87.5%", or "-" for a JSON null (pct_text with "%"). */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v);
 uint64_t jget_u64(struct json_object *o, const char *key);

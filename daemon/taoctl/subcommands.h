@@ -4,8 +4,11 @@
 #define TAOCTL_SUBCOMMANDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "options.h"
+
+struct json_object;
 
 struct taoctl {
 	const char *socket_path;
@@ -19,12 +22,18 @@ struct taoctl_command {
 	const struct taoctl_opt *opts; /* NULL: none */
 	const char *operands;	       /* after the options ("[GLOB]"), or "" */
 	const char *help;
+	int min_operands, max_operands; /* the lead counts too */
+	void (*more)(FILE *f);		/* the values an option takes, or NULL */
 	int (*run)(const struct taoctl *ctl, int argc, char **argv);
 };
 
 /* Each command's options, as its parser takes them and --help prints them. */
 extern const struct taoctl_opt cgroups_opts[], list_opts[], act_opts[], abusers_opts[],
     report_opts[], zones_opts[];
+
+/* The values of act's ACTION and of cgroups' --sort KEY, for the usage. */
+void taoctl_act_words(FILE *f);
+void taoctl_sort_keys(FILE *f);
 
 int taoctl_status(const struct taoctl *ctl, int argc, char **argv);
 int taoctl_cgroups(const struct taoctl *ctl, int argc, char **argv);

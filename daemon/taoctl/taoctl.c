@@ -8,33 +8,42 @@
 #include <string.h>
 
 #include "client.h"
+#include "command_args.h"
 #include "config_file.h"
 #include "config/config.h"
 #include "common/version.h"
 #include "subcommands.h"
 #include "format.h"
+#include "json_errors.h"
 
+/* A row: name, lead, options, operands, what it does, operands from-to,
+ * the values it lists in its usage, and the function that runs it. */
 static const struct taoctl_command commands[] = {
-    {"status", "", NULL, "", "daemon version, kernel kind, observation mode, counts",
+    {"status", "", NULL, "", "daemon version, kernel kind, observation mode, counts", 0, 0, NULL,
      taoctl_status},
-    {"cgroups", "", cgroups_opts, "[GLOB]", "THP use and coverage per cgroup", taoctl_cgroups},
-    {"top-tasks", "", list_opts, "", "tasks that split the most THPs", taoctl_top_tasks},
-    {"actions", "", list_opts, "", "the audit log: actions done or suppressed", taoctl_actions},
-    {"act", "ACTION", act_opts, "", "(root) one action through the safety gate", taoctl_act},
-    {"policy", "", NULL, "[CGROUP]", "policies, or which applies to CGROUP and why", taoctl_policy},
-    {"explain", "", NULL, "CGROUP|PID", "why THPs split: causes per task, the allocator's fix",
-     taoctl_explain},
+    {"cgroups", "", cgroups_opts, "[GLOB]", "THP use and coverage per cgroup", 0, 1,
+     taoctl_sort_keys, taoctl_cgroups},
+    {"top-tasks", "", list_opts, "", "tasks that split the most THPs", 0, 0, NULL,
+     taoctl_top_tasks},
+    {"actions", "", list_opts, "", "the audit log: actions done or suppressed", 0, 0, NULL,
+     taoctl_actions},
+    {"act", "ACTION", act_opts, "", "(root) one action through the safety gate", 1, 1,
+     taoctl_act_words, taoctl_act},
+    {"policy", "", NULL, "[CGROUP]", "policies, or which applies to CGROUP and why", 0, 1, NULL,
+     taoctl_policy},
+    {"explain", "", NULL, "CGROUP|PID", "why THPs split: causes per task, the allocator's fix", 1,
+     1, NULL, taoctl_explain},
     {"abusers", "", abusers_opts, "",
-     "misusers and abusers: evidence, offenders, next action (--all: good tenants too)",
+     "misusers and abusers: evidence, offenders, next action (--all: good tenants too)", 0, 0, NULL,
      taoctl_abusers},
-    {"reload", "", NULL, "", "re-read the configuration (root); errors keep the old one",
-     taoctl_reload},
-    {"report", "", report_opts, "", "THP coverage history from the database (no daemon needed)",
-     taoctl_report},
-    {"metrics", "", NULL, "", "Prometheus text exposition from taod", taoctl_metrics},
+    {"reload", "", NULL, "", "re-read the configuration (root); errors keep the old one", 0, 0,
+     NULL, taoctl_reload},
+    {"report", "", report_opts, "", "THP coverage history from the database (no daemon needed)", 0,
+     0, NULL, taoctl_report},
+    {"metrics", "", NULL, "", "Prometheus text exposition from taod", 0, 0, NULL, taoctl_metrics},
     {"zones", "", zones_opts, "",
-     "TAO policy zones, their use, the boot-time sizes to use; --apply (root) writes them",
-     taoctl_zones},
+     "TAO policy zones, their use, the boot-time sizes to use; --apply (root) writes them", 0, 0,
+     NULL, taoctl_zones},
 };
 
 static const struct taoctl_opt main_opts[] = {{"socket", 's', "PATH"}, {"config", 'c', "CONFIG"},
@@ -48,13 +57,12 @@ static void usage(FILE *f)
 	taoctl_opts_usage(f, main_opts);
 	fprintf(f, " COMMAND [ARGS]\n\nCommands (each takes --json too):\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const struct taoctl_command *c = &commands[i];
-
-		fprintf(f, "  %s%s%s", c->name, *c->lead ? " " : "", c->lead);
-		taoctl_opts_usage(f, c->opts);
-		fprintf(f, "%s%s\n      %s\n", *c->operands ? " " : "", c->operands, c->help);
+		fprintf(f, "  ");
+		taoctl_command_synopsis(f, &commands[i]);
+		fprintf(f, "\n      %s\n", commands[i].help);
 	}
-	fprintf(f, "\nExit codes: 0 ok, 1 taod refused (act: the action was not done),\n"
+	fprintf(f, "\n\"taoctl COMMAND --help\" shows one command's usage.\n"
+		   "\nExit codes: 0 ok, 1 taod refused (act: the action was not done),\n"
 		   "2 usage, 3 taod not running, 4 no access to the socket,\n"
 		   "5 unreadable reply.\n");
 }
@@ -80,7 +88,7 @@ static int socket_from_config(const char *path, const char **socket_path)
 {
 	static char buf[PATH_MAX];
 	struct taod_config *cfg;
-	int rc = taoctl_read_config(path, &cfg);
+	int rc = taoctl_read_config(path, taoctl_needs_socket, &cfg);
 
 	if (rc)
 		return rc;
@@ -96,6 +104,7 @@ static int main_options(int argc, char **argv, struct taoctl *ctl)
 	const char *socket = NULL;
 	int c, rc;
 
+	opterr = 0; /* the message below says what was wrong */
 	while ((c = taoctl_getopt(argc, argv, main_opts, true)) != -1) {
 		if (c == 's')
 			socket = optarg;
@@ -110,6 +119,10 @@ static int main_options(int argc, char **argv, struct taoctl *ctl)
 			usage(stdout);
 			return -EXIT_OK;
 		} else {
+			fprintf(stderr, "taoctl: %s %s\n",
+				optopt && strchr("sc", optopt) ? "an argument is missing after"
+							       : "unknown option",
+				argv[optind - 1]);
 			usage(stderr);
 			return -EXIT_USAGE;
 		}
@@ -126,35 +139,58 @@ static int main_options(int argc, char **argv, struct taoctl *ctl)
 	return optind;
 }
 
+static const struct taoctl_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* --json is accepted after the command too: taken out of @argv. */
+static int take_json(struct taoctl *ctl, int argc, char **argv)
+{
+	for (int a = 1; a < argc; a++)
+		if (!strcmp(argv[a], "--json")) {
+			ctl->json = true;
+			memmove(&argv[a], &argv[a + 1], (size_t)(argc - a) * sizeof(char *));
+			argc--;
+			a--;
+		}
+	return argc;
+}
+
+static int run(struct taoctl *ctl, int argc, char **argv)
+{
+	const struct taoctl_command *cmd;
+	int first = main_options(argc, argv, ctl), sub_argc, rc;
+	char **sub_argv;
+
+	if (first <= 0)
+		return -first;
+	sub_argv = argv + first;
+	cmd = find_command(sub_argv[0]);
+	if (!cmd) {
+		fprintf(stderr, "taoctl: unknown command \"%s\"\n", sub_argv[0]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	sub_argc = take_json(ctl, argc - first, sub_argv);
+	rc = taoctl_check_args(cmd, sub_argc, sub_argv);
+	if (rc >= 0)
+		return rc;
+	optind = 0; /* the command's own scan starts afresh */
+	return cmd->run(ctl, sub_argc, sub_argv);
+}
+
 int main(int argc, char **argv)
 {
 	struct taoctl ctl = {.socket_path = getenv("TAOD_SOCKET")};
-	int first;
+	bool held = json_errors_asked(argc, argv) && json_errors_hold();
+	int rc;
 
 	if (!ctl.socket_path)
 		ctl.socket_path = TAOD_DEFAULT_SOCKET;
-	first = main_options(argc, argv, &ctl);
-	if (first <= 0)
-		return -first;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		int sub_argc = argc - first;
-		char **sub_argv = argv + first;
-
-		if (strcmp(commands[i].name, sub_argv[0]))
-			continue;
-		/* --json is accepted after the command too. */
-		for (int a = 1; a < sub_argc; a++)
-			if (!strcmp(sub_argv[a], "--json")) {
-				ctl.json = true;
-				memmove(&sub_argv[a], &sub_argv[a + 1],
-					(size_t)(sub_argc - a) * sizeof(char *));
-				sub_argc--;
-				a--;
-			}
-		optind = 1;
-		return commands[i].run(&ctl, sub_argc, sub_argv);
-	}
-	fprintf(stderr, "taoctl: unknown command \"%s\"\n", argv[first]);
-	usage(stderr);
-	return EXIT_USAGE;
+	rc = run(&ctl, argc, argv);
+	return held ? json_errors_finish(ctl.json, rc) : rc;
 }

@@ -45,7 +45,8 @@ struct action_request {
 	const char *cgroup;
 	pid_t pid;	    /* the offending task, 0 for cgroup-wide actions */
 	uint64_t bytes;	    /* shatter/collapse budget, or zone target size */
-	bool dry_run;	    /* the matching policy's dry_run */
+	bool dry_run;	    /* the matching policy's dry_run, or an operator's --dry-run */
+	bool asked;	    /* an operator's request (taoctl act), not a policy's */
 	char policy[64];    /* name of the policy that asked */
 	char evidence[320]; /* numbers over the window that led here */
 	/* what broke the tenant's THPs most (split_cause_name()), "" if untold */

@@ -181,9 +181,13 @@ def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
     aliases = ["/.", "//", own + "/", "/" + own, own + "/.", rel_keep + "/",
                rel_keep.replace("/", "//", 1), own + "/../" + own.rsplit("/", 1)[1]]
     for alias in aliases:
+        # taoctl refuses it before asking; taod refuses it from any client.
         rc, out, err = enforcing.ctl_rc("act", "shatter", "--cgroup", alias, "--pid", str(pk.pid))
-        assert rc == 1, (alias, out, err)
-        assert "args.cgroup" in err, (alias, err)
+        assert rc == 2, (alias, out, err)
+        assert f'--cgroup "{alias}"' in err, (alias, err)
+        req = {"command": "act", "args": {"action": "shatter", "cgroup": alias, "pid": pk.pid}}
+        r = json.loads(enforcing.request(json.dumps(req).encode() + b"\n"))
+        assert not r["ok"] and "args.cgroup" in r["error"], (alias, r)
     assert anon_huge_kib(pk.pid) == N * THP_KIB
     assert not any(x["result"] == "done" for x in enforcing.ctl("actions"))
 
@@ -192,10 +196,12 @@ def test_path_aliases_never_reach_protected_cgroups(enforcing, cgroups):
 def test_vanished_targets_and_foreign_tasks(enforcing, cgroups):
     a, pa = holding_thps(cgroups, "a")
     b = cgroups.make("b")
-    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(b), "--pid", str(pa.pid))
-    assert rec["result"] == "vanished"  # pa is not in b: never acted on through b
-    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(a) + "-gone")
-    assert rec["result"] == "vanished"
+    # pa is not in b: never acted on through b, and it never was there.
+    rc, out, err = enforcing.ctl_rc("act", "shatter", "--cgroup", cgroups.rel(b),
+                                    "--pid", str(pa.pid))
+    assert rc == 1 and f"task {pa.pid} is not in {cgroups.rel(b)}" in err, err
+    rc, out, err = enforcing.ctl_rc("act", "shatter", "--cgroup", cgroups.rel(a) + "-gone")
+    assert rc == 1 and f"no such cgroup {cgroups.rel(a)}-gone" in err, err
     assert anon_huge_kib(pa.pid) == N * THP_KIB
 
 
@@ -208,12 +214,13 @@ def test_act_exit_status_says_whether_it_was_done(enforcing, cgroups):
     rel = cgroups.rel(cg)
     cases = [(["warn", "--cgroup", rel], 0, "done"),
              (["warn", "--cgroup", rel, "--dry-run"], 0, "dry-run"),
-             (["warn", "--cgroup", "/"], 1, "allowlisted"),
-             (["warn", "--cgroup", rel + "-gone"], 1, "vanished")]
+             (["warn", "--cgroup", "/"], 1, "allowlisted")]
     for args, want, result in cases:
         rc, out, err = enforcing.ctl_rc("act", *args)
         assert rc == want, (args, rc, out, err)
         assert f": {result} (" in out, (args, out)
+    rc, out, err = enforcing.ctl_rc("act", "warn", "--cgroup", rel + "-gone")
+    assert rc == 1 and "no such cgroup" in err and not out, (out, err)
 
 
 @any_mode

@@ -1,5 +1,6 @@
 """Why THPs split: per-task causes of PMD splits, and `taoctl explain`."""
 import os
+import subprocess
 import re
 
 import pytest
@@ -102,7 +103,14 @@ def test_explain_refuses_bad_targets(daemon, cgroups):
     rc, _, err = daemon.ctl_rc("explain", "nonsense")
     assert rc == 2 and "CGROUP (a path from /) or PID" in err
     rc, _, err = daemon.ctl_rc("explain", "999999999")
-    assert rc == 1 and "no THP event" in err
+    assert rc == 1 and "no such process 999999999" in err, err
+    quiet = subprocess.Popen(["sleep", "30"])  # a process with no THP fault
+    try:
+        rc, _, err = daemon.ctl_rc("explain", str(quiet.pid))
+        assert rc == 1 and "no THP event" in err, err
+    finally:
+        quiet.kill()
+        quiet.wait()
 
 
 def test_cow_after_fork_split_is_counted(daemon, cgroups):

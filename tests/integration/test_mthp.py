@@ -259,7 +259,7 @@ def test_mthp_shatter_splits_a_tasks_small_folios_and_leaves_pmd_thps(
     acts = d.ctl("actions", "--cgroup", rel)
     assert "below the PMD" in acts[0]["detail"], acts
     rc, _, err = d.ctl_rc("act", "shatter", "--cgroup", rel, "--sizes", "some")
-    assert rc != 0 and "sizes must be one of pmd, mthp, all" in err, err
+    assert rc == 2 and '--sizes "some": expected pmd, mthp or all' in err, err
     w.send_signal(signal.SIGUSR1)
     finish(w)
 

@@ -319,8 +319,9 @@ bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_
 static bool dry_run(const struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	const char *why = a->s.mode == ACT_MODE_OBSERVE ? "observe mode"
-			  : req->dry_run		? "policy dry-run"
-							: NULL;
+			  : !req->dry_run		? NULL
+			  : req->asked			? "dry-run (asked)"
+							: "policy dry-run";
 
 	if (why)
 		act_outcome_set(o, RESULT_DRY_RUN, 0, "%s: would %s %s", why,

@@ -80,13 +80,46 @@ Test(config, every_error_has_file_line_and_key)
 	cr_assert(strstr(errs.items[0].msg, "[daemon] tick = \"soon\""), "%s", errs.items[0].msg);
 	cr_assert_eq(errs.items[1].line, 4);
 	cr_assert(strstr(errs.items[1].msg, "unknown key \"colour\""));
-	cr_assert_eq(errs.items[2].line, 6);
+	cr_assert_eq(errs.items[2].line, 5, "the section's own line, not its key's");
 	cr_assert(strstr(errs.items[2].msg, "unknown section [nonsense]"));
 	cr_assert_eq(errs.items[3].line, 8);
 	cr_assert(strstr(errs.items[3].msg, "auto, yes, no"), "%s", errs.items[3].msg);
 	cr_assert_eq(errs.items[4].line, 9);
 	cr_assert(strstr(errs.items[4].msg, "syntax error"));
 	cr_assert_str_eq(errs.items[0].file, p);
+}
+
+/* A typo is named once, where it is, with the word it likely was. */
+Test(config, typos_get_a_did_you_mean)
+{
+	struct taod_config cfg;
+	struct config_errors errs;
+	const char *p = write_conf("typo.conf", "[deamon]\n"
+						"tick = 1s\n"
+						"root = /\n"
+						"[deamon-empty]\n"
+						"[daemon]\n"
+						"tikc = 1s\n"
+						"socket = /x.sock\n"
+						"[polcy web]\n"
+						"match = /web/*\n"
+						"[policy w]\n"
+						"match = /w\n"
+						"windw = 1s\n");
+
+	cr_assert_eq(config_load(&cfg, p, NULL, &errs), 6);
+	cr_assert_eq(errs.items[0].line, 1);
+	cr_assert_str_eq(errs.items[0].msg, "unknown section [deamon] (did you mean [daemon]?)");
+	cr_assert_eq(errs.items[1].line, 4, "a section with no keys is named too");
+	cr_assert_str_eq(errs.items[1].msg, "unknown section [deamon-empty]");
+	cr_assert_str_eq(errs.items[2].msg, "[daemon] unknown key \"tikc\" (did you mean tick?)");
+	cr_assert_str_eq(errs.items[3].msg,
+			 "[daemon] unknown key \"socket\" (it is a [control] key)");
+	cr_assert_eq(errs.items[4].line, 8);
+	cr_assert_str_eq(errs.items[4].msg,
+			 "unknown section [polcy web] (did you mean [policy web]?)");
+	cr_assert_str_eq(errs.items[5].msg,
+			 "[policy w] unknown key \"windw\" (did you mean window?)");
 }
 
 Test(config, zero_tick_and_relative_paths_rejected)

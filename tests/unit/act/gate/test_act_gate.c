@@ -162,6 +162,19 @@ Test(act_gate, policy_dry_run_writes_nothing)
 	cr_assert_str_eq(fx.writes, "");
 }
 
+/* taoctl act --dry-run is the operator's, not a policy's. */
+Test(act_gate, an_asked_dry_run_says_so)
+{
+	struct action_request r = fx_req(ACTION_SHATTER, "/app/a", 0, 1 << 20);
+	struct action_record rec;
+
+	fx_open(&backend_tao_ops);
+	r.dry_run = r.asked = true;
+	cr_assert_eq(actor_submit(fx.actor, &r, &rec), RESULT_DRY_RUN);
+	cr_assert(strstr(rec.detail, "dry-run (asked): would shatter /app/a"), "%s", rec.detail);
+	cr_assert_null(strstr(rec.detail, "policy"), "%s", rec.detail);
+}
+
 Test(act_gate, root_self_and_allowlist_are_refused)
 {
 	struct action_record rec;
