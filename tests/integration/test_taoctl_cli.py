@@ -163,7 +163,7 @@ def test_a_cgroup_never_judged_shows_no_verdict(daemon_factory, cgroups):
     rel = cgroups.rel(cgroups.make("unjudged"))
     row = wait_for(lambda: cgroup_row(d, rel), what="the cgroup tracked")
     assert row["verdict"] is None or row["verdict"]["class"] is None, row
-    rc, out, err = d.ctl_rc("cgroups", rel)
+    rc, out, err = d.ctl_rc("cgroups", "--all", rel)  # idle: left out without --all
     line = next(ln for ln in out.splitlines() if ln.startswith(rel))
     assert " good " not in line and re.search(r"\s-\s+-\s+-\s", line), line
 
