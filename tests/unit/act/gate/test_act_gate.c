@@ -320,6 +320,7 @@ Test(act_gate, stock_shatter_stops_at_the_byte_budget)
 	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000200000\n");
 	fx.writes[0] = '\0';
+	fx_task_smaps(); /* the same THPs again */
 	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
 					  "=4242,0x7f1000000000,0x7f1000200000\n");
