@@ -84,6 +84,10 @@ def test_a_shatter_splits_the_tenants_anonymous_thps_not_a_files(daemon_factory,
     assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec
     assert thp_chunks(p.pid) == 0
     assert file_thp_pages(p.pid, "big") == before
+    # The audit record has the numbers as fields (issue 28), not in its text only.
+    split = audit(tmp_path)[-1]["split"]
+    assert (split["bytes"], split["thps"], split["partly_mapped"]) == (
+        N * THP_KIB * 1024, N, N), split
 
 
 @any_mode

@@ -499,6 +499,9 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
 	rec->shatter = o.shatter;
+	if (rec->shatter.split_counted &&
+	    (rec->cost.kernel_present & (1u << COST_pgmigrate_success)))
+		rec->shatter.pages_migrated = rec->cost.kernel[COST_pgmigrate_success];
 	audit_record(a->audit, rec);
 	benefit_watch_action(&a->benefit, rec, a->ctx.now_ms(), a->s.benefit_after_ms);
 	/* Backing off keeps what started the back-off: that says why. */

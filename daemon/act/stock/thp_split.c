@@ -384,6 +384,10 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .timed_out = s.time.up,
 				  .mthp = s.mthp_t};
 	o->bytes = s.bytes + s.mthp_bytes; /* the rate limit pays for both */
+	o->shatter.split_counted = true;
+	o->shatter.bytes_split = s.bytes;
+	o->shatter.thps_split = s.bytes / THP_BYTES;
+	o->shatter.partial_thps = s.partial_bytes / THP_BYTES;
 	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
 		act_outcome_set(o, RESULT_FAILED, s.read_err,
 				"cannot read the smaps of %d task(s): %s", s.unreadable,

@@ -17,6 +17,9 @@
 #include "act/read/thp_chunks.h"
 #include "act/stock/contiguity.h"
 #include "config/policy.h"
+#include "act/gate/audit.h"
+
+#include <json-c/json.h>
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"
 #define COMPACT	 "/proc/sys/vm/compact_memory"
@@ -453,4 +456,23 @@ Test(stock_split, only_what_the_kernel_split_counts)
 	map_pages();
 	fx.split_keeps_thps = true;
 	shatter_says(RESULT_NO_GAIN, NULL, "split no THP");
+}
+
+/* The audit record carries what was split as numbers, not in its text only. */
+Test(stock_split, the_audit_record_counts_the_split)
+{
+	struct action_record rec;
+	struct json_object *o, *s;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	o = action_record_json(&rec);
+	cr_assert(json_object_object_get_ex(o, "split", &s), "%s", json_object_to_json_string(o));
+	cr_assert_str_eq(
+	    json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN),
+	    "{\"bytes\":10485760,\"thps\":5,\"partly_mapped\":2,\"pages_migrated\":0}");
+	cr_assert(json_object_object_get_ex(o, "shatter", &s), "stock counts its splits too");
+	cr_assert_eq(json_object_get_int64(json_object_object_get(s, "split")), 5);
+	json_object_put(o);
 }
