@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "act/act.h"
+#include "act/read/proc_tasks.h"
 #include "common/cgroup_dir.h"
 #include "control/commands.h"
 #include "observe/task_rows.h"
@@ -184,6 +185,11 @@ static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
 	return task_rows_collect(((struct taod *)user)->obs, rows, max);
 }
 
+static bool offender_alive(uint32_t tgid)
+{
+	return proc_task_live((pid_t)tgid);
+}
+
 /* Contiguity pressure from the kernel's counters; an odd file is told once. */
 static void pressure_tick(struct taod *d, uint64_t now_ms)
 {
@@ -219,6 +225,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .sink_ctx = d->action_sink_ctx,
 	    .tasks = collect_tasks,
 	    .tasks_ctx = d,
+	    .task_alive = offender_alive,
 	    /* Boot-sized zones move only by recommendation (taoctl zones). */
 	    .zone_view =
 		d->actor && kernel_has(&d->kernel, TAO_HOTPLUG_ZONES) ? actor_zone_view : NULL,

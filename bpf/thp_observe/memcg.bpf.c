@@ -83,17 +83,15 @@ static __always_inline bool pairs_with(const struct taod_anon_event *e, int val,
 	       now - e->ts_ns < taod_cfg.stale_pending_ns;
 }
 
-/* Remembers a PMD-sized drop, and its task if that task owns the memory. */
+/* Remembers a PMD-sized drop, and its memory's process if the task owns it. */
 static __always_inline void remember(struct taod_anon_event *e, int val, __u64 cgid, __u64 now)
 {
 	e->cgroup_id = cgid;
 	e->ts_ns = now;
 	e->pages = val;
 	e->tgid = 0;
-	if (current_owns(cgid)) {
-		e->tgid = bpf_get_current_pid_tgid() >> 32;
-		bpf_get_current_comm(e->comm, sizeof(e->comm));
-	}
+	if (current_owns(cgid))
+		e->tgid = current_mm_tgid(e->comm);
 }
 
 /*

@@ -209,12 +209,33 @@ static __always_inline struct taod_task_counters *task_get(__u32 tgid, __u64 cgi
 	return t;
 }
 
+/*
+ * The thread group that stands for the running task's memory: its mm's
+ * owner's (@comm its name). A clone(CLONE_VM) helper is a thread group of
+ * its own on the same mm: its faults and splits are charged to the owner,
+ * which holds the THPs after the helper exits, so an offender named is a
+ * live process to split. The running task's own when it has no mm.
+ */
+static __always_inline __u32 current_mm_tgid(char *comm)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *owner = BPF_CORE_READ(task, mm, owner);
+	__u32 tgid = owner ? BPF_CORE_READ(owner, tgid) : 0;
+
+	if (!tgid) {
+		bpf_get_current_comm(comm, TAOD_COMM_LEN);
+		return bpf_get_current_pid_tgid() >> 32;
+	}
+	bpf_core_read_str(comm, TAOD_COMM_LEN, &owner->comm);
+	return tgid;
+}
+
 static __always_inline struct taod_task_counters *current_task_get(__u64 cgid)
 {
 	char comm[TAOD_COMM_LEN];
+	__u32 tgid = current_mm_tgid(comm);
 
-	bpf_get_current_comm(comm, sizeof(comm));
-	return task_get(bpf_get_current_pid_tgid() >> 32, cgid, comm);
+	return task_get(tgid, cgid, comm);
 }
 
 /* task->flags bits (include/linux/sched.h). */
@@ -275,18 +296,19 @@ static __always_inline __u32 split_cause(void)
 }
 
 /*
- * The running task's user stack, if it is @tgid and the daemon marked it:
- * a split charged to a top offender, in its own syscall or fault. One hash
+ * The running task's user stack, if its memory is @tgid's and the daemon
+ * marked it: a split charged to a top offender, in a syscall or fault of
+ * its own or of a helper sharing its mm. One hash
  * lookup per split for everyone else.
  */
 static __always_inline void sample_stack(void *ctx, __u32 tgid, __u32 cause)
 {
 	static const struct taod_split_stack zero;
 	struct taod_split_stack *s;
+	char comm[TAOD_COMM_LEN];
 	long n;
 
-	if (!tgid || tgid != bpf_get_current_pid_tgid() >> 32 ||
-	    !bpf_map_lookup_elem(&stack_watch, &tgid))
+	if (!tgid || tgid != current_mm_tgid(comm) || !bpf_map_lookup_elem(&stack_watch, &tgid))
 		return;
 	s = bpf_map_lookup_elem(&split_stacks, &tgid);
 	if (!s) {

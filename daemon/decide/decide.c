@@ -132,6 +132,19 @@ static uint64_t request_bytes(enum action_kind kind, const struct verdict *v)
 	return 0;
 }
 
+/*
+ * The first offender still alive: a dead one's THPs are gone or stranded
+ * in a process sharing its memory. 0 when none lives: the action walks
+ * the tenant's live tasks, those holding the THPs among them.
+ */
+static pid_t live_offender(const struct cg_judge *j, const struct decide_io *io)
+{
+	for (unsigned i = 0; i < j->noffenders; i++)
+		if (!io->task_alive || io->task_alive(j->offenders[i].pid))
+			return (pid_t)j->offenders[i].pid;
+	return 0;
+}
+
 static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind kind,
 		 const struct policy *p, const struct decide_io *io, uint64_t now_ms)
 {
@@ -141,8 +154,8 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 	req.cgroup = j->path;
 	snprintf(req.policy, sizeof(req.policy), "%s", p->name);
 	req.sizes = p->sizes;
-	if (action_kind_row(kind)->task && j->noffenders)
-		req.pid = (pid_t)j->offenders[0].pid;
+	if (action_kind_row(kind)->task)
+		req.pid = live_offender(j, io);
 	req.bytes = request_bytes(kind, &j->last);
 	verdict_evidence(&j->last, p, ev, sizeof(ev));
 	snprintf(req.evidence, sizeof(req.evidence), "%s; %s, strike %u", ev, cg_class_name(j->cls),

@@ -36,6 +36,8 @@ typedef void (*action_sink_fn)(void *ctx, const struct action_request *req);
 struct task_row;
 /* Per-task counters (as task_rows_collect gives them); returns rows filled. */
 typedef size_t (*task_source_fn)(void *ctx, struct task_row *rows, size_t max);
+/* Whether process @tgid still lives (a row outlives its task). */
+typedef bool (*task_alive_fn)(uint32_t tgid);
 
 /*
  * A tenant judged at the end of a window, against its policy. The figures
@@ -196,6 +198,9 @@ struct decide_io {
 	void *sink_ctx;
 	task_source_fn tasks; /* may be NULL: no offenders named */
 	void *tasks_ctx;
+	/* NULL: every row's task lives. An action aimed at a task names the
+	 * first live offender; none: the whole tenant. */
+	task_alive_fn task_alive;
 	/* TAO kernels: the NoSplit zone as act sees it; NULL: no zone sizing */
 	zone_view_fn zone_view;
 	void *zone_view_ctx;

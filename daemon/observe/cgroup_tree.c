@@ -245,23 +245,35 @@ static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ct
 	return r;
 }
 
-int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
+/* @fd (taken) is the directory of @rel: it, then all below it. */
+static int walk_from(int fd, const char *rel, cgroup_visit_fn fn, void *ctx)
 {
 	struct walk_path p = {0};
 	struct stat st;
-	int fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st))
 		r = -errno;
 	else
-		r = walk_push(&p, "/") ? fn(ctx, (uint64_t)st.st_ino, p.s, fd, ".") : -ENOMEM;
+		r = walk_push(&p, rel) ? fn(ctx, (uint64_t)st.st_ino, p.s, fd, ".") : -ENOMEM;
 	if (!r)
 		r = walk_dir(fd, &p, fn, ctx);
 	else
 		close(fd);
 	free(p.s);
 	return r;
+}
+
+int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
+{
+	int fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return walk_from(fd < 0 ? -errno : fd, "/", fn, ctx);
+}
+
+int cgroup_subtree_walk(const struct cgroup_tree *t, const char *rel, cgroup_visit_fn fn, void *ctx)
+{
+	return walk_from(cgroup_dir_open(t, rel), rel, fn, ctx);
 }

@@ -36,6 +36,9 @@ bool cgroup_tree_read_self(struct cgroup_tree *t);
  */
 typedef int (*cgroup_visit_fn)(void *ctx, uint64_t id, const char *rel, int atfd, const char *name);
 int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx);
+/* The same from cgroup @rel down: @rel itself first; -errno when it cannot be opened. */
+int cgroup_subtree_walk(const struct cgroup_tree *t, const char *rel, cgroup_visit_fn fn,
+			void *ctx);
 
 /* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG
  * when its line is cut short or does not fit @len. */

@@ -37,6 +37,9 @@ struct report_action {
 	/* A shatter's THPs by outcome, where the kernel counted them (boot-zone TAO). */
 	bool shatter_counted;
 	uint64_t shattered, shatter_failed, shatter_discarded, shatter_split;
+	/* What its split did, on every kernel (schema 8+). */
+	bool split_counted;
+	uint64_t split_bytes, split_thps, split_partial, pages_migrated;
 };
 
 /* Large folios of one size in the window (schema 3+, fentry only). */

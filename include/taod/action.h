@@ -65,6 +65,12 @@ struct action_request {
 struct shatter_counts {
 	bool counted;
 	uint64_t shattered, failed, discarded, split;
+	/* The split path's own tally, on every kernel (@split_counted): bytes
+	 * and THPs the page tables show split after it, of those THPs the
+	 * partly mapped, and pages migrated (vmstat pgmigrate_success around
+	 * the action, its compaction included; machine-wide, 0 if untold). */
+	bool split_counted;
+	uint64_t bytes_split, thps_split, partial_thps, pages_migrated;
 };
 
 /* One audit record, as `taoctl actions` shows it. */

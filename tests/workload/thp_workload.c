@@ -46,6 +46,11 @@
  *                  PMD while the child's stays
  *   end-child      end fork-cow's child and wait for it: its PMD mappings,
  *                  the last ones of the THPs this process split, go
+ *   helper-keep1 M keep1 M, done by a clone(CLONE_VM) helper (a process of
+ *                  its own on this memory, not a thread) that then exits
+ *   map-file MIB   map the scratch directory's file "big" privately, read
+ *                  its first MIB MiB (page cache, large folios where the
+ *                  filesystem makes them) and write one byte of it
  *   collapse       madvise(MADV_COLLAPSE) every region still mapped
  *   churn SECONDS  as fast as possible: fault 16, split 8, unmap all (benchmarks)
  *   mthp-size KB   the size of the next mthp-fault's chunks (default 64)
@@ -80,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -637,6 +643,58 @@ static int map_scratch(long n)
 	return d ? 0 : -1;
 }
 
+static long helper_m;
+
+static int helper_keep1(void *arg)
+{
+	(void)arg;
+	counts[C_PARTIAL] += for_intact(helper_m, keep_first_page, R_SPLIT);
+	return 0;
+}
+
+/* The splits are the helper's syscalls; the THPs stay this process's. */
+static int step_helper_keep1(long m)
+{
+	size_t len = 256UL << 10;
+	char *stack = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int st;
+
+	if (stack == MAP_FAILED)
+		return -1;
+	helper_m = m;
+	pid = clone(helper_keep1, stack + len, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	munmap(stack, len);
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static int map_file(long mib)
+{
+	const char *d = scratch_dir();
+	char path[PATH_MAX];
+	volatile char sum = 0;
+	size_t len = (size_t)mib << 20;
+	char *m;
+	int fd;
+
+	if (!d)
+		return -1;
+	snprintf(path, sizeof(path), "%s/big", d);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	for (size_t i = 0; i < len; i += PAGE)
+		sum += m[i];
+	m[PAGE] = sum; /* one copied page: the mapping's Anonymous > 0 */
+	return 0;
+}
+
 static int run_step(const char *step, long arg)
 {
 	if (!strcmp(step, "fault"))
@@ -688,6 +746,10 @@ static int run_step(const char *step, long arg)
 		return fifo_deleted(arg);
 	if (!strcmp(step, "map-scratch"))
 		return map_scratch(arg);
+	if (!strcmp(step, "helper-keep1"))
+		return step_helper_keep1(arg);
+	if (!strcmp(step, "map-file"))
+		return map_file(arg);
 	return run_mthp_step(step, arg);
 }
 

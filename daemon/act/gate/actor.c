@@ -346,15 +346,19 @@ static bool rate_limited(struct actor *a, const struct action_request *req, stru
 	return false;
 }
 
-static void backoff_key(enum action_kind kind, const char *cgroup, char *key, size_t len)
+/*
+ * Per kind, cgroup and task (0: the whole tenant): a fruitless try at the
+ * whole cgroup says nothing of one aimed at a task, nor the reverse.
+ */
+static void backoff_key(enum action_kind kind, const char *cgroup, pid_t pid, char *key, size_t len)
 {
 	/* The hash tells apart deep cgroups whose paths share the key's first bytes. */
 	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
 
 	for (const unsigned char *c = (const unsigned char *)cgroup; *c; c++)
 		h = (h ^ *c) * 1099511628211ULL;
-	snprintf(key, len, "%s %016llx %.280s", action_kind_name(kind), (unsigned long long)h,
-		 cgroup);
+	snprintf(key, len, "%s %016llx %d %.270s", action_kind_name(kind), (unsigned long long)h,
+		 (int)pid, cgroup);
 }
 
 static bool backing_off(const struct actor *a, const struct action_request *req,
@@ -363,7 +367,7 @@ static bool backing_off(const struct actor *a, const struct action_request *req,
 	char key[320];
 	uint64_t wait;
 
-	backoff_key(req->kind, req->cgroup, key, sizeof(key));
+	backoff_key(req->kind, req->cgroup, req->pid, key, sizeof(key));
 	wait = backoff_wait_ms(&a->failures, key, a->ctx.now_ms());
 	if (wait)
 		act_outcome_set(o, RESULT_BACKING_OFF, 0,
@@ -437,7 +441,7 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 	/* The budget pays for kernel work: a request that made none takes no token. */
 	if (!o->kernel_untouched)
 		rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
-	backoff_key(req->kind, req->cgroup, key, sizeof(key));
+	backoff_key(req->kind, req->cgroup, req->pid, key, sizeof(key));
 	/* A collapse that gained nothing would gain nothing again soon: back off too. */
 	if (o->result != RESULT_FAILED && o->result != RESULT_NO_GAIN) {
 		backoff_clear(&a->failures, key);
@@ -502,6 +506,9 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	rec->err = o.err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
 	rec->shatter = o.shatter;
+	if (rec->shatter.split_counted &&
+	    (rec->cost.kernel_present & (1u << COST_pgmigrate_success)))
+		rec->shatter.pages_migrated = rec->cost.kernel[COST_pgmigrate_success];
 	audit_record(a->audit, rec);
 	benefit_watch_action(&a->benefit, rec, a->ctx.now_ms(), a->s.benefit_after_ms);
 	/* Backing off keeps what started the back-off: that says why. */
@@ -524,7 +531,7 @@ int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_
 	out->ago_ms = now > e->at_ms ? now - e->at_ms : 0;
 	out->gained_bytes = e->gained_bytes;
 	snprintf(out->detail, sizeof(out->detail), "%s", e->detail);
-	backoff_key(ACTION_COLLAPSE, cgroup, key, sizeof(key));
+	backoff_key(ACTION_COLLAPSE, cgroup, 0, key, sizeof(key));
 	out->retry_in_ms = backoff_wait_ms(&a->failures, key, now);
 	return 0;
 }

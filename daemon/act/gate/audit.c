@@ -275,6 +275,34 @@ uint64_t audit_action_count(const struct audit_log *a, enum action_kind kind,
 	return a->counts[kind][result];
 }
 
+/* @n numbers named by @names, as one object. */
+static struct json_object *numbers_json(const char *const *names, const uint64_t *v, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_add_u64(o, names[i], v[i]);
+	return o;
+}
+
+/* THPs by outcome, as the kernel counted them. */
+static struct json_object *shatter_counts_json(const struct shatter_counts *c)
+{
+	static const char *const names[] = {"shattered", "failed", "discarded", "split"};
+	const uint64_t v[] = {c->shattered, c->failed, c->discarded, c->split};
+
+	return numbers_json(names, v, 4);
+}
+
+/* What the split path did, on every kernel. */
+static struct json_object *split_tally_json(const struct shatter_counts *c)
+{
+	static const char *const names[] = {"bytes", "thps", "partly_mapped", "pages_migrated"};
+	const uint64_t v[] = {c->bytes_split, c->thps_split, c->partial_thps, c->pages_migrated};
+
+	return numbers_json(names, v, 4);
+}
+
 struct json_object *action_record_json(const struct action_record *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -297,15 +325,10 @@ struct json_object *action_record_json(const struct action_record *r)
 	json_add_str(o, "error", r->err ? strerror(r->err) : "");
 	json_add_str(o, "detail", r->detail);
 	json_add_u64(o, "took_ms", r->took_ms);
-	if (r->shatter.counted) {
-		struct json_object *s = json_object_new_object();
-
-		json_add_u64(s, "shattered", r->shatter.shattered);
-		json_add_u64(s, "failed", r->shatter.failed);
-		json_add_u64(s, "discarded", r->shatter.discarded);
-		json_add_u64(s, "split", r->shatter.split);
-		json_add(o, "shatter", s);
-	}
+	if (r->shatter.counted)
+		json_add(o, "shatter", shatter_counts_json(&r->shatter));
+	if (r->shatter.split_counted)
+		json_add(o, "split", split_tally_json(&r->shatter));
 	if (r->cost.measured)
 		json_add(o, "cost", action_cost_json(&r->cost));
 	return o;

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -21,6 +22,7 @@
 #include "common/cgroup_path.h"
 #include "common/cgroup_dir.h"
 #include "common/rootfs.h"
+#include "observe/cgroup_tree.h"
 
 bool proc_task_exists(pid_t pid)
 {
@@ -28,6 +30,21 @@ bool proc_task_exists(pid_t pid)
 
 	snprintf(rel, sizeof(rel), "/proc/%d", (int)pid);
 	return pid > 0 && !rootfs_path(path, sizeof(path), rel) && !access(path, F_OK);
+}
+
+bool proc_task_live(pid_t pid)
+{
+	char file[64], text[512];
+	const char *end;
+	ssize_t n;
+
+	snprintf(file, sizeof(file), "/proc/%d/stat", (int)pid);
+	n = pid > 0 ? rootfs_read(file, text, sizeof(text)) : -1;
+	/* "pid (comm) S ...": comm may hold ')', the state follows the last. */
+	end = n > 0 ? strrchr(text, ')') : NULL;
+	if (!end) /* unreadable: by its /proc directory */
+		return proc_task_exists(pid);
+	return end[1] == ' ' && end[2] && !strchr("ZXx", end[2]);
 }
 
 pid_t proc_thread_group(pid_t pid)
@@ -151,11 +168,53 @@ bool task_ref_in_cgroup(const struct cgroup_tree *tree, const struct task_ref *t
 	return proc_task_in_cgroup(tree, t->pid, rel) && task_ref_alive(t);
 }
 
+struct subtree_pids {
+	pid_t *pids;
+	int n, max, cgroups;
+	char *text;
+	size_t cap;
+};
+
+/* One cgroup's cgroup.procs, appended; stops once the list or the count
+ * of cgroups is full. */
+static int add_cgroup_pids(void *ctx, uint64_t id, const char *rel, int atfd, const char *name)
+{
+	struct subtree_pids *sp = ctx;
+	int dir = openat(atfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = dir < 0 ? -1 : openat(dir, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, sp->text, sp->cap - 1);
+
+	(void)id;
+	(void)rel;
+	if (dir >= 0)
+		close(dir);
+	if (fd >= 0)
+		close(fd);
+	if (len > 0) {
+		sp->text[len] = '\0';
+		sp->n += pids_parse(sp->text, sp->pids + sp->n, sp->max - sp->n);
+	}
+	return sp->n >= sp->max || ++sp->cgroups >= ACT_MAX_CGROUPS;
+}
+
+int cgroup_read_subtree_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max)
+{
+	struct subtree_pids sp = {.pids = pids, .max = max, .cap = 1 << 20};
+	int r;
+
+	sp.text = malloc(sp.cap);
+	if (!sp.text)
+		return -ENOMEM;
+	r = cgroup_subtree_walk(t, rel, add_cgroup_pids, &sp);
+	free(sp.text);
+	return r < 0 ? r : sp.n;
+}
+
 int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, task_visit_fn fn,
 		  void *ctx)
 {
 	static pid_t pids[ACT_MAX_TASKS];
-	int n = only ? 1 : cgroup_read_pids(tree, rel, pids, ACT_MAX_TASKS), seen = 0;
+	int n = only ? 1 : cgroup_read_subtree_pids(tree, rel, pids, ACT_MAX_TASKS), seen = 0;
 
 	if (only)
 		pids[0] = only;

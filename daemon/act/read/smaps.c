@@ -27,6 +27,7 @@ static bool parse_header(const char *line, struct vma_info *v)
 	memset(v, 0, sizeof(*v));
 	v->start = start;
 	v->end = end;
+	v->file_backed = inode != 0;
 	v->anon_mapping =
 	    inode == 0 && (line[n] == '\0' || line[n] == '\n' || !strncmp(line + n, "[heap]", 6) ||
 			   !strncmp(line + n, "[stack]", 7));
@@ -121,4 +122,13 @@ int smaps_collect(const char *path, struct vma_info **out)
 	}
 	*out = vec.v;
 	return r < 0 ? r : vec.n;
+}
+
+uint64_t smaps_anon_huge(const struct vma_info *v, int n)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += v[i].anon_huge;
+	return sum;
 }

@@ -18,6 +18,7 @@ struct vma_info {
 	uint64_t rss, anon, anon_huge; /* bytes */
 	bool no_hugepage;	       /* VmFlags "nh": MADV_NOHUGEPAGE, MADV_COLLAPSE refused */
 	bool anon_mapping;	       /* no backing file */
+	bool file_backed;	       /* an inode: a file, shmem or memfd */
 };
 
 typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);
@@ -25,5 +26,7 @@ typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);
 int smaps_scan(const char *path, vma_visit_fn fn, void *ctx);
 /* All mappings of an smaps file in a malloc'd array (*out); count or -errno. */
 int smaps_collect(const char *path, struct vma_info **out);
+/* The AnonHugePages of @n mappings, summed: PMD-mapped THP bytes. */
+uint64_t smaps_anon_huge(const struct vma_info *v, int n);
 
 #endif

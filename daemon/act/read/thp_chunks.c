@@ -4,7 +4,9 @@
  * only PMD-mapped THPs (AnonHugePages), but an abuser's partly unmapped THP
  * is PTE-mapped and still pins its whole 2 MiB: only the page tables say
  * it is there. /proc/PID/pagemap gives each mapped page's PFN and
- * /proc/kpageflags whether that PFN is part of a THP.
+ * /proc/kpageflags whether that PFN is part of a THP, and an anonymous
+ * one: a file's large folios (page cache, shared with every other mapper
+ * of the file) are not the tenant's to split, nor to count.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +20,7 @@
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)
 #define PM_PRESENT  (1ULL << 63)
+#define KPF_ANON    12
 #define KPF_THP	    22
 #define CHUNK_PAGES (THP_BYTES / 4096)
 
@@ -54,12 +57,13 @@ void thp_pagemaps_close(struct thp_pagemaps *m)
 
 static bool pfn_is_thp(const struct thp_pagemaps *m, uint64_t pfn)
 {
+	const uint64_t anon_thp = (1ULL << KPF_THP) | (1ULL << KPF_ANON);
 	uint64_t flags = 0;
 
 	if (pread(m->kpageflags, &flags, sizeof(flags), (off_t)(pfn * sizeof(flags))) !=
 	    sizeof(flags))
 		return false;
-	return flags & (1ULL << KPF_THP);
+	return (flags & anon_thp) == anon_thp;
 }
 
 /* All 512 pages mapped, in PFN order from a 2 MiB-aligned PFN: one THP, whole. */

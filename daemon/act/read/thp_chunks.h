@@ -37,10 +37,10 @@ typedef int (*thp_chunk_fn)(void *ctx, uint64_t chunk, uint64_t page);
 enum thp_chunk_kind { THP_CHUNK_PARTIAL, THP_CHUNK_WHOLE };
 /*
  * Calls @fn for each 2 MiB chunk of [start, end) of kind @want that maps a
- * page of a THP (PMD- or PTE-mapped). Stops once @present_max pages were
- * seen mapped (the mapping's Rss: the rest is empty; 0: no bound). Returns
- * 0, @fn's error, or -errno (-EPERM: the kernel hides PFNs from this
- * caller; -E2BIG: the scan budget is spent).
+ * page of an anonymous THP (PMD- or PTE-mapped; a file's are never named). Stops once @present_max
+ * pages were seen mapped (the mapping's Rss: the rest is empty; 0: no bound). Returns 0, @fn's
+ * error, or -errno (-EPERM: the kernel hides PFNs from this caller; -E2BIG: the scan budget is
+ * spent).
  */
 int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx);
@@ -48,7 +48,7 @@ int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64
 /* What the page tables hold in one 2 MiB chunk (or the part of it in a mapping). */
 struct thp_chunk_view {
 	uint64_t present;  /* pages mapped */
-	uint64_t thp_page; /* the first mapped page of a THP, 0 if none */
+	uint64_t thp_page; /* the first mapped page of an anonymous THP, 0 if none */
 	bool whole;	   /* all 512 pages map one THP, in order: PMD-mapped */
 };
 

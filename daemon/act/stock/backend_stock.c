@@ -27,6 +27,9 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 
 	if (thp_split_offender(c, req, budget, &t, o))
 		return;
+	/* Every THP counted was seen split in the page tables afterwards. */
+	o->shatter.counted = true;
+	o->shatter.split = t.bytes / THP_BYTES;
 	mthp_split_text(&t.mthp, small, sizeof(small));
 	r = contiguity_after_shatter(c, t.bytes, after, sizeof(after));
 	if (r && !t.failed)

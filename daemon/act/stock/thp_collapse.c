@@ -189,21 +189,12 @@ static void plan_mapping(struct collapse_plan *p, struct thp_pagemaps *m, const 
 		plan_range_smaps(p, start, end);
 }
 
-static uint64_t thp_bytes_of(const struct vma_info *v, int n)
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < n; i++)
-		sum += v[i].anon_huge;
-	return sum;
-}
-
 /* AnonHugePages of the task now; @fallback when its smaps cannot be read. */
 static uint64_t thp_bytes_now(const char *smaps, uint64_t fallback)
 {
 	struct vma_info *v = NULL;
 	int n = smaps_collect(smaps, &v);
-	uint64_t sum = n >= 0 ? thp_bytes_of(v, n) : fallback;
+	uint64_t sum = n >= 0 ? smaps_anon_huge(v, n) : fallback;
 
 	free(v);
 	return sum;
@@ -237,7 +228,7 @@ static int collapse_one(void *ctx, const struct task_ref *t)
 	flush_plan(&p);
 	if (have_maps)
 		thp_pagemaps_close(&maps);
-	before = n > 0 ? thp_bytes_of(v, n) : 0;
+	before = n > 0 ? smaps_anon_huge(v, n) : 0;
 	run->thp_seen += before;
 	free(v);
 	if (run->calls == calls)

@@ -3,8 +3,13 @@
  * The page-table split: an offending task's THPs split through debugfs
  * split_huge_pages, over the 2 MiB chunks its page tables say hold THP
  * pages (partly unmapped ones too), so the subpages it no longer maps go
- * back; MADV_PAGEOUT where debugfs is refused. The stock backend's shatter
- * and the TAO backend's boot-zone shatter (split_shatter.c) both run it.
+ * back; MADV_PAGEOUT where debugfs is refused. Only anonymous THPs: a
+ * file's large folios are page cache every mapper of the file shares (a
+ * private file mapping is written a page at a time, never a whole range).
+ * A THP counts as split when the page tables, read again after the write,
+ * no longer map it: what the kernel did, not what was asked. The stock
+ * backend's shatter and the TAO backend's boot-zone shatter
+ * (split_shatter.c) both run it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +41,9 @@ struct split_run {
 	uint64_t range_start, range_end; /* chunks found, not yet written */
 	uint64_t pages[PAGEOUT_BATCH];	 /* pageout: one page of each THP */
 	int npages;
-	int vma_chunks; /* chunks found in this mapping */
+	int vma_chunks;	      /* chunks found in this mapping */
+	bool exact;	      /* a file's mapping: each write one page of an anonymous THP */
+	uint64_t smaps_asked; /* bytes written from smaps alone (no PFNs to check) */
 	enum thp_chunk_kind pass;
 	uint64_t partial_bytes;	  /* of s->bytes, partly mapped THPs */
 	int unreadable, read_err; /* live tasks whose smaps could not be read */
@@ -63,6 +70,29 @@ static void split_failed(struct split_run *s, int err, uint64_t bytes)
 	s->bytes -= bytes;
 }
 
+/*
+ * The bytes of [start, end) whose chunk still maps an anonymous THP after
+ * a split of it: not split after all (pinned, or the task gone). The check
+ * reads at most the chunks just written, outside the scan's budget.
+ */
+static uint64_t still_thp(struct split_run *s, uint64_t start, uint64_t end)
+{
+	uint64_t left = 0, budget = s->maps.chunks_left;
+
+	s->maps.chunks_left = THP_SCAN_MAX_CHUNKS;
+	for (uint64_t chunk = start & ~(THP_BYTES - 1); chunk < end; chunk += THP_BYTES) {
+		struct thp_chunk_view v;
+		uint64_t from = chunk > start ? chunk : start;
+		uint64_t to = chunk + THP_BYTES < end ? chunk + THP_BYTES : end;
+
+		if (thp_chunk_look(&s->maps, from, to, &v) || v.thp_page)
+			left += THP_BYTES;
+	}
+	s->maps.chunks_left = budget;
+	/* Read by pid: believed only if the task outlived the reads. */
+	return task_ref_alive(s->task) ? left : (end - start + THP_BYTES - 1) & ~(THP_BYTES - 1);
+}
+
 static void flush_pages(struct split_run *s)
 {
 	long r;
@@ -70,10 +100,13 @@ static void flush_pages(struct split_run *s)
 	if (!s->npages)
 		return;
 	r = thp_pageout_pages(s->task, s->pages, s->npages);
-	if (r)
+	if (r) {
 		split_failed(s, (int)-r, (uint64_t)s->npages * THP_BYTES);
-	else
+	} else {
 		s->writes++;
+		for (int i = 0; i < s->npages; i++)
+			s->bytes -= still_thp(s, s->pages[i], s->pages[i] + 4096);
+	}
 	s->npages = 0;
 }
 
@@ -117,10 +150,10 @@ static void flush_range(struct split_run *s)
 
 	if (!bytes)
 		return;
+	bytes = (bytes + THP_BYTES - 1) & ~(THP_BYTES - 1); /* an exact range: one THP */
 	s->range_start = s->range_end = 0;
 	if (split_write(s, start, end)) {
-		if (s->failed != failed)
-			s->bytes -= bytes;
+		s->bytes -= s->failed != failed ? bytes : still_thp(s, start, end);
 		return;
 	}
 	/* Refused: the same chunks again, one page of each paged out. */
@@ -136,7 +169,7 @@ static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
 		return 1;
 	s->bytes += THP_BYTES;
 	s->vma_chunks++;
-	if (!s->pageout && s->range_end && s->range_end == chunk) {
+	if (!s->pageout && !s->exact && s->range_end && s->range_end == chunk) {
 		s->range_end += THP_BYTES;
 		return 0;
 	}
@@ -147,8 +180,12 @@ static int on_chunk(void *ctx, uint64_t chunk, uint64_t page)
 			flush_pages(s);
 		return 0;
 	}
-	s->range_start = chunk;
-	s->range_end = chunk + THP_BYTES;
+	/* In a file's mapping the range is the THP's page alone: debugfs splits
+	 * every large folio in a range, the file's shared ones too. */
+	s->range_start = s->exact ? page : chunk;
+	s->range_end = s->exact ? page + 4096 : chunk + THP_BYTES;
+	if (s->exact)
+		flush_range(s);
 	return 0;
 }
 
@@ -174,6 +211,7 @@ static void split_range_smaps(struct split_run *s, const struct vma_info *v)
 		}
 		if (s->failed == failed) {
 			s->bytes += got;
+			s->smaps_asked += got;
 			huge_left -= got;
 		}
 		addr += len;
@@ -190,12 +228,14 @@ static void split_mapping(struct split_run *s, const struct vma_info *v, bool ha
 	s->vma_start = v->start;
 	s->vma_end = v->end;
 	s->vma_chunks = 0;
+	s->exact = v->file_backed;
 	if (have_maps)
 		r = thp_chunks_scan(&s->maps, v->start, v->end, v->rss / 4096, s->pass, on_chunk,
 				    s);
 	flush_range(s); /* a refused write leaves its chunks to flush_pages */
 	flush_pages(s);
-	/* smaps knows only PMD-mapped THPs: the whole ones. */
+	/* smaps knows only PMD-mapped THPs: the whole ones (AnonHugePages: a
+	 * file's mapping has none). */
 	if (r < 0 && !s->vma_chunks && s->pass == THP_CHUNK_WHOLE)
 		split_range_smaps(s, v);
 }
@@ -233,6 +273,23 @@ static void split_mthp(struct split_run *s, const struct vma_info *v, int n)
 		}
 		s->mthp_bytes = (uint64_t)r;
 	}
+}
+
+/* Without PFNs, what smaps says the writes split: its AnonHugePages drop. */
+static void smaps_check(struct split_run *s, const char *path, const struct vma_info *v, int n)
+{
+	struct vma_info *after = NULL;
+	uint64_t before = smaps_anon_huge(v, n), now, gone;
+	int m;
+
+	if (!s->smaps_asked)
+		return;
+	m = smaps_collect(path, &after);
+	now = m >= 0 && task_ref_alive(s->task) ? smaps_anon_huge(after, m) : before;
+	gone = before > now ? before - now : 0;
+	s->bytes -= gone < s->smaps_asked ? s->smaps_asked - gone : 0;
+	s->smaps_asked = 0;
+	free(after);
 }
 
 /*
@@ -274,6 +331,7 @@ static int split_task(void *ctx, const struct task_ref *t)
 			s->partial_bytes += s->bytes - before;
 	}
 	thp_pagemaps_close(&s->maps);
+	smaps_check(s, path, v, n);
 	split_mthp(s, v, n);
 	free(v);
 	return s->bytes + s->mthp_bytes >= s->budget || act_time_up(&s->time);
@@ -331,6 +389,10 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				  .timed_out = s.time.up,
 				  .mthp = s.mthp_t};
 	o->bytes = s.bytes + s.mthp_bytes; /* the rate limit pays for both */
+	o->shatter.split_counted = true;
+	o->shatter.bytes_split = s.bytes;
+	o->shatter.thps_split = s.bytes / THP_BYTES;
+	o->shatter.partial_thps = s.partial_bytes / THP_BYTES;
 	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
 		act_outcome_set(o, RESULT_FAILED, s.read_err,
 				"cannot read the smaps of %d task(s): %s", s.unreadable,

@@ -82,8 +82,12 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 		return;
 	mthp_split_text(&t.mthp, small, sizeof(small));
 	counted = read_counts(c, a) && counted;
-	n = (struct shatter_counts){counted, delta(b[0], a[0]), delta(b[1], a[1]),
-				    delta(b[2], a[2]), delta(b[3], a[3])};
+	n = o->shatter; /* the split path's tally, and the kernel's counts: */
+	n.counted = counted;
+	n.shattered = delta(b[0], a[0]);
+	n.failed = delta(b[1], a[1]);
+	n.discarded = delta(b[2], a[2]);
+	n.split = delta(b[3], a[3]);
 	o->shatter = n;
 	if (counted_nothing(&n)) {
 		act_outcome_set(o, t.failed ? RESULT_FAILED : RESULT_NO_GAIN, t.failed ? t.err : 0,

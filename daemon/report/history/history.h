@@ -20,7 +20,7 @@
 #include "account/cgroup_state.h"
 #include "account/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 7
+#define HISTORY_SCHEMA_VERSION 8
 
 struct history;
 struct sqlite3;

@@ -97,6 +97,12 @@ int history_record_action(struct history *h, const struct action_record *a)
 		sqlite3_bind_int64(st, 15, (sqlite3_int64)a->shatter.discarded);
 		sqlite3_bind_int64(st, 16, (sqlite3_int64)a->shatter.split);
 	}
+	if (a->shatter.split_counted) {
+		sqlite3_bind_int64(st, 19, (sqlite3_int64)a->shatter.bytes_split);
+		sqlite3_bind_int64(st, 20, (sqlite3_int64)a->shatter.thps_split);
+		sqlite3_bind_int64(st, 21, (sqlite3_int64)a->shatter.partial_thps);
+		sqlite3_bind_int64(st, 22, (sqlite3_int64)a->shatter.pages_migrated);
+	}
 	sqlite3_bind_int64(st, 17, h->run);
 	sqlite3_bind_int64(st, 18, (sqlite3_int64)a->id);
 	if (hst_done(h, st))

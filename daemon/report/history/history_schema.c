@@ -121,6 +121,16 @@ static const char schema_v7[] =
     " PRIMARY KEY(action, after_ms)) WITHOUT ROWID;";
 
 /*
+ * Version 8: what a shatter's split did, on every kernel (issue 28): bytes
+ * and THPs split, the partly mapped among them, pages migrated. Older
+ * actions keep NULL: not counted then.
+ */
+static const char schema_v8[] = "ALTER TABLE actions ADD COLUMN split_bytes INTEGER;"
+				"ALTER TABLE actions ADD COLUMN split_thps INTEGER;"
+				"ALTER TABLE actions ADD COLUMN split_partial INTEGER;"
+				"ALTER TABLE actions ADD COLUMN pages_migrated INTEGER;";
+
+/*
  * A step per version: its text, and after it the counter columns of rows
  * of the counter list and the event columns of rows of the per-size event
  * list that name this version (for version 1, the counters inside its
@@ -136,7 +146,8 @@ static const struct {
 		  {schema_v4, NULL},
 		  {"", NULL},
 		  {schema_v6, NULL},
-		  {schema_v7, NULL}};
+		  {schema_v7, NULL},
+		  {schema_v8, NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

@@ -39,10 +39,11 @@ static const char *const stmt_sql[HS_MAX] = {
     [HS_INSERT_TAO] = "INSERT OR REPLACE INTO tao_samples VALUES(?1, ?2, ?3)",
     [HS_INSERT_ACTION] = "INSERT INTO actions(t_ms, cg, cgroup, cgroup_id, kind, result, err,"
 			 " pid, bytes, dry_run, policy, evidence, detail, shattered,"
-			 " shatter_failed, shatter_discarded, shatter_split, run, audit_id)"
+			 " shatter_failed, shatter_discarded, shatter_split, run, audit_id,"
+			 " split_bytes, split_thps, split_partial, pages_migrated)"
 			 " VALUES(?1, (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-			 " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+			 " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
     [HS_INSERT_PRESSURE] = "INSERT OR REPLACE INTO pressure_samples VALUES(?1, ?2, ?3)",
     [HS_INSERT_COST] = "INSERT OR REPLACE INTO action_costs VALUES(?1, ?2, ?3)",

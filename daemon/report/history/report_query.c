@@ -89,19 +89,27 @@ static void shatter_counts(sqlite3_stmt *st, struct report_action *a)
 	a->shatter_failed = (uint64_t)sqlite3_column_int64(st, 9);
 	a->shatter_discarded = (uint64_t)sqlite3_column_int64(st, 10);
 	a->shatter_split = (uint64_t)sqlite3_column_int64(st, 11);
+	a->split_counted = sqlite3_column_type(st, 12) != SQLITE_NULL;
+	a->split_bytes = (uint64_t)sqlite3_column_int64(st, 12);
+	a->split_thps = (uint64_t)sqlite3_column_int64(st, 13);
+	a->split_partial = (uint64_t)sqlite3_column_int64(st, 14);
+	a->pages_migrated = (uint64_t)sqlite3_column_int64(st, 15);
 }
 
 static int load_actions(struct loader *l, int64_t cg, struct report_cgroup *c)
 {
-	char sql[512];
+	char sql[640];
 	sqlite3_stmt *st;
 
-	/* Version 1 has no shatter counts: NULL, as a record that counted none. */
+	/* Version 1 has no shatter counts, before 8 no split tally: NULL, as
+	 * a record that counted none. */
 	snprintf(sql, sizeof(sql),
-		 "SELECT t_ms, kind, result, policy, detail, pid, bytes, err, %s FROM actions"
+		 "SELECT t_ms, kind, result, policy, detail, pid, bytes, err, %s, %s FROM actions"
 		 " WHERE t_ms > ?1 AND t_ms <= ?2 AND (cg = ?3 OR (cg IS NULL AND"
 		 " cgroup = ?4 AND cgroup_id = ?5)) ORDER BY t_ms",
 		 l->version >= 2 ? "shattered, shatter_failed, shatter_discarded, shatter_split"
+				 : "NULL, NULL, NULL, NULL",
+		 l->version >= 8 ? "split_bytes, split_thps, split_partial, pages_migrated"
 				 : "NULL, NULL, NULL, NULL");
 	st = prepare_window(l, sql);
 

@@ -33,6 +33,18 @@ static struct json_object *shatter_json(uint64_t shattered, uint64_t failed, uin
 	return s;
 }
 
+/* What a shatter's split did, on every kernel. */
+static struct json_object *split_json(const struct report_action *a)
+{
+	struct json_object *s = json_object_new_object();
+
+	json_add_u64(s, "bytes", a->split_bytes);
+	json_add_u64(s, "thps", a->split_thps);
+	json_add_u64(s, "partly_mapped", a->split_partial);
+	json_add_u64(s, "pages_migrated", a->pages_migrated);
+	return s;
+}
+
 static struct json_object *actions_json(const struct report_cgroup *c)
 {
 	struct json_object *list = json_object_new_array();
@@ -53,6 +65,7 @@ static struct json_object *actions_json(const struct report_cgroup *c)
 			 a->shatter_counted ? shatter_json(a->shattered, a->shatter_failed,
 							   a->shatter_discarded, a->shatter_split)
 					    : NULL);
+		json_add(o, "split", a->split_counted ? split_json(a) : NULL);
 		json_object_array_add(list, o);
 	}
 	return list;

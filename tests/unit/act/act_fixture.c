@@ -57,6 +57,73 @@ static void play_block_state(const char *path, const char *value)
 		put(vz, "Movable NoSplit NoMerge");
 }
 
+static uint64_t get_u64(const char *rel, uint64_t index)
+{
+	char path[PATH_MAX];
+	uint64_t v = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", fx.root, rel);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0 && pread(fd, &v, sizeof(v), (off_t)(index * sizeof(v))) != sizeof(v))
+		v = 0;
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+/* smaps after a split of [start, end): its PMD-mapped THPs there are gone. */
+static void play_split_smaps(uint64_t start, uint64_t end)
+{
+	char path[PATH_MAX], *line = NULL, out[8192];
+	unsigned long long vs = 0, ve = 0, kb;
+	size_t cap = 0, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/4242/smaps", fx.root);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0 && n < sizeof(out)) {
+		uint64_t lo, hi, cut;
+
+		if (sscanf(line, "%llx-%llx ", &vs, &ve) == 2 ||
+		    sscanf(line, "AnonHugePages: %llu", &kb) != 1) {
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s", line);
+			continue;
+		}
+		lo = vs > start ? vs : start;
+		hi = ve < end ? ve : end;
+		cut = hi > lo ? (hi - lo) >> 10 : 0;
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "AnonHugePages: %8llu kB\n",
+				      kb > cut ? kb - cut : 0);
+	}
+	free(line);
+	fclose(f);
+	fx_file("/proc/4242/smaps", out);
+}
+
+/* The kernel's side of "pid,start,end": every page mapped in the range
+ * is a base page after it (vmstat as fx.split_vmstat says). */
+static void play_split(const char *cmd)
+{
+	unsigned long long start, end;
+	int pid;
+
+	if (fx.split_vmstat[0])
+		fx_file("/proc/vmstat", fx.split_vmstat);
+	if (fx.split_keeps_thps || sscanf(cmd, "%d,%llx,%llx", &pid, &start, &end) != 3 ||
+	    pid != FIX_PID)
+		return;
+	play_split_smaps(start, end);
+	for (uint64_t a = start & ~4095ULL; a < end; a += 4096) {
+		uint64_t pm = get_u64("/proc/4242/pagemap", a / 4096);
+
+		if (pm & PM_PRESENT)
+			fx_put_u64("/proc/kpageflags", pm & ((1ULL << 55) - 1), 0);
+	}
+}
+
 static int record_write(const char *path, const char *s, void *ctx)
 {
 	const char *rel = path + strlen(fx.root);
@@ -73,8 +140,8 @@ static int record_write(const char *path, const char *s, void *ctx)
 		play_block_state(path, s);
 	else
 		put(path, s);
-	if (fx.split_vmstat[0] && !strcmp(rel, "/sys/kernel/debug/split_huge_pages"))
-		fx_file("/proc/vmstat", fx.split_vmstat);
+	if (!strcmp(rel, "/sys/kernel/debug/split_huge_pages"))
+		play_split(s);
 	return 1;
 }
 
@@ -98,6 +165,28 @@ static const char zoneinfo[] = "Node 0, zone      DMA\n  pages free     3840\n"
 			       "        order    9\n"
 			       "Node 0, zone  NoMerge\n  pages free     30000\n"
 			       "        order    9\n";
+
+void fx_task_smaps(void)
+{
+	fx_file("/proc/4242/smaps",
+		"55d0c0000000-55d0c0021000 rw-p 00000000 00:00 0    [heap]\n"
+		"Rss:                 132 kB\nAnonymous:           132 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
+		"7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
+		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
+		"AnonHugePages:      4096 kB\nTHPeligible:    1\n"
+		"7f1000000000-7f1000800000 rw-p 00000000 00:00 0 \n"
+		"Rss:                8192 kB\nAnonymous:          8192 kB\n"
+		"AnonHugePages:      2048 kB\nTHPeligible:    1\n"
+		"VmFlags: rd wr mr mw me ac sd hg\n"
+		"7f1800000000-7f1800400000 rw-p 00000000 00:00 0 \n"
+		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
+		"VmFlags: rd wr mr mw me ac sd nh\n"
+		"7f2000000000-7f2000200000 r-xp 00000000 08:01 1234 /usr/lib/libc.so.6\n"
+		"Rss:                 900 kB\nAnonymous:             0 kB\n"
+		"AnonHugePages:         0 kB\nTHPeligible:    0\n");
+}
 
 static void make_tree(void)
 {
@@ -128,24 +217,7 @@ static void make_tree(void)
 	fx_file("/sys/fs/cgroup/app/b/memory.thp_zones", "nosplit nomerge\n");
 	fx_file("/sys/fs/cgroup/app/b/memory.thp_shatter", "");
 	fx_file("/proc/4242/cgroup", "0::/app/a\n");
-	fx_file("/proc/4242/smaps",
-		"55d0c0000000-55d0c0021000 rw-p 00000000 00:00 0    [heap]\n"
-		"Rss:                 132 kB\nAnonymous:           132 kB\n"
-		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
-		"7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
-		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
-		"AnonHugePages:      4096 kB\nTHPeligible:    1\n"
-		"7f1000000000-7f1000800000 rw-p 00000000 00:00 0 \n"
-		"Rss:                8192 kB\nAnonymous:          8192 kB\n"
-		"AnonHugePages:      2048 kB\nTHPeligible:    1\n"
-		"VmFlags: rd wr mr mw me ac sd hg\n"
-		"7f1800000000-7f1800400000 rw-p 00000000 00:00 0 \n"
-		"Rss:                4096 kB\nAnonymous:          4096 kB\n"
-		"AnonHugePages:         0 kB\nTHPeligible:    0\n"
-		"VmFlags: rd wr mr mw me ac sd nh\n"
-		"7f2000000000-7f2000200000 r-xp 00000000 08:01 1234 /usr/lib/libc.so.6\n"
-		"Rss:                 900 kB\nAnonymous:             0 kB\n"
-		"AnonHugePages:         0 kB\nTHPeligible:    0\n");
+	fx_task_smaps();
 	fx_file("/sys/kernel/debug/split_huge_pages", "");
 }
 
@@ -256,12 +328,18 @@ void fx_put_u64(const char *rel, uint64_t index, uint64_t v)
 void fx_map_page(uint64_t addr, uint64_t pfn, bool thp)
 {
 	fx_put_u64("/proc/4242/pagemap", addr / 4096, PM_PRESENT | pfn);
-	fx_put_u64("/proc/kpageflags", pfn, thp ? KPF_THP : 0);
+	fx_put_u64("/proc/kpageflags", pfn, thp ? KPF_THP | KPF_ANON : 0);
+}
+
+void fx_map_file_page(uint64_t addr, uint64_t pfn)
+{
+	fx_put_u64("/proc/4242/pagemap", addr / 4096, PM_PRESENT | pfn);
+	fx_put_u64("/proc/kpageflags", pfn, KPF_THP);
 }
 
 void fx_map_whole(uint64_t addr, uint64_t pfn)
 {
 	for (uint64_t i = 0; i < 512; i++)
 		fx_put_u64("/proc/4242/pagemap", addr / 4096 + i, PM_PRESENT | (pfn + i));
-	fx_put_u64("/proc/kpageflags", pfn, KPF_THP);
+	fx_put_u64("/proc/kpageflags", pfn, KPF_THP | KPF_ANON);
 }

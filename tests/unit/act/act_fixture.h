@@ -21,6 +21,7 @@
 #define FIX_BLOCK  (128ULL << 20)
 #define PM_PRESENT (1ULL << 63)
 #define KPF_THP	   (1ULL << 22)
+#define KPF_ANON   (1ULL << 12)
 
 struct act_fixture {
 	char root[SCRATCH_DIR_MAX];
@@ -34,6 +35,9 @@ struct act_fixture {
 	/* The kernel's side of a split_huge_pages write: /proc/vmstat becomes
 	 * this text (the counters a real split moves); empty: unchanged. */
 	char split_vmstat[512];
+	/* The kernel splits nothing a split_huge_pages write names (pinned
+	 * folios); false: the pages of its range stop being THPs' pages. */
+	bool split_keeps_thps;
 };
 
 extern struct act_fixture fx;
@@ -50,8 +54,12 @@ void fx_fail(const char *rel, int err);
 char *fx_snapshot(void);
 /* Writes @v as the @index-th u64 of @rel (pagemap, kpageflags). */
 void fx_put_u64(const char *rel, uint64_t index, uint64_t v);
-/* The page at @addr of the fixture task is mapped to @pfn, a THP's or not. */
+/* The page at @addr of the fixture task is mapped to @pfn, an anonymous THP's or not. */
 void fx_map_page(uint64_t addr, uint64_t pfn, bool thp);
+/* The fixture task's smaps as at setup (a split lowers its AnonHugePages). */
+void fx_task_smaps(void);
+/* ... to @pfn of a file's large folio (page cache: KPF_THP without KPF_ANON). */
+void fx_map_file_page(uint64_t addr, uint64_t pfn);
 /* The chunk at @addr maps all 512 pages of the THP at @pfn (PMD-mapped). */
 void fx_map_whole(uint64_t addr, uint64_t pfn);
 struct action_request fx_req(enum action_kind kind, const char *cgroup, pid_t pid, uint64_t bytes);

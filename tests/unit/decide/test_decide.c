@@ -22,6 +22,7 @@ static struct policy *pol;
 static struct decide_fixture fx;
 static uint64_t now, allocs, splits;
 static bool tao;
+static task_alive_fn alive;	       /* NULL: every task lives */
 static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
 static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulative */
 static const struct decide_need *need; /* NULL: no need gating */
@@ -52,6 +53,7 @@ static void setup(void)
 	need = NULL;
 	other_fallbacks = 0;
 	other_step = 10;
+	alive = NULL;
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -82,6 +84,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 			       .sink_ctx = &fx,
 			       .tasks = decide_fixture_tasks,
 			       .tasks_ctx = &fx,
+			       .task_alive = alive,
 			       .need = need};
 	struct taod_cg_counters o = {.thp_fault_fallback = other_fallbacks};
 	struct cgroup_entry *e;
@@ -699,4 +702,30 @@ Test(decide, memory_pressure_makes_a_tenant_wanting_where_asked)
 	GOOD;
 	cr_assert(decide_find(&st, ID)->last.wanting);
 	cr_assert_float_eq(decide_find(&st, ID)->last.psi_some, 25.0, 1e-9);
+}
+
+static bool only_778_lives(uint32_t tgid)
+{
+	return tgid == 778;
+}
+
+/* A dead offender (a helper that split and exited) is passed over for a
+ * live one of the tenant; with none alive the action is the whole tenant's. */
+Test(decide, an_action_names_a_live_offender_or_the_whole_tenant)
+{
+	alive = only_778_lives;
+	fx.nrows = 3;
+	fx.rows[2] = fx.rows[0];
+	fx.rows[2].tgid = 778;
+	fx.rows[2].c.pmd_split = 1;
+	tick(0, 0);
+	ABUSE;
+	ABUSE;
+	assert_req(0, ACTION_WARN);
+	cr_assert_eq(fx.reqs[0].pid, 778);
+	fx.nrows = 2;
+	ABUSE;
+	ABUSE;
+	cr_assert_gt(fx.nreqs, 1);
+	cr_assert_eq(fx.reqs[fx.nreqs - 1].pid, 0);
 }

@@ -333,6 +333,7 @@ Test(act_gate, stock_shatter_stops_at_the_byte_budget)
 	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 2 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000200000\n");
 	fx.writes[0] = '\0';
+	fx_task_smaps(); /* the same THPs again */
 	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 7 << 20, &rec), RESULT_DONE);
 	cr_assert_str_eq(fx.writes, SPLIT "=4242,0x7f0000000000,0x7f0000400000\n" SPLIT
 					  "=4242,0x7f1000000000,0x7f1000200000\n");
@@ -657,4 +658,38 @@ Test(act_gate, cgroup_procs_cut_by_the_buffer_gives_no_partial_pid)
 	free(text);
 	cr_assert_eq(cgroup_read_pids(&fx.tree, "/app/a", pids, 1 << 20), 1);
 	cr_assert_eq(pids[0], 77);
+}
+
+/* A tenant is its subtree: its task in a child cgroup is split by a
+ * shatter of the tenant (decide sends no pid without an offender row). */
+static void move_task_to_child(void)
+{
+	fx_file("/sys/fs/cgroup/app/a/cgroup.procs", "");
+	fx_file("/sys/fs/cgroup/app/a/child/cgroup.procs", "4242\n");
+	fx_file("/proc/4242/cgroup", "0::/app/a/child\n");
+}
+
+Test(act_gate, a_tenants_shatter_reaches_its_child_cgroups)
+{
+	struct action_record rec;
+
+	move_task_to_child();
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
+	cr_assert(strstr(fx.writes, "=4242,0x7f0000000000"), "%s", fx.writes);
+	cr_assert(strstr(rec.detail, "of 1 task(s)"), "%s", rec.detail);
+}
+
+/* A fruitless try at the whole tenant does not hold back one aimed at a task. */
+Test(act_gate, a_tenants_back_off_does_not_block_its_task)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 1 << 20, &rec), RESULT_NO_GAIN, "%s",
+		     rec.detail);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", 0, 0, &rec), RESULT_BACKING_OFF);
+	cr_assert_eq(fx_submit(ACTION_SHATTER, "/app/a", FIX_PID, 0, &rec), RESULT_DONE, "%s",
+		     rec.detail);
 }

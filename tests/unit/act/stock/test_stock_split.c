@@ -17,6 +17,9 @@
 #include "act/read/thp_chunks.h"
 #include "act/stock/contiguity.h"
 #include "config/policy.h"
+#include "act/gate/audit.h"
+
+#include <json-c/json.h>
 
 #define SPLIT	 "/sys/kernel/debug/split_huge_pages"
 #define COMPACT	 "/proc/sys/vm/compact_memory"
@@ -390,4 +393,86 @@ Test(stock_split, sizes_mthp_without_per_size_stats_writes_nothing)
 	shatter_sizes(POLICY_SIZES_MTHP, &rec);
 	cr_assert_str_eq(fx.writes, "");
 	cr_assert_not(strstr(rec.detail, "below the PMD"), "%s", rec.detail);
+}
+
+/*
+ * A tenant's private mapping of a file (its pages the file's large folios,
+ * shared page cache, one copied page anonymous) and, above it, partly
+ * unmapped anonymous THPs: only those are split and counted.
+ */
+static void map_file_and_anon(void)
+{
+	fx_file("/proc/4242/smaps",
+		"7e0000000000-7e0000800000 rw-p 00000000 08:01 99 /srv/shared.db\n"
+		"Rss:                8192 kB\nAnonymous:             4 kB\n"
+		"AnonHugePages:         0 kB\n"
+		"7f1000000000-7f1000400000 rw-p 00000000 00:00 0 \n"
+		"Rss:                   8 kB\nAnonymous:             8 kB\n"
+		"AnonHugePages:         0 kB\n");
+	fx_file("/proc/kpageflags", "");
+	fx_file("/proc/4242/pagemap", "");
+	for (uint64_t c = 0; c < 4; c++)
+		fx_map_file_page(0x7e0000000000 + c * THP_BYTES, 0x9000 + c * 512);
+	fx_map_page(0x7e0000001000, 0x5001, false); /* the copied page */
+	fx_map_page(0x7f1000000000, 0x4600, true);
+	fx_map_page(0x7f1000201000, 0x4801, true);
+}
+
+/* A shatter of the whole budget gets @want, writes @writes (NULL: any) and says @detail. */
+static void shatter_says(enum action_result want, const char *writes, const char *detail)
+{
+	struct action_record rec;
+
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), want, "%s", rec.detail);
+	if (writes)
+		cr_assert_str_eq(fx.writes, writes);
+	cr_assert(strstr(rec.detail, detail), "%s", rec.detail);
+}
+
+Test(stock_split, a_files_large_folios_are_neither_split_nor_counted)
+{
+	map_file_and_anon();
+	shatter_says(RESULT_DONE, SPLIT "=4242,0x7f1000000000,0x7f1000400000\n",
+		     "split 2 THPs (4194304 bytes, 2 partly mapped)");
+}
+
+/* An anonymous THP in a file's mapping is written a page at a time: a
+ * range would split the file's folios beside it. */
+Test(stock_split, an_anonymous_thp_in_a_files_mapping_is_split_alone)
+{
+	map_file_and_anon();
+	fx_map_page(0x7e0000201000, 0x4a01, true);
+	shatter_says(RESULT_DONE,
+		     SPLIT "=4242,0x7e0000201000,0x7e0000202000\n" SPLIT
+			   "=4242,0x7f1000000000,0x7f1000400000\n",
+		     "split 3 THPs");
+}
+
+/* The writes went through, the kernel split nothing (pinned folios): no
+ * THP is counted split, and nothing is charged. */
+Test(stock_split, only_what_the_kernel_split_counts)
+{
+	map_pages();
+	fx.split_keeps_thps = true;
+	shatter_says(RESULT_NO_GAIN, NULL, "split no THP");
+}
+
+/* The audit record carries what was split as numbers, not in its text only. */
+Test(stock_split, the_audit_record_counts_the_split)
+{
+	struct action_record rec;
+	struct json_object *o, *s;
+
+	map_pages();
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(shatter(0, &rec), RESULT_DONE, "%s", rec.detail);
+	o = action_record_json(&rec);
+	cr_assert(json_object_object_get_ex(o, "split", &s), "%s", json_object_to_json_string(o));
+	cr_assert_str_eq(
+	    json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN),
+	    "{\"bytes\":10485760,\"thps\":5,\"partly_mapped\":2,\"pages_migrated\":0}");
+	cr_assert(json_object_object_get_ex(o, "shatter", &s), "stock counts its splits too");
+	cr_assert_eq(json_object_get_int64(json_object_object_get(s, "split")), 5);
+	json_object_put(o);
 }

@@ -320,3 +320,18 @@ Test(thp_collapse, free_thp_blocks_counts_2mib_blocks_outside_dma)
 	cr_assert_eq(free_thp_blocks(&fx.cfg.k, &n), 0);
 	cr_assert_eq(n, 1 + 2 * 753 + 32 + 2 * 186);
 }
+
+/* A tenant is its subtree: a collapse reaches its task in a child cgroup. */
+Test(thp_collapse, reaches_the_tenants_child_cgroups)
+{
+	struct action_record rec;
+
+	grown_mapping();
+	kern.gain = true;
+	fx_file("/sys/fs/cgroup/app/a/cgroup.procs", "");
+	fx_file("/sys/fs/cgroup/app/a/child/cgroup.procs", "4242\n");
+	fx_file("/proc/4242/cgroup", "0::/app/a/child\n");
+	fx_open(&backend_stock_ops);
+	cr_assert_eq(collapse(MAP_KIB << 10, &rec), RESULT_DONE, "%s", rec.detail);
+	cr_assert_str_eq(kern.ranges, "7f3000600000+400000 7f3000c00000+400000 ");
+}

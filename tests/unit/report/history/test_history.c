@@ -885,3 +885,42 @@ Test(history, pressure_states_per_batch_in_the_report)
 	free(text);
 	report_free(&r);
 }
+
+/* What a split did is kept on every kernel (schema 8): the report has it. */
+/* @a recorded after a sample of cgroup /a (id 10), and the report (*@r)
+ * read back: its first action. */
+static const struct report_action *report_of_one_action(struct action_record *a, struct report *r)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+
+	cgroup_table_init(&t, 4);
+	set_cg(&t, 10, "/a", 1, 1, 100, 50);
+	history_record(h, &t, 1000, NULL, NULL, NULL);
+	cgroup_table_free(&t);
+	cr_assert_eq(history_record_action(h, a), 0);
+	history_close(h);
+	load(r, 0, 10000, NULL);
+	return &find(r, "/a", 0)->actions[0];
+}
+
+Test(history, split_tally_of_the_audit_record)
+{
+	struct action_record a = {.time_ms = 1500, .result = RESULT_DONE};
+	struct report r;
+	const struct report_action *x;
+
+	a.req = (struct action_request){.kind = ACTION_SHATTER, .cgroup_id = 10, .cgroup = "/a"};
+	a.shatter = (struct shatter_counts){.split_counted = true,
+					    .bytes_split = 256 << 20,
+					    .thps_split = 128,
+					    .partial_thps = 32,
+					    .pages_migrated = 7};
+	x = report_of_one_action(&a, &r);
+	cr_assert(x->split_counted);
+	cr_assert_eq(x->split_bytes, 256 << 20);
+	cr_assert_eq(x->split_thps, 128);
+	cr_assert_eq(x->split_partial, 32);
+	cr_assert_eq(x->pages_migrated, 7);
+	report_free(&r);
+}
