@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_fields.h"
 #include "format.h"
 
 static FILE *real_stderr;
@@ -54,8 +55,8 @@ int json_errors_finish(bool json, int rc)
 		fwrite(held, 1, held_len, stderr);
 	if (json && rc && held_len) {
 		o = json_object_new_object();
-		json_object_object_add(o, "error", json_object_new_string(message(held)));
-		json_object_object_add(o, "exit", json_object_new_int(rc));
+		json_add_str(o, "error", message(held));
+		json_add_i64(o, "exit", rc);
 		print_json(o);
 		json_object_put(o);
 	}
