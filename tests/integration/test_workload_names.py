@@ -51,7 +51,7 @@ def test_workload_names_in_taoctl_metrics_and_report(daemon_factory, cgroups, tm
     assert (r["unit"], r["container"], r["pod"]) == (ctr.name, CTR_ID, POD_UID)
     assert rows[cgroups.rel(plain)]["container"] == CTR_ID
 
-    rc, out, err = d.ctl_rc("cgroups")
+    rc, out, err = d.ctl_rc("cgroups", "--all")  # idle ones are left out otherwise
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0].split()[-1] == "WORKLOAD"
@@ -87,15 +87,15 @@ def test_workload_names_in_taoctl_metrics_and_report(daemon_factory, cgroups, tm
     c = cg[cgroups.rel(ctr)]
     assert (c["unit"], c["container"], c["pod"]) == (ctr.name, CTR_ID, POD_UID)
     assert cg[cgroups.rel(docker)]["container"] == DOCKER_ID
-    table = subprocess.run([str(TAOCTL), "report", "--db", str(db)], capture_output=True,
-                           text=True, timeout=60)
+    table = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--all"],
+                           capture_output=True, text=True, timeout=60)
     assert table.returncode == 0, table.stderr
     assert "WORKLOAD" in table.stdout
     line = next(x for x in table.stdout.splitlines() if x.startswith(cgroups.rel(ctr)))
     assert line.endswith(f"pod={POD_UID} ctr={CTR_ID[:12]}"), line
 
     def report(fmt):
-        r = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--format", fmt],
+        r = subprocess.run([str(TAOCTL), "report", "--db", str(db), "--all", "--format", fmt],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, r.stderr
         return r.stdout

@@ -25,7 +25,7 @@ static void stock_shatter(const struct act_ctx *c, const struct action_request *
 	char after[160] = "", small[192];
 	int r = 0;
 
-	if (thp_split_offender(c, req, budget, &t, o))
+	if (thp_split_offender(c, req, budget, SPLIT_CHECK_PAGES, &t, o))
 		return;
 	/* Every THP counted was seen split in the page tables afterwards. */
 	o->shatter.counted = true;

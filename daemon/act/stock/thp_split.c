@@ -54,6 +54,7 @@ struct split_run {
 	struct mthp_split_tally mthp_t;
 	uint64_t mthp_bytes; /* split below the PMD size, per the kernel's stats */
 	struct act_time time;
+	bool page_check; /* what split is read back from the page tables (SPLIT_CHECK_PAGES) */
 };
 
 /* debugfs closed (lockdown: EPERM), absent (ENOENT), or not writable in a
@@ -79,6 +80,8 @@ static uint64_t still_thp(struct split_run *s, uint64_t start, uint64_t end)
 {
 	uint64_t left = 0, budget = s->maps.chunks_left;
 
+	if (!s->page_check)
+		return 0;
 	s->maps.chunks_left = THP_SCAN_MAX_CHUNKS;
 	for (uint64_t chunk = start & ~(THP_BYTES - 1); chunk < end; chunk += THP_BYTES) {
 		struct thp_chunk_view v;
@@ -282,7 +285,7 @@ static void smaps_check(struct split_run *s, const char *path, const struct vma_
 	uint64_t before = smaps_anon_huge(v, n), now, gone;
 	int m;
 
-	if (!s->smaps_asked)
+	if (!s->smaps_asked || !s->page_check)
 		return;
 	m = smaps_collect(path, &after);
 	now = m >= 0 && task_ref_alive(s->task) ? smaps_anon_huge(after, m) : before;
@@ -356,10 +359,11 @@ static bool split_found_nothing(const struct act_ctx *c, const struct split_tall
 }
 
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
-		       struct split_tally *t, struct act_outcome *o)
+		       enum split_check check, struct split_tally *t, struct act_outcome *o)
 {
 	char path[PATH_MAX];
-	struct split_run s = {.path = path, .budget = budget, .k = c->k};
+	struct split_run s = {
+	    .path = path, .budget = budget, .k = c->k, .page_check = check == SPLIT_CHECK_PAGES};
 	int n;
 
 	memset(t, 0, sizeof(*t));

@@ -25,6 +25,15 @@ struct split_tally {
 };
 
 /*
+ * Who says what was split: the task's page tables read back after each
+ * write (stock: a chunk still mapping an anonymous THP was not split), or
+ * the kernel's own counters, read by the caller (TAO: vmstat's shatter
+ * counts; a shattered THP's pages are migrated, which the page tables
+ * show too, but only the counters tell shattered from split).
+ */
+enum split_check { SPLIT_CHECK_PAGES, SPLIT_CHECK_VMSTAT };
+
+/*
  * Splits the THPs of @req's task (or its cgroup's tasks) within @budget
  * through debugfs split_huge_pages, or MADV_PAGEOUT where debugfs is
  * refused. 0 with @t filled (some writes may have failed); otherwise @o is
@@ -32,7 +41,7 @@ struct split_tally {
  * split, 1 for RESULT_NO_GAIN when no THP was found within @budget.
  */
 int thp_split_offender(const struct act_ctx *c, const struct action_request *req, uint64_t budget,
-		       struct split_tally *t, struct act_outcome *o);
+		       enum split_check check, struct split_tally *t, struct act_outcome *o);
 /* How the split went: the debugfs file, or MADV_PAGEOUT. */
 const char *thp_split_via(const struct act_ctx *c, const struct split_tally *t);
 

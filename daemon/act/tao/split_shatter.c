@@ -78,7 +78,7 @@ void tao_split_shatter(const struct act_ctx *c, const struct action_request *req
 	char after[192] = "", small[192];
 	int r;
 
-	if (thp_split_offender(c, req, budget, &t, o))
+	if (thp_split_offender(c, req, budget, SPLIT_CHECK_VMSTAT, &t, o))
 		return;
 	mthp_split_text(&t.mthp, small, sizeof(small));
 	counted = read_counts(c, a) && counted;
