@@ -2,6 +2,7 @@
 /* The running daemon's figures, as the metrics writer takes them. */
 #include "act/act.h"
 #include "act/gate/audit.h"
+#include "act/gate/cost_totals.h"
 #include "pipeline.h"
 #include "report/metrics/metrics.h"
 #include "common/version.h"
@@ -27,6 +28,19 @@ static bool judged_at(const void *ctx, size_t i, struct metrics_judged *out)
 	return true;
 }
 
+/* Each kind's near-zero flag, as `status` shows it. */
+static void benefit_flags(const struct taod *d, struct metrics_input *in)
+{
+	for (int k = 0; k < ACTION_KIND_MAX; k++) {
+		unsigned followed;
+		bool flat = actor_benefit_flag(d->actor, (enum action_kind)k, &followed, NULL, 0);
+
+		in->benefit_flag[k] = !followed ? METRICS_BENEFIT_UNKNOWN
+				      : flat	? METRICS_BENEFIT_NEAR_ZERO
+						: METRICS_BENEFIT_WORTH;
+	}
+}
+
 void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 {
 	*in = (struct metrics_input){
@@ -50,5 +64,7 @@ void taod_metrics_input(const struct taod *d, struct metrics_input *in)
 	if (d->actor) {
 		in->audit = actor_audit(d->actor);
 		in->sinks[SINK_AUDIT] = audit_health(in->audit);
+		in->costs = audit_cost_totals(in->audit);
+		benefit_flags(d, in);
 	}
 }

@@ -96,16 +96,36 @@ static void evidence_held(struct decide_state *s, struct cg_judge *j, struct act
 		 action_kind_name(j->held_kind));
 }
 
+/*
+ * Short of its guarantee by a THP or more as it is now. The window's mean
+ * alone would call a tenant wanting while it starts (its first samples of
+ * a few pages at 0%) or a hair under a 100% promise: no whole THP would
+ * help it, so nobody lacks contiguity and nothing may be shattered for it.
+ */
+static bool short_of_guarantee(const struct verdict *v, const struct cgroup_entry *e,
+			       const struct policy *p)
+{
+	double owed;
+
+	if (!v->below_guarantee)
+		return false;
+	if (!e->mem_ok)
+		return v->reward_bytes >= DECIDE_THP_BYTES;
+	owed = p->coverage_guarantee / 100.0 * (double)e->mem.anon_bytes - (double)e->mem.thp_bytes;
+	return owed >= (double)DECIDE_THP_BYTES;
+}
+
 /* Wanting: short of its guarantee, its THP faults fell back, or (v2, where
  * asked for) its memory.pressure is past [pressure] wanting_psi. */
-static bool wanting(const struct verdict *v, const struct decide_io *io)
+static bool wanting(const struct verdict *v, const struct cgroup_entry *e, const struct policy *p,
+		    const struct decide_io *io)
 {
 	const struct decide_need *n = io->need;
 	uint64_t min = n && n->wanting_fallbacks ? n->wanting_fallbacks : 1;
 
 	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi)
 		return true;
-	return v->below_guarantee || v->fallbacks >= min;
+	return short_of_guarantee(v, e, p) || v->fallbacks >= min;
 }
 
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
@@ -184,7 +204,7 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	j->window_from_ms = w.end_ms;
 	verdict_judge(j, &w, e, p, now_ms, &j->last);
 	j->last.psi_some = e->psi_some;
-	j->last.wanting = wanting(&j->last, io);
+	j->last.wanting = wanting(&j->last, e, p, io);
 	if (j->last.wanting)
 		j->wanted_ms = now_ms;
 	j->has_verdict = true;

@@ -24,6 +24,7 @@
 #include "common/state_files.h"
 #include "common/utf8.h"
 #include "audit_cost.h"
+#include "cost_totals.h"
 
 struct audit_log {
 	struct action_record *ring;
@@ -33,6 +34,7 @@ struct audit_log {
 	int fd;
 	struct sink_health health;
 	uint64_t counts[ACTION_KIND_MAX][RESULT_MAX]; /* records by kind and result */
+	struct cost_totals costs;
 };
 
 struct audit_log *audit_open(const char *path, size_t ring_cap)
@@ -200,6 +202,7 @@ void audit_benefit(struct audit_log *a, enum action_kind kind, const char *cgrou
 		   "tenants, coverage %+.2f points",
 		   (unsigned long long)b->id, (unsigned long long)(b->after_ms / 1000),
 		   (long long)b->free_pmd_regained, b->wanting, b->coverage_change);
+	cost_totals_benefit(&a->costs, kind, b);
 	append_json(a, o);
 }
 
@@ -247,6 +250,7 @@ void audit_record(struct audit_log *a, struct action_record *r)
 		a->count++;
 	if ((unsigned)r->req.kind < ACTION_KIND_MAX && (unsigned)r->result < RESULT_MAX)
 		a->counts[r->req.kind][r->result]++;
+	cost_totals_add(&a->costs, r->req.kind, &r->cost);
 	append_line(a, r);
 }
 
@@ -260,6 +264,11 @@ const struct action_record *audit_get(const struct audit_log *a, size_t i)
 	if (i >= a->count)
 		return NULL;
 	return &a->ring[(a->head + a->cap - 1 - i) % a->cap];
+}
+
+const struct cost_totals *audit_cost_totals(const struct audit_log *a)
+{
+	return &a->costs;
 }
 
 const struct sink_health *audit_health(const struct audit_log *a)

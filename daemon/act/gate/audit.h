@@ -13,6 +13,7 @@
 #include "taod/action.h"
 
 struct audit_log;
+struct cost_totals;
 struct json_object;
 struct sink_health;
 
@@ -32,6 +33,8 @@ size_t audit_count(const struct audit_log *a);
 const struct action_record *audit_get(const struct audit_log *a, size_t i);
 /* The file's health: failed opens and writes, records lost (for status, metrics). */
 const struct sink_health *audit_health(const struct audit_log *a);
+/* Costs and final benefits audited since taod started, per kind (metrics). */
+const struct cost_totals *audit_cost_totals(const struct audit_log *a);
 /* Records audited since taod started with @kind and @result (metrics). */
 uint64_t audit_action_count(const struct audit_log *a, enum action_kind kind,
 			    enum action_result result);

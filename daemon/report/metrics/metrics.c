@@ -8,6 +8,7 @@
 #include "observe/cg_counters.h"
 #include "metrics_internal.h"
 #include "metrics_sizes.h"
+#include "metrics_costs.h"
 #include "metrics_pressure.h"
 #include "common/utf8.h"
 
@@ -253,6 +254,7 @@ int metrics_write(FILE *f, const struct metrics_input *in)
 	write_bpf(f, in->bpf_stats);
 	write_cgroups(f, in->cgroups);
 	metrics_write_health(f, in);
+	metrics_write_costs(f, in);
 	metrics_write_workloads(f, in->cgroups);
 	metrics_write_sizes(f, in->cgroups);
 	if (in->pressure)

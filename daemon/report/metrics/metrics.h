@@ -13,9 +13,18 @@
 #include "account/cgroup_state.h"
 #include "account/contiguity_pressure.h"
 #include "account/machine_stats.h"
+#include "common/action_kinds.h"
 #include "common/sink_health.h"
 
 struct audit_log;
+struct cost_totals;
+
+/* A kind's near-zero-benefit flag as the metrics take it (act/gate/benefit_flag.h). */
+enum metrics_benefit_flag {
+	METRICS_BENEFIT_UNKNOWN, /* no action of the kind followed up: no series */
+	METRICS_BENEFIT_WORTH,
+	METRICS_BENEFIT_NEAR_ZERO,
+};
 
 /* A judged cgroup (a tenant root) as the metrics show it. */
 struct metrics_judged {
@@ -45,7 +54,9 @@ struct metrics_input {
 	bool down;	      /* the last textfile, at a clean exit: taod_up 0 */
 	/* The output sinks (NULL: none); an off sink has no taod_sink_* series. */
 	const struct sink_health *sinks[SINK_MAX];
-	const struct audit_log *audit; /* actions by kind and result; NULL: none */
+	const struct audit_log *audit;	 /* actions by kind and result; NULL: none */
+	const struct cost_totals *costs; /* actions' costs and benefits; NULL: none */
+	enum metrics_benefit_flag benefit_flag[ACTION_KIND_MAX];
 	size_t njudged;
 	metrics_judged_fn judged;
 	const void *judged_ctx;

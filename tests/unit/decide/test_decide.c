@@ -684,6 +684,24 @@ Test(decide, collapse_needs_free_blocks_above_the_floor)
 	assert_req(0, ACTION_COLLAPSE);
 }
 
+/* Wanting by its guarantee means short of it by a THP now: a tenant that
+ * just started (its first sample a few pages at 0%) and now holds all but
+ * 128 KiB of a 100% promise lacks no contiguity, though its window's mean
+ * is half the promise; 4 MiB short it wants. */
+Test(decide, a_tenant_short_of_less_than_a_thp_is_not_wanting)
+{
+	struct decide_need n = {.wanting_fallbacks = 1000};
+
+	need = &n;
+	pol->coverage_guarantee = 100;
+	tick_mem(0, 0, 256 << 10, 0);
+	tick_mem(32, 0, 64 * MIB, 64 * MIB - (128 << 10));
+	cr_assert(decide_find(&st, ID)->last.below_guarantee, "the mean is below");
+	cr_assert_not(decide_find(&st, ID)->last.wanting);
+	tick_mem(32, 0, 64 * MIB, 60 * MIB);
+	cr_assert(decide_find(&st, ID)->last.wanting);
+}
+
 /* Cgroup v2: a good tenant whose memory.pressure passes wanting_psi is
  * wanting; with wanting_psi 0 (the built-in) it is not. */
 Test(decide, memory_pressure_makes_a_tenant_wanting_where_asked)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "report/metrics/metrics.h"
+#include "act/gate/cost_totals.h"
 #include "common/rootfs.h"
 
 #include "../../support/scratch.h"
@@ -185,6 +186,60 @@ Test(metrics, metrics_text)
 	cr_expect_str_eq(block, want);
 	free(want);
 	free(block);
+	free(text);
+	cgroup_table_free(&t);
+}
+
+/* What the cost series say of two shatters and a final follow-up; and what they leave out. */
+static const char *const cost_lines[] = {
+    "# TYPE taod_action_cpu_seconds_total counter\n",
+    "taod_action_cpu_seconds_total{kind=\"shatter\",phase=\"lever\"} 3.000000\n",
+    "taod_action_cpu_seconds_total{kind=\"shatter\",phase=\"compaction\"} 0.500000\n",
+    "taod_action_wall_seconds_total{kind=\"shatter\",phase=\"drain\"} 0.000020\n",
+    "taod_action_costed_total{kind=\"shatter\"} 2\n",
+    "taod_action_kernel_total{kind=\"shatter\",stat=\"thp_split_page\"} 14\n",
+    /* Only the final follow-up counts: one, two blocks fewer. */
+    "taod_action_benefit_followed_total{kind=\"shatter\"} 1\n",
+    "taod_action_benefit_free_pmd_blocks{kind=\"shatter\"} -2\n",
+    "taod_action_benefit_near_zero{kind=\"shatter\"} 1\n",
+    "taod_action_benefit_near_zero{kind=\"collapse\"} 0\n",
+};
+static const char *const cost_absent[] = {
+    "stat=\"thp_split_pmd\"",				/* a counter vmstat lacked */
+    "kind=\"warn\"",					/* nothing measured */
+    "taod_action_benefit_near_zero{kind=\"restrict\"}", /* nothing followed up */
+};
+
+Test(metrics, action_costs_by_kind_and_phase)
+{
+	struct cgroup_table t;
+	uint64_t stats[TAOD_STAT_MAX] = {0};
+	struct cost_totals c = {0};
+	struct action_cost shatter = {.measured = true,
+				      .cpu_us = {1500000, 250000, 0},
+				      .wall_us = {2000000, 500000, 10},
+				      .kernel_present = 1u << COST_thp_split_page,
+				      .kernel = {[COST_thp_split_page] = 7}};
+	struct action_benefit fin = {.final = true, .free_known = true, .free_pmd_regained = -2};
+	struct metrics_input in = {.bpf_stats = stats,
+				   .costs = &c,
+				   .benefit_flag = {[ACTION_SHATTER] = METRICS_BENEFIT_NEAR_ZERO,
+						    [ACTION_COLLAPSE] = METRICS_BENEFIT_WORTH}};
+	char *text;
+
+	cost_totals_add(&c, ACTION_SHATTER, &shatter);
+	cost_totals_add(&c, ACTION_SHATTER, &shatter);
+	cost_totals_add(&c, ACTION_WARN, &(struct action_cost){0}); /* not measured */
+	cost_totals_benefit(&c, ACTION_SHATTER, &fin);
+	cost_totals_benefit(&c, ACTION_SHATTER, &(struct action_benefit){.free_known = true});
+	cgroup_table_init(&t, 1);
+	in.cgroups = &t;
+	text = metrics_text(&in);
+	cr_assert_not_null(text);
+	for (size_t i = 0; i < sizeof(cost_lines) / sizeof(*cost_lines); i++)
+		cr_assert(strstr(text, cost_lines[i]), "%s missing:\n%s", cost_lines[i], text);
+	for (size_t i = 0; i < sizeof(cost_absent) / sizeof(*cost_absent); i++)
+		cr_assert_null(strstr(text, cost_absent[i]), "%s", cost_absent[i]);
 	free(text);
 	cgroup_table_free(&t);
 }
