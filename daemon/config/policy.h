@@ -3,7 +3,7 @@
  * Policies ([policy NAME] sections of taod.conf): how a group of cgroups,
  * chosen by path globs, is judged and what is done about it, as the
  * configuration reads them (daemon/config/). See the "Policies" section of
- * README.md for the syntax; policy_match.h says which policy applies.
+ * docs/policies.md for the syntax; policy_match.h says which policy applies.
  */
 #ifndef TAOD_POLICY_H
 #define TAOD_POLICY_H

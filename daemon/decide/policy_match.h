@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which policy applies to a cgroup (daemon/decide/policy_match.c): the
- * most specific matching glob wins. See the "Policies" section of README.md.
+ * most specific matching glob wins. See "Matching" in docs/policies.md.
  */
 #ifndef TAOD_POLICY_MATCH_H
 #define TAOD_POLICY_MATCH_H
 
 #include "config/policy.h"
 
-/* Why a glob is more or less specific than another (see README). */
+/* Why a glob is more or less specific than another (see docs/policies.md). */
 struct glob_specificity {
 	unsigned literals;  /* characters that are not wildcards */
 	unsigned wildcards; /* '*', '?' and [...] classes */

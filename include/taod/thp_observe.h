@@ -57,8 +57,8 @@ enum taod_split_cause { TAOD_SPLIT_CAUSES(TAOD_CAUSE_ENUM_) TAOD_CAUSE_MAX };
  *            columns; 0: not kept
  *   metric   its Prometheus counter family, "" for none; help: its HELP
  * A new counter: a row here, the BPF code that counts it, its name in
- * docs/protocol.md and README.md and, when kept in history, a migration
- * step (history_schema.c) at the version its row names.
+ * docs/protocol.md and docs/operations.md and, when kept in history, a
+ * migration step (history_schema.c) at the version its row names.
  */
 #define TAOD_CG_COUNTERS(X)                                                                        \
 	X(thp_fault_alloc, "thp_fault_alloc", 0, "", "")       /* THP_FAULT_ALLOC */               \
@@ -123,7 +123,7 @@ struct taod_task_counters {
  * A new event: its field here (fields are added before nr_anon, at the end
  * of the events), its row there, the BPF code that counts it, a history
  * migration step at its version, and its name in docs/protocol.md,
- * README.md, man/taoctl.8.
+ * docs/architecture.md, docs/operations.md, man/taoctl.8.
  */
 #define TAOD_SIZE_EVENTS(X)                                                                        \
 	/* anon_fault_alloc: mapped at fault, orders 2..PMD-1 */                                   \

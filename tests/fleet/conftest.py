@@ -13,11 +13,11 @@ DASHBOARD = REPO / "config/grafana/taod-dashboard.json"
 
 def exported_metrics():
     """taod's metric names: string literals in daemon/ and the rows of
-    README's metrics table."""
+    the metrics table of docs/operations.md."""
     names = set()
     for src in (REPO / "daemon").rglob("*.c"):
         names |= set(re.findall(r'"(taod_[a-z_]+)', src.read_text()))
-    for line in (REPO / "README.md").read_text().splitlines():
+    for line in (REPO / "docs/operations.md").read_text().splitlines():
         if line.startswith("| `taod_"):
             names |= set(re.findall(r"`(taod_[a-z_]+)`", line.split("|")[1]))
     return names

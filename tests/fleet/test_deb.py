@@ -17,6 +17,7 @@ FILES = ["usr/sbin/taod", "usr/bin/taoctl", "etc/taod.conf", "etc/taod.conf.d",
          "usr/share/man/man5/taod.conf.5.gz", "usr/share/bash-completion/completions/taoctl",
          "usr/share/doc/taod/copyright", "usr/share/doc/taod/changelog.gz",
          "usr/share/doc/taod/README.md.gz", "usr/share/doc/taod/protocol.md",
+         "usr/share/doc/taod/operations.md.gz", "usr/share/doc/taod/policies.md.gz",
          "usr/share/doc/taod/examples/taod-alerts.yml",
          "usr/share/doc/taod/examples/taod-dashboard.json", "etc/logrotate.d/taod"]
 

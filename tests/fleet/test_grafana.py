@@ -1,7 +1,7 @@
 """The shipped Grafana dashboard: it loads as JSON, its panels have targets
 on the datasource variable, every PromQL expression parses (promtool checks
 each as a recording rule) and every taod metric it names is one taod
-exports (a string literal in daemon/ or a row of README's metrics table)."""
+exports (a string literal in daemon/ or a row of docs/operations.md's metrics table)."""
 import json
 import re
 import subprocess

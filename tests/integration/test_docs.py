@@ -102,10 +102,10 @@ def test_docs_list_every_action_kind_as_the_table_has_them():
     assert len(words) >= 6 and rungs.startswith("observe, warn")
     man = (REPO / "man/taoctl.8").read_text()
     assert f"Send one request ({', '.join(words)})" in flat(man), "taoctl.8's act list"
-    readme = (REPO / "README.md").read_text()
-    acting = readme.split("| action | TAO backend | stock backend |")[1].split("\n\n")[0]
-    assert re.findall(r"^\| ([a-z-]+) \|", acting, re.M) == words, "README's action table"
-    assert f"lists rungs ({rungs}, in this order)" in flat(readme), "README's ladder rungs"
+    policies = (REPO / "docs/policies.md").read_text()
+    acting = policies.split("| action | TAO backend | stock backend |")[1].split("\n\n")[0]
+    assert re.findall(r"^\| ([a-z-]+) \|", acting, re.M) == words, "policies.md's action table"
+    assert f"lists rungs ({rungs}, in this order)" in flat(policies), "policies.md's ladder rungs"
     conf5 = (REPO / "man/taod.conf.5").read_text()
     assert f"Rungs ({rungs})" in flat(conf5), "taod.conf.5's ladder rungs"
     assert complete("act", "") == set(words)

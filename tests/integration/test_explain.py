@@ -121,8 +121,8 @@ def test_cow_after_fork_split_is_counted(daemon, cgroups):
     The memcg modes see no trace of a split that leaves another PMD mapping:
     they count it when the child's last PMD mapping goes while the parent
     still maps the other pages (cause exit). Once the child is gone, the
-    cgroup's pmd_split is the kernel's count either way (README, "Why THPs
-    split")."""
+    cgroup's pmd_split is the kernel's count either way (docs/architecture.md,
+    "Why THPs split")."""
     n = 6
     c = cgroups.make("COW")
     mode = daemon.ctl("status")["observation_mode"]

@@ -1,4 +1,4 @@
-"""The README's recipes, followed in a scratch copy of the tree: a new
+"""The recipes of docs/architecture.md, followed in a scratch copy of the tree: a new
 action kind and a new per-cgroup counter. Each recipe lists every file the
 change touches (tests and docs included); the test makes the change file by
 file, shows that the checks fail while a listed file is left out, that they
@@ -15,6 +15,8 @@ import subprocess
 from conftest import REPO, host_only
 
 pytestmark = host_only
+
+RECIPES = "docs/architecture.md"
 
 
 def scratch_tree(tmp_path):
@@ -67,16 +69,16 @@ def docs_check(tree, test):
 
 
 def recipe_items(intro, end):
-    """The README's numbered list after @intro: each item's backticked paths."""
-    text = (REPO / "README.md").read_text()
+    """docs/architecture.md's numbered list after @intro: each item's backticked paths."""
+    text = (REPO / RECIPES).read_text()
     body = text.split(intro, 1)[1].split(end, 1)[0]
     items = re.split(r"^\d+\. ", body, flags=re.M)[1:]
-    return [re.findall(r"`([\w./*-]+/[\w./*-]+|README\.md)`", i) for i in items]
+    return [re.findall(r"`([\w./*-]+/[\w./*-]+)`", i) for i in items]
 
 
 def recipe_rows(header):
-    """The README's table after @header: each row's first-cell paths."""
-    text = (REPO / "README.md").read_text()
+    """docs/architecture.md's table after @header: each row's first-cell paths."""
+    text = (REPO / RECIPES).read_text()
     table = text.split(header, 1)[1].split("\n\n", 1)[0]
     return [re.findall(r"`([^`]+)`", line.split("|")[1])
             for line in table.splitlines()[1:] if line.startswith("| ")]
@@ -131,8 +133,8 @@ def test_recipe_for_a_new_action_kind_lists_every_file_it_touches(tmp_path):
          "\t(void)budget;\n\tact_outcome_set(o, RESULT_DONE, 0, \"probed\");\n}\n\n\\1")
     edit(tree, "daemon/act/stock/backend_stock.c", r"(\.op =\s*\{)",
          r"\1\n\t    [ACTION_PROBE] = stock_probe,")
-    # 3. README's table under "Acting"; 4. taoctl.8's list.
-    edit(tree, "README.md", r"(\n\| resize-zones \|[^\n]*\n)",
+    # 3. policies.md's table under "Acting"; 4. taoctl.8's list.
+    edit(tree, "docs/policies.md", r"(\n\| resize-zones \|[^\n]*\n)",
          r"\1| probe | unsupported | logged as probed |\n")
     p = docs_check(tree, test)
     assert p.returncode != 0 and "taoctl.8" in p.stdout, p.stdout[-2000:]
@@ -164,7 +166,7 @@ def test_recipe_for_a_new_counter_lists_every_file_it_touches(tmp_path):
     test = "test_protocol_doc_lists_a_cgroups_row_in_reply_order"
     p = docs_check(tree, test)
     assert p.returncode != 0 and "cgroups row" in p.stdout, p.stdout[-2000:]
-    for doc in ("docs/protocol.md", "README.md"):
+    for doc in ("docs/protocol.md", "docs/operations.md"):
         edit(tree, doc, r"(`cgroups`: [^\n]*?\bsplit_exact`?,)", r"\1 recipe_probe,")
     edit(tree, "docs/protocol.md", r"recipe_probe,", "`recipe_probe`,")
     p = docs_check(tree, test)

@@ -1,7 +1,7 @@
 """The tenants of make vmtest-tenants: how each runs, what verdict it should
 get and why, written before the runs (tests/vm/tenants runs them).
 
-taod judges a tenant on wasted contiguity (README, "Policies"): waste =
+taod judges a tenant on wasted contiguity (docs/policies.md, "Policies"): waste =
 THPs broken by splits that left them partly mapped / THPs it was given or
 held at peak, over a 10 min half-life; score = waste / max_split_ratio
 (0.25 shipped): above 1 misuser, above 2 (half of what it got wasted)
