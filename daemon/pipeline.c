@@ -326,6 +326,7 @@ int pipeline_tick(struct taod *d)
 	d->ticks++;
 	pipeline_report_tick(d, &report);
 	report_stage_tick(&d->report, &report);
+	tree_sync_trim(d);
 	d->last_tick_cost_us = monotonic_us() - start_us;
 	/* The tick ran on with what it could read; the first error is reported. */
 	return r ? r : w;

@@ -38,6 +38,8 @@ struct taod {
 	struct cgroup_events tree_events; /* the last drain's (tree_sync.c) */
 	size_t verify_cursor;		  /* round robin over the directories checked */
 	uint64_t tree_walks;		  /* whole walks of the tree since start */
+	size_t dropped_untrimmed;	  /* entries freed since the heap was last trimmed */
+	uint64_t dropped_tick;		  /* the last tick that freed any */
 	/* A directory with more or fewer subdirectories than known, and how
 	 * many links it had: walked if the next tick finds the same. */
 	uint64_t suspect_id, suspect_nlink;

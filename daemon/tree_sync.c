@@ -20,6 +20,9 @@
 #define VERIFY_MIN 8
 /* Entries dropped by one sweep past which freed memory goes back to the OS. */
 #define TRIM_AFTER_DROPPED 256
+/* ... once none went for this many ticks: decide and report let go of a
+ * gone cgroup's state a tick or two after the table did. */
+#define TRIM_QUIET_TICKS 3
 
 struct sync_ctx {
 	struct taod *d;
@@ -93,12 +96,20 @@ static void on_cgroup_forgotten(void *user, uint64_t id)
 	thp_observe_forget_cgroup(((struct taod *)user)->obs, id);
 }
 
-/* Many cgroups gone at once (a churn of thousands): their entries and
- * rings are freed, and the heap gives the pages back. */
-static void dropped(size_t n)
+static void dropped(struct taod *d, size_t n)
 {
-	if (n >= TRIM_AFTER_DROPPED)
-		malloc_trim(0);
+	d->dropped_untrimmed += n;
+	if (n)
+		d->dropped_tick = d->ticks;
+}
+
+void tree_sync_trim(struct taod *d)
+{
+	if (d->dropped_untrimmed < TRIM_AFTER_DROPPED ||
+	    d->ticks < d->dropped_tick + TRIM_QUIET_TICKS)
+		return;
+	malloc_trim(0);
+	d->dropped_untrimmed = 0;
 }
 
 static int walk_whole(struct sync_ctx *s)
@@ -110,7 +121,7 @@ static int walk_whole(struct sync_ctx *s)
 	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, s);
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	dropped(cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, s->now));
+	dropped(d, cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, s->now));
 	return r;
 }
 
@@ -275,22 +286,31 @@ static bool still_unknown(const struct cgroup_table *t)
 int tree_sync(struct taod *d, uint64_t now_ms)
 {
 	struct sync_ctx s = {.d = d, .now = now_ms};
-	bool told, whole;
+	const char *whole = NULL; /* why the tree is walked whole */
 	int r = 0;
 
 	if (!d->watch.open)
 		cgroup_watch_open(&d->watch);
-	told = cgroup_watch_drain(&d->watch, &d->tree_events);
-	whole = !told || d->ticks == 0 || !apply_events(&s, &d->tree_events) ||
-		(d->cgroups.unknown_ids && still_unknown(&d->cgroups)) || !verify_slice(&s);
+	if (!cgroup_watch_drain(&d->watch, &d->tree_events))
+		whole = "inotify events lost (queue overflow, a rename) or unavailable";
+	else if (!d->ticks)
+		whole = "first tick";
+	else if (!apply_events(&s, &d->tree_events))
+		whole = "a directory made under an unknown cgroup";
+	else if (d->cgroups.unknown_ids && still_unknown(&d->cgroups))
+		whole = "BPF named a cgroup the events did not lead to";
+	else if (!verify_slice(&s))
+		whole = "a cgroup's name leads to another directory";
 	d->cgroups.unknown_ids = false;
-	if (whole)
+	if (whole) {
+		log_debug("cgroup tree walked whole: %s", whole);
 		r = walk_whole(&s);
-	else if (s.removed)
-		dropped(cgroup_table_sweep_removed(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten,
-						   d, now_ms));
-	else
+	} else if (s.removed) {
+		dropped(d, cgroup_table_sweep_removed(&d->cgroups, on_cgroup_gone,
+						      on_cgroup_forgotten, d, now_ms));
+	} else {
 		cgroup_fold_expire(&d->cgroups, on_cgroup_forgotten, d, now_ms);
+	}
 	free(s.at_depth);
 	return r;
 }

@@ -20,5 +20,11 @@
 
 /* 0, or the -errno of a walk that failed (the table keeps what it had). */
 int tree_sync(struct taod *d, uint64_t now_ms);
+/*
+ * At the end of a tick: once many cgroups are gone (a churn of thousands,
+ * over one tick or many) and none went for a few ticks, so that every
+ * stage has freed what it kept of them, the heap gives the pages back.
+ */
+void tree_sync_trim(struct taod *d);
 
 #endif
