@@ -22,7 +22,7 @@
 #define TRIM_AFTER_DROPPED 256
 /* ... once none went for this many ticks: decide and report let go of a
  * gone cgroup's state a tick or two after the table did. */
-#define TRIM_QUIET_TICKS 3
+#define TRIM_QUIET_TICKS 2
 
 struct sync_ctx {
 	struct taod *d;
