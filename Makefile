@@ -97,7 +97,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
 # Objects that include a skeleton wait for it.
-$(LIB_OBJS) $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o: | $(SKELS)
+$(LIB_OBJS) $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o $(BUILD)/daemon/tree_sync.o: | $(SKELS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -113,7 +113,8 @@ $(BUILD)/version.txt: FORCE
 $(BUILD)/libtaod.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/taod: $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o $(BUILD)/libtaod.a
+$(BUILD)/taod: $(BUILD)/daemon/taod.o $(BUILD)/daemon/pipeline.o $(BUILD)/daemon/tree_sync.o \
+		$(BUILD)/libtaod.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/taoctl: $(TAOCTL_OBJS) $(BUILD)/libtaod.a

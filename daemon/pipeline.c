@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One tick: read BPF counters, walk the cgroup tree when it changed, read
+ * One tick: read BPF counters, follow what changed in the cgroup tree, read
  * memory.stat of the cgroups whose counters moved (and a round-robin slice
  * of the rest), update per-cgroup state. Cost grows with the cgroups that
  * changed, never with events.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +15,7 @@
 #include "control/commands.h"
 #include "observe/task_rows.h"
 #include "pipeline.h"
+#include "tree_sync.h"
 #include "common/log.h"
 #include "account/memstat.h"
 #include "common/rootfs.h"
@@ -34,61 +34,13 @@
 #define MEMSTAT_SLICE_MAX 64
 #define MEMSTAT_TICK_MAX  128
 #define MEMSTAT_TICK_US	  2000 /* and no more than this long: a loaded host reads slowly */
-/* A full walk this often even without inotify events (lost watches). */
-#define RESCAN_TICKS 300
-/* Entries dropped by one sweep past which freed memory goes back to the OS. */
-#define TRIM_AFTER_DROPPED 256
 /* Ticks between choosing the tasks whose split stacks are sampled. */
 #define STACK_WATCH_TICKS 5
 
 struct tick_ctx {
 	struct taod *d;
 	uint64_t now;
-	/* The walk is depth first: the last id seen at each depth is the
-	 * parent of what comes next one level down. */
-	uint64_t *at_depth;
-	size_t depth_cap;
 };
-
-static size_t path_depth(const char *rel)
-{
-	size_t n = 0;
-
-	for (const char *c = rel; *c; c++)
-		n += *c == '/';
-	return rel[0] == '/' && !rel[1] ? 0 : n;
-}
-
-/* The parent of @id at @depth; remembers @id for its children. */
-static uint64_t track_parent(struct tick_ctx *t, size_t depth, uint64_t id)
-{
-	if (depth >= t->depth_cap) {
-		size_t cap = depth * 2 + 16;
-		uint64_t *v = realloc(t->at_depth, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		t->at_depth = v;
-		t->depth_cap = cap;
-	}
-	t->at_depth[depth] = id;
-	return depth ? t->at_depth[depth - 1] : 0;
-}
-
-static int on_cgroup_dir(void *user, uint64_t id, const char *rel, int atfd, const char *name)
-{
-	struct tick_ctx *t = user;
-	uint64_t parent = track_parent(t, path_depth(rel), id);
-	const struct cgroup_entry *e = cgroup_table_find(&t->d->cgroups, id);
-	/* A directory's watch stays while it lives: one per new directory (or
-	 * renamed: moved in from an unwatched place), not one per walk. */
-	bool watched = e && e->path && !strcmp(e->path, rel);
-
-	cgroup_table_touch(&t->d->cgroups, id, rel, parent, t->now);
-	if (!watched)
-		cgroup_watch_add(&t->d->watch, atfd, name);
-	return 0;
-}
 
 static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counters *c)
 {
@@ -167,19 +119,6 @@ static void read_memory_pressure(struct taod *d, struct cgroup_entry *e)
 		e->psi_some = r.value[PIN_PSI_SOME];
 }
 
-static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
-{
-	(void)user;
-	log_debug("cgroup %s (id %llu) is gone", e->path ? e->path : "?",
-		  (unsigned long long)e->id);
-}
-
-/* Its late events no longer fold into an ancestor: BPF may drop its row. */
-static void on_cgroup_forgotten(void *user, uint64_t id)
-{
-	thp_observe_forget_cgroup(((struct taod *)user)->obs, id);
-}
-
 static size_t collect_tasks(void *user, struct task_row *rows, size_t max)
 {
 	return task_rows_collect(((struct taod *)user)->obs, rows, max);
@@ -249,35 +188,6 @@ static size_t ring_need(const struct taod_config *cfg)
 			longest = cfg->policies.v[i].window_ms;
 	need = (size_t)(longest / tick) + 2;
 	return cfg->sample_keep && need > cfg->sample_keep ? cfg->sample_keep : need;
-}
-
-/* The tree changed (inotify), BPF named a cgroup the walk has not seen,
- * or it is time for the safety walk. */
-static bool walk_due(struct taod *d)
-{
-	if (!d->watch.open)
-		cgroup_watch_open(&d->watch);
-	return cgroup_watch_changed(&d->watch) || d->cgroups.unknown_ids || d->ticks == 0 ||
-	       d->ticks % RESCAN_TICKS == 0;
-}
-
-static int walk_tree(struct taod *d, struct tick_ctx *t)
-{
-	int r;
-
-	d->cgroups.unknown_ids = false;
-	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, t);
-	free(t->at_depth);
-	t->at_depth = NULL;
-	t->depth_cap = 0;
-	if (r)
-		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	/* Many cgroups gone at once (a churn of thousands): their entries and
-	 * rings are freed, and the heap gives the pages back. */
-	if (cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, t->now) >=
-	    TRIM_AFTER_DROPPED)
-		malloc_trim(0);
-	return r;
 }
 
 static void read_memstat_of(struct taod *d, struct cgroup_entry *e)
@@ -400,8 +310,7 @@ int pipeline_tick(struct taod *d)
 		  "draining BPF overflow counters");
 	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),
 		  "reading BPF per-size counters");
-	if (walk_due(d))
-		w = walk_tree(d, &t);
+	w = tree_sync(d, t.now);
 	read_memstats(d);
 	cgroup_table_sample(&d->cgroups, t.now, RATE_WINDOW_MS);
 	pressure_tick(d, t.now);
@@ -417,6 +326,7 @@ int pipeline_tick(struct taod *d)
 	d->ticks++;
 	pipeline_report_tick(d, &report);
 	report_stage_tick(&d->report, &report);
+	tree_sync_trim(d);
 	d->last_tick_cost_us = monotonic_us() - start_us;
 	/* The tick ran on with what it could read; the first error is reported. */
 	return r ? r : w;

@@ -34,8 +34,16 @@ struct taod {
 	struct kernel_info kernel;
 	struct thp_observe *obs;
 	struct cgroup_table cgroups;
-	struct cgroup_watch watch; /* walk the tree only when it changed */
-	size_t memstat_cursor;	   /* round robin over cgroups without events */
+	struct cgroup_watch watch;	  /* walk the tree only when it changed */
+	struct cgroup_events tree_events; /* the last drain's (tree_sync.c) */
+	size_t verify_cursor;		  /* round robin over the directories checked */
+	uint64_t tree_walks;		  /* whole walks of the tree since start */
+	size_t dropped_untrimmed;	  /* entries freed since the heap was last trimmed */
+	uint64_t dropped_tick;		  /* the last tick that freed any */
+	/* A directory with more or fewer subdirectories than known, and how
+	 * many links it had: walked if the next tick finds the same. */
+	uint64_t suspect_id, suspect_nlink;
+	size_t memstat_cursor; /* round robin over cgroups without events */
 	uint64_t bpf_stats[TAOD_STAT_MAX];
 	uint64_t start_ms;	/* monotonic */
 	uint64_t start_wall_ms; /* realtime, for reports */

@@ -360,6 +360,7 @@ static void stop(struct taod *d)
 	actor_close(d->actor);
 	cgroup_table_free(&d->cgroups);
 	cgroup_watch_close(&d->watch);
+	cgroup_events_free(&d->tree_events);
 	decide_free(&d->decide);
 	free(d->cfg);
 }

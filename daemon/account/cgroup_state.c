@@ -122,6 +122,7 @@ struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, con
 		t->tree_gen++;
 	}
 	e->seen_gen = t->gen;
+	e->removed = false; /* there after all (made again under the name) */
 	return e;
 }
 
@@ -273,6 +274,7 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 
 struct sweep_ctx {
 	const struct cgroup_table *t;
+	bool whole; /* a whole walk: what it did not see is gone too */
 	cgroup_gone_fn gone;
 	void *ctx;
 	struct cgroup_entry **dropped;
@@ -283,7 +285,9 @@ static int seen_this_tick(void *ctx, void *item)
 {
 	const struct sweep_ctx *sc = ctx;
 
-	return ((struct cgroup_entry *)item)->seen_gen == sc->t->gen;
+	const struct cgroup_entry *e = item;
+
+	return !e->removed && (!sc->whole || e->seen_gen == sc->t->gen);
 }
 
 /* Kept aside until every dropped entry has its tombstone: a child and
@@ -297,10 +301,10 @@ static void set_aside(void *ctx, void *item)
 	sc->dropped[sc->ndropped++] = item;
 }
 
-size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
-			  void *ctx, uint64_t now_ms)
+static size_t sweep(struct cgroup_table *t, bool whole, cgroup_gone_fn gone,
+		    cgroup_forget_fn forget, void *ctx, uint64_t now_ms)
 {
-	struct sweep_ctx sc = {.t = t, .gone = gone, .ctx = ctx};
+	struct sweep_ctx sc = {.t = t, .whole = whole, .gone = gone, .ctx = ctx};
 
 	sc.dropped = malloc((t->n ? t->n : 1) * sizeof(*sc.dropped));
 	if (!sc.dropped)
@@ -314,6 +318,18 @@ size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_fo
 	free(sc.dropped);
 	cgroup_fold_expire(t, forget, ctx, now_ms);
 	return sc.ndropped;
+}
+
+size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
+			  void *ctx, uint64_t now_ms)
+{
+	return sweep(t, true, gone, forget, ctx, now_ms);
+}
+
+size_t cgroup_table_sweep_removed(struct cgroup_table *t, cgroup_gone_fn gone,
+				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms)
+{
+	return sweep(t, false, gone, forget, ctx, now_ms);
 }
 
 static void add_coverage(struct cg_window *w, const struct cg_sample *s, double *sum, size_t *n)

@@ -54,13 +54,17 @@ void cgroup_entry_set_memstat(struct cgroup_entry *e, const struct memstat *m, b
 /* Appends a sample to every entry and updates rates over @rate_window_ms. */
 void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms);
 /*
- * Drops entries not seen this tick, folding each one's evidence into its
- * nearest live ancestor; @gone is called for each before it goes, and
+ * After a whole walk: drops entries not seen this tick (or marked removed), folding each one's
+ * evidence into its nearest live ancestor; @gone is called for each before it goes, and
  * @forget (may be NULL) for each removed id whose late events are no
  * longer followed (its BPF counters can go). Returns entries dropped.
  */
 size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
 			  void *ctx, uint64_t now_ms);
+/* The same after a look at part of the tree: drops only the entries
+ * marked removed (cgroup_removed.h); the others stay unseen. */
+size_t cgroup_table_sweep_removed(struct cgroup_table *t, cgroup_gone_fn gone,
+				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms);
 
 /* Splits per allocation; 0 when there were no allocations. */
 double cg_split_ratio(uint64_t splits, uint64_t allocs);

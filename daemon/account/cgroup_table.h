@@ -48,6 +48,8 @@ struct cgroup_entry {
 	uint64_t parent_id; /* as the last walk found it; 0: root or not walked yet */
 	uint64_t first_seen_ms;
 	unsigned seen_gen;
+	int watch;    /* the inotify watch on its directory (the pipeline's); 0: none */
+	bool removed; /* inotify told its directory went: the next sweep drops it */
 	struct taod_cg_counters counters; /* cumulative since the daemon started */
 	/* ... the sum of: its row in cg_counters, as last read, and what was
 	 * drained from cg_overflow (counted while cg_counters was full). */

@@ -258,7 +258,8 @@ static int walk_from(int fd, const char *rel, cgroup_visit_fn fn, void *ctx)
 		r = -errno;
 	else
 		r = walk_push(&p, rel) ? fn(ctx, (uint64_t)st.st_ino, p.s, fd, ".") : -ENOMEM;
-	if (!r)
+	/* A new leaf (what inotify mostly names) is not read either. */
+	if (!r && may_have_subdirs(&st))
 		r = walk_dir(fd, &p, fn, ctx);
 	else
 		close(fd);

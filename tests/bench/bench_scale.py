@@ -223,6 +223,8 @@ def churn(sock_daemon, n, rounds=2):
                 peak = max(peak, rss_kib(daemon.pid))
                 remove(made)
                 tick_costs(sock, 2)
+        # taod gives the heap back once no cgroup went for two ticks.
+        tick_costs(sock, 3)
         after = rss_kib(daemon.pid)
         costs = log.costs
         print(f"churn: {n} cgroups made and removed {rounds} times, {len(costs)} ticks: "

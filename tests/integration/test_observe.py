@@ -1,7 +1,7 @@
 """End to end on the real kernel: BPF counts per cgroup and per task."""
 import os
 
-from conftest import (cgroup_row, exact_splits, finish, host_only,
+from conftest import (any_mode, cgroup_row, exact_splits, finish, host_only, rmdir_retry,
                       kernel_has_memcg_tracepoints, needs_thp_madvise, wait_for)
 
 N_FAULT = 12
@@ -95,6 +95,31 @@ def test_cgroups_come_and_go_without_restart(daemon, cgroups):
     d.rmdir()
     cgroups.made.remove(d)
     wait_for(lambda: cgroup_row(daemon, rel) is None, what="removed cgroup to vanish")
+
+
+@any_mode
+def test_tree_followed_by_its_events_not_whole_walks(daemon, cgroups):
+    """A cgroup made (with one inside it) or removed is found from inotify's
+    events: the tree is not walked whole for it (issue 29: a walk of
+    10,000 cgroups for each change cost a tick ~150-500 ms)."""
+    keep = [cgroups.make(f"T{i}") for i in range(5)]
+    wait_for(lambda: all(cgroup_row(daemon, cgroups.rel(k)) for k in keep),
+             what="the first cgroups")
+    daemon.wait_ticks(2)
+    walks = daemon.ctl("status")["tree_walks"]
+    changes = 6
+    for i in range(changes // 2):
+        outer = cgroups.make(f"N{i}")
+        (outer / "inner").mkdir()
+        rel = cgroups.rel(outer)
+        wait_for(lambda: cgroup_row(daemon, rel + "/inner"), what="a nested new cgroup")
+        (outer / "inner").rmdir()
+        rmdir_retry(outer)
+        cgroups.made.remove(outer)
+        wait_for(lambda: cgroup_row(daemon, rel) is None, what="the removed cgroup to go")
+        assert cgroup_row(daemon, rel + "/inner") is None
+    # Another test on this host may force one (a rename, a queue overflow).
+    assert daemon.ctl("status")["tree_walks"] - walks < changes // 2
 
 
 def test_filter_and_sort(daemon, cgroups):

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cgroup table follows the tree, at a cost that grows with what
+ * changed: the directories inotify names are walked (a made one with all
+ * below it) and the removed ones dropped; a whole walk only on the first
+ * tick, when the events cannot be trusted (queue overflow, a rename, no
+ * inotify) or BPF names a cgroup no walk found. A slice of the known
+ * directories is checked every tick (still there, the same inode, as many
+ * subdirectories as known), so a lost event is found within a round.
+ */
+#ifndef TAOD_TREE_SYNC_H
+#define TAOD_TREE_SYNC_H
+
+#include <stdint.h>
+
+#include "pipeline.h"
+
+/* Every directory is checked once in this many ticks. */
+#define TREE_VERIFY_TICKS 300
+
+/* 0, or the -errno of a walk that failed (the table keeps what it had). */
+int tree_sync(struct taod *d, uint64_t now_ms);
+/*
+ * At the end of a tick: once many cgroups are gone (a churn of thousands,
+ * over one tick or many) and none went for a few ticks, so that every
+ * stage has freed what it kept of them, the heap gives the pages back.
+ */
+void tree_sync_trim(struct taod *d);
+
+#endif
