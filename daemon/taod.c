@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,17 @@ static void seed_held_peak(struct taod *d)
 		 (unsigned long long)(bytes >> 20), (unsigned long long)(win / 3600000));
 }
 
+/* The [control] group's id; (gid_t)-1 without such a group: root alone sees all. */
+static gid_t readers_group(const char *name)
+{
+	struct group *g = getgrnam(name);
+
+	if (g)
+		return g->gr_gid;
+	log_notice("[control] group %s: no such group; only root sees every tenant's rows", name);
+	return (gid_t)-1;
+}
+
 static int start(struct taod *d)
 {
 	char why[PATH_MAX + 64] = "";
@@ -333,7 +345,7 @@ static int start(struct taod *d)
 		return r;
 	}
 	r = control_server_start(&d->ctl, d->event, d->cfg->socket_path, d->cfg->socket_mode,
-				 commands_dispatch, d);
+				 readers_group(d->cfg->group), commands_dispatch, d);
 	if (r) {
 		log_err("control socket %s: %s", d->cfg->socket_path, strerror(-r));
 		return r;

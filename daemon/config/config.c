@@ -124,6 +124,7 @@ static const struct setting settings[] = {
     {"daemon", "log_level", T_ENUM, FIELD(log_level), log_level_values},
     {"control", "socket", T_SOCKET, FIELD(socket_path), NULL},
     {"control", "socket_mode", T_MODE, FIELD(socket_mode), NULL},
+    {"control", "group", T_NAME, FIELD(group), NULL},
     {"control", "readers", T_ENUM, FIELD(readers), readers_values},
     {"control", "reply_memory", T_SIZE, FIELD(reply_memory), RANGE(4096, 1ULL << 30)},
     {"kernel", "tao", T_ENUM, FIELD(tao), tao_values},
@@ -208,7 +209,8 @@ void config_defaults(struct taod_config *c)
 	COPY(c->root, "/");
 	c->log_level = LOG_INFO;
 	COPY(c->socket_path, TAOD_DEFAULT_SOCKET);
-	c->socket_mode = 0666;
+	c->socket_mode = 0660; /* root and [control] group: privacy by default */
+	COPY(c->group, "taod");
 	c->readers = READERS_ALL;
 	c->reply_memory = 64ULL << 20;
 	c->tao = TAO_AUTO;

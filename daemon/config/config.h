@@ -64,6 +64,7 @@ struct taod_config {
 	/* [control] */
 	char socket_path[PATH_MAX];
 	unsigned socket_mode;
+	char group[TAOD_NAME_MAX]; /* readers who see every tenant's rows */
 	enum readers_mode readers;
 	uint64_t reply_memory; /* replies held for other users' clients, bytes */
 	/* [kernel] */

@@ -22,6 +22,7 @@ static const struct {
     {"daemon", "root", "[daemon] root"},
     {"control", "socket", "[control] socket"},
     {"control", "socket_mode", "[control] socket_mode"},
+    {"control", "group", "[control] group"},
     {"kernel", "tao", "[kernel] tao"},
     {"kernel", "attach", "[kernel] attach"},
     {"kernel", "unmap_pair_window", "[kernel] unmap_pair_window"},

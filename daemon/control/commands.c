@@ -14,6 +14,7 @@
 #include "act/act.h"
 #include "cgroup_sort.h"
 #include "explain.h"
+#include "privacy.h"
 #include "thp_settings.h"
 #include "report/metrics/metrics.h"
 #include "observe/thp_observe.h"
@@ -422,7 +423,7 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 			return protocol_errorf(
 			    "permission denied: \"%s\" needs root (uid %u asked)", name,
 			    (unsigned)peer->uid);
-		return c->run(d, request);
+		return privacy_filter(d, peer, name, c->run(d, request));
 	}
 	return protocol_errorf("unknown command \"%s\"", name);
 }

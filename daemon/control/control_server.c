@@ -35,6 +35,7 @@ struct control_server {
 	sd_event_source *listen_src;
 	int fd;
 	bool activated; /* fd came from systemd */
+	gid_t group;	/* readers who see all; (gid_t)-1: none but root */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	control_handler_fn handler;
 	void *ctx;
@@ -226,15 +227,45 @@ static int client_add(struct control_server *srv, int fd, const struct peer *pee
 	return 0;
 }
 
-static void peer_of(int fd, struct peer *p)
+/*
+ * Whether the peer of @fd had @gid among its supplementary groups when it
+ * connected (SO_PEERGROUPS: never /proc/PID, whose pid may name another
+ * process by now). Unknown is no.
+ */
+static bool peer_has_group(int fd, gid_t gid)
+{
+	gid_t few[64], *groups = few;
+	socklen_t len = sizeof(few);
+	bool found = false;
+
+	/* ERANGE: len now says how much the list needs. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, few, &len) &&
+	    (errno != ERANGE || !(groups = malloc(len)) ||
+	     getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len)))
+		len = 0;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		found |= groups[i] == gid;
+	if (groups != few)
+		free(groups);
+	return found;
+}
+
+static void peer_of(const struct control_server *srv, int fd, struct peer *p)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	bool in_group;
 
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
-		*p = (struct peer){.pid = cred.pid, .uid = cred.uid, .gid = cred.gid};
-	else
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
 		*p = (struct peer){.uid = (uid_t)-1}; /* unknown: treated as unprivileged */
+		return;
+	}
+	in_group =
+	    srv->group != (gid_t)-1 && (cred.gid == srv->group || peer_has_group(fd, srv->group));
+	*p = (struct peer){.pid = cred.pid,
+			   .uid = cred.uid,
+			   .gid = cred.gid,
+			   .sees_all = cred.uid == 0 || in_group};
 }
 
 static unsigned clients_of(const struct control_server *srv, uid_t uid)
@@ -284,7 +315,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *user)
 
 		if (cfd < 0)
 			break;
-		peer_of(cfd, &peer);
+		peer_of(srv, cfd, &peer);
 		why = admission_refusal(srv, &peer);
 		if (why) {
 			refuse(cfd, why); /* shed load rather than queue without bound */
@@ -378,7 +409,10 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) || listen(fd, 64)) {
+	/* Group before mode: no moment where the group's mode bits are root's. */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    (srv->group != (gid_t)-1 && chown(path, (uid_t)-1, srv->group)) || chmod(path, mode) ||
+	    listen(fd, 64)) {
 		int e = errno;
 
 		close(fd);
@@ -388,7 +422,7 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 }
 
 int control_server_start(struct control_server **out, sd_event *e, const char *path, unsigned mode,
-			 control_handler_fn handler, void *ctx)
+			 gid_t group, control_handler_fn handler, void *ctx)
 {
 	struct control_server *srv = calloc(1, sizeof(*srv));
 	int r;
@@ -397,6 +431,7 @@ int control_server_start(struct control_server **out, sd_event *e, const char *p
 		return -ENOMEM;
 	srv->event = e;
 	srv->handler = handler;
+	srv->group = group;
 	srv->reply_memory = 64u << 20;
 	srv->ctx = ctx;
 	srv->fd = inherited_socket();

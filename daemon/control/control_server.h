@@ -22,6 +22,9 @@ struct peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
+	/* Root, or in the readers' group when it connected: sees every
+	 * tenant's rows (privacy.h); anyone else sees only its own. */
+	bool sees_all;
 };
 
 /* Returns the reply (owned by the caller) for one parsed request. */
@@ -30,10 +33,12 @@ typedef struct json_object *(*control_handler_fn)(void *ctx, const struct peer *
 
 /*
  * Listens on the socket systemd passed (socket activation) or binds
- * @path with @mode. Returns 0 or -errno.
+ * @path with @mode and group @group ((gid_t)-1: root's). Peers in
+ * @group, primary or supplementary, see all (struct peer). Returns 0 or
+ * -errno.
  */
 int control_server_start(struct control_server **out, sd_event *e, const char *path, unsigned mode,
-			 control_handler_fn handler, void *ctx);
+			 gid_t group, control_handler_fn handler, void *ctx);
 void control_server_stop(struct control_server *s);
 unsigned control_server_clients(const struct control_server *s);
 bool control_server_activated(const struct control_server *s);

@@ -72,11 +72,17 @@ def scratch(tmp_path):
     for f in ["var/lib/dpkg/status", "var/lib/dpkg/available", "dev/null"]:
         (root / f).touch()
     shutil.copy("/bin/busybox", root / "bin/busybox")
-    for applet in ["sh", "rm", "echo"]:
+    for applet in ["sh", "rm", "echo", "grep"]:
         (root / "bin" / applet).symlink_to("busybox")
-    for tool in ["systemctl", "deb-systemd-invoke", "deb-systemd-helper"]:
+    for tool in ["systemctl", "deb-systemd-invoke", "deb-systemd-helper", "groupadd"]:
         (root / "usr/bin" / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> /calls\n')
         (root / "usr/bin" / tool).chmod(0o755)
+    # groupadd adds the group, so an upgrade finds it there (getent).
+    (root / "usr/bin/getent").write_text('#!/bin/sh\ngrep -q "^$2:" /etc/group\n')
+    (root / "usr/bin/getent").chmod(0o755)
+    (root / "etc").mkdir()
+    (root / "usr/bin/groupadd").write_text('#!/bin/sh\necho "groupadd $*" >> /calls\n'
+                                           'echo "taod:x:999:" >> /etc/group\n')
     return root, root / "calls"
 
 
@@ -99,7 +105,9 @@ def test_installs_into_a_scratch_root_and_runs(scratch):
     # Shipped disabled: no wants/ link anywhere; systemd is only told
     # that unit files changed.
     assert not (root / "etc/systemd").exists()
-    assert calls.read_text() == "systemctl --system daemon-reload\n"
+    # The readers' group, created empty (taod.socket's SocketGroup).
+    assert calls.read_text() == "groupadd --system taod\nsystemctl --system daemon-reload\n"
+    assert "taod:" in (root / "etc/group").read_text()
     status = subprocess.run(["dpkg-query", f"--admindir={root}/var/lib/dpkg", "-W",
                              "-f", "${Status} ${Version}", "taod"], capture_output=True,
                             text=True)

@@ -42,8 +42,62 @@ def rendered(page):
 
 
 def test_man_pages_lint_clean():
+    """groff -ww and man --warnings say nothing, and no source holds a
+    control character (a "\\f" a script turned into a form feed renders as
+    stray letters, and groff does not warn of it)."""
     for page in PAGES:
         assert rendered(page).strip()
+        p = subprocess.run(["man", "--warnings", "-l", str(REPO / "man" / page)],
+                           capture_output=True, text=True, timeout=30,
+                           env={"PATH": "/usr/bin:/bin", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"})
+        assert p.returncode == 0 and p.stderr == "", (page, p.stderr)
+        source = (REPO / "man" / page).read_text()
+        bad = sorted({hex(ord(c)) for c in source if ord(c) < 32 and c != "\n"})
+        assert not bad, f"{page} holds control characters {bad}"
+
+
+def continues_tag(line):
+    """Whether a font macro line goes on with an option's synopsis ("[", "]"
+    or "|" words): then the .TP tag above it was cut after its first line."""
+    m = re.match(r"^\.(?:B|I|BR|RB|IR|RI|BI|IB)\s+(.*)$", line)
+    return bool(m) and any(w.strip('"').startswith(("[", "]", "|")) or w.endswith("]")
+                           for w in m.group(1).split())
+
+
+def test_man_page_tags_are_whole():
+    """A .TP tag is the one line after it: an option's synopsis spread over
+    several macro lines is rendered with all but its first line in the body."""
+    for page in PAGES:
+        lines = (REPO / "man" / page).read_text().splitlines()
+        cut = [f"{page}:{i + 2}: {lines[i + 1]}" for i, line in enumerate(lines[:-2])
+               if line == ".TP" and continues_tag(lines[i + 2])]
+        assert not cut, "tags cut after their first line:\n" + "\n".join(cut)
+
+
+def test_taoctl_page_names_every_option():
+    """Each of taoctl's own options (daemon/taoctl/taoctl.c's table), short
+    and long, has an entry under OPTIONS."""
+    text = (REPO / "daemon/taoctl/taoctl.c").read_text()
+    table = text.split("main_opts[] = {")[1].split("};")[0]
+    opts = re.findall(r'\{"([a-z-]+)", \'(.)\'', table)
+    assert len(opts) >= 5
+    page = rendered("taoctl.8").split("\nOPTIONS\n")[1].split("\nCOMMANDS\n")[0]
+    for name, letter in opts:
+        assert re.search(rf"^ +-{letter}, --{name}\b", page, re.M), f"taoctl.8 lacks -{letter}"
+
+
+def test_size_suffixes_agree():
+    """Every page that lists the size suffixes lists what parse_size_bytes
+    takes (daemon/common/parse.c), binary."""
+    parse = (REPO / "daemon/common/parse.c").read_text()
+    letters = re.search(r'suffixes\[\] = "B([A-Z]+)"', parse).group(1)
+    want = ", ".join(letters[:-1]) + " or " + letters[-1]
+    for page in PAGES:
+        text = flat(rendered(page))
+        lists = re.findall(r"\bK, M(?:, [A-Z])*(?: or [A-Z])?", text)
+        assert all(x == want for x in lists), (page, lists, want)
+        assert not lists or "(binary: 1K = 1024 bytes" in text, f"{page}: say binary"
+    assert want in flat(rendered("taod.conf.5")) and want in flat(rendered("taoctl.8"))
 
 
 def test_taoctl_page_names_every_command():

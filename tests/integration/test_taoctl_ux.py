@@ -100,7 +100,8 @@ def man_commands():
     out = {}
     for entry in man_sections("taoctl.8")["COMMANDS"].split(".TP\n")[1:]:
         first = entry.splitlines()[0].replace("\\-", "-")
-        name = re.match(r'\.\w+\s+"?([a-z][a-z-]*)', first).group(1)
+        # A one-line tag: a font macro (.B status) or inline fonts (\fBcgroups\fR [...]).
+        name = re.match(r'(?:\.\w+\s+"?|\\fB)([a-z][a-z-]*)', first).group(1)
         out[name] = long_options(entry)
     return out
 

@@ -2,6 +2,7 @@
 tests/vm/vmtest-systemd): installed as README says, started by its socket,
 driven through systemctl and taoctl only, every lever pulled once inside
 the unit's sandbox. The tests run in file order and share one service."""
+import grp
 import json
 import os
 import re
@@ -177,7 +178,10 @@ def test_socket_activation_starts_taod_on_the_first_request():
 def test_state_and_runtime_directories_have_the_units_modes():
     assert oct(os.stat("/var/lib/taod").st_mode & 0o7777) == "0o700"
     assert oct(os.stat("/run/taod").st_mode & 0o7777) == "0o755"
-    assert oct(os.stat("/run/taod/taod.sock").st_mode & 0o777) == "0o666"
+    sock = os.stat("/run/taod/taod.sock")
+    # Root and the taod group alone (taod.conf(5), Privacy).
+    assert oct(sock.st_mode & 0o777) == "0o660"
+    assert grp.getgrgid(sock.st_gid).gr_name == "taod"
     wait_for(lambda: os.path.exists("/var/lib/taod/history.db"), what="the history database")
     assert oct(os.stat("/var/lib/taod/history.db").st_mode & 0o777) == "0o600"
 
