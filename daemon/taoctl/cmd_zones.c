@@ -105,7 +105,8 @@ static int apply_options(int argc, char **argv, struct json_object *args, bool *
 			*apply = true;
 		else if (c == 'd')
 			json_add_bool(args, "dry_run", 1);
-		else if (c == 's' || c == 'm')
+		else if ((c == 's' || c == 'm') &&
+			 !opt_zone(c == 's' ? "--nosplit" : "--nomerge", optarg))
 			json_add_str(args, c == 's' ? "nosplit" : "nomerge", optarg);
 		else
 			return -1;

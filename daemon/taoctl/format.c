@@ -96,6 +96,27 @@ int opt_glob(const char *opt, const char *glob)
 	return -1;
 }
 
+int opt_zone(const char *opt, const char *value)
+{
+	const char *comma = strchr(value, ',');
+	char size[64];
+	uint64_t n, order;
+	double pct;
+	bool ok = comma && (size_t)(comma - value) < sizeof(size);
+
+	if (ok) {
+		snprintf(size, sizeof(size), "%.*s", (int)(comma - value), value);
+		ok = (strchr(size, '%') ? !parse_percent(size, &pct)
+					: !parse_size_bytes(size, &n)) &&
+		     !parse_u64(comma + 1, &order);
+	}
+	if (ok)
+		return 0;
+	fprintf(stderr, "taoctl: %s \"%s\": expected SIZE,ORDER (such as 512M,9 or 10%%,9)\n", opt,
+		value);
+	return -1;
+}
+
 /* taod sends null for a percentage it does not know, never a negative one. */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v)
 {

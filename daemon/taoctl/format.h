@@ -24,6 +24,10 @@ int opt_size(const char *opt, const char *value, uint64_t *out);
 int opt_positive(const char *opt, const char *value, long *out);
 /* A cgroup glob some path can match: it starts with '/', '*', '?' or '['. */
 int opt_glob(const char *opt, const char *glob);
+/* A zone's "SIZE,ORDER" in its syntax (SIZE bytes with K..P, or NN%;
+ * ORDER a whole number); 0, or -1 with the option named on stderr. taod
+ * checks the values against the kernel's rules. */
+int opt_zone(const char *opt, const char *value);
 /* "87.5%", or "-" for a JSON null (pct_text with "%"). */
 const char *fmt_pct(char *buf, size_t len, struct json_object *v);
 uint64_t jget_u64(struct json_object *o, const char *key);

@@ -52,7 +52,12 @@ def edit(tree, rel, pattern, repl, count=1):
 
 
 def run_in_tree(tree, *args, timeout=900):
-    return subprocess.run(args, cwd=tree, capture_output=True, text=True, timeout=timeout)
+    # Not the calling make's: `make check` runs this under SANITIZE=... in
+    # MAKEFLAGS, which would build the scratch tree into build-san.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "SANITIZE")}
+    return subprocess.run(args, cwd=tree, env=env, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def build(tree, *targets):

@@ -24,8 +24,9 @@ def test_every_command_has_help_and_the_man_page_says_so():
             assert p.returncode == 0, (cmd, flag, p.stderr)
             assert p.stdout.startswith(f"Usage: taoctl {cmd}"), (cmd, p.stdout)
             assert p.stderr == "", (cmd, p.stderr)
-        assert re.search(rf"^\.B[IR]? \"?{re.escape(cmd)}\b", page, re.M) or \
-            f"\n.B {cmd}\n" in page, f"taoctl.8 lacks {cmd}"
+        # A one-line .TP tag, "\fBcmd\fR [options]", or a .B line.
+        assert re.search(rf"^(\.B[IR]? \"?|\\fB){re.escape(cmd)}\b", page, re.M), \
+            f"taoctl.8 lacks {cmd}"
     assert "COMMAND \\-\\-help" in (REPO / "man/taoctl.8").read_text()
 
 
@@ -46,6 +47,8 @@ USAGE_ERRORS = [
     (["act", "shatter", "--cgroup", "/x", "--sizes", "huge"], '--sizes "huge": expected pmd'),
     (["act", "--cgroup", "/x", "warn"], "act: ACTION comes first"),
     (["top-tasks", "--cgroup", "web*"], '--cgroup "web*": no cgroup path can match it'),
+    (["zones", "--apply", "--nosplit", "lots"], '--nosplit "lots": expected SIZE,ORDER'),
+    (["zones", "--apply", "--nomerge", "512M,x"], '--nomerge "512M,x": expected SIZE,ORDER'),
 ]
 
 
