@@ -163,6 +163,9 @@ static int prepare_all(struct history *h, char *err, size_t err_len)
 
 int history_open(struct history **out, const char *path, char *err, size_t err_len)
 {
+	assert(out);
+	assert(path);
+
 	struct history *h = calloc(1, sizeof(*h));
 	int r;
 
