@@ -44,7 +44,6 @@ static int compare_tasks(const void *a, const void *b)
 
 size_t task_rows_collect(struct thp_observe *o, struct task_row *rows, size_t max)
 {
-	assert(o);
 	assert(rows || !max);
 
 	struct task_collect tc = {0};
