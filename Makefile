@@ -39,6 +39,15 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializ
 	-Iinclude -Idaemon -I$(BUILD) $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP \
 	-DTAOD_VERSION=\"$(VERSION)\" -DTAOD_SYSCONFDIR=\"$(SYSCONFDIR)\"
 override LDFLAGS += $(SAN_FLAGS)
+# assert() holds taod's own code to the contracts its callers guarantee
+# (docs/contributing.md, "Asserts and errors"), and stays on in every build
+# here: the tests (plain, sanitized, integration, fuzz), which prove that
+# a broken contract aborts, and the package too (dpkg-buildflags adds no
+# NDEBUG): a daemon acting on the kernel as root had better stop, and be
+# restarted by systemd, than act on a table it has corrupted.
+ifneq ($(findstring NDEBUG,$(CFLAGS) $(CPPFLAGS)),)
+$(error taod keeps assert() on: build without -DNDEBUG (docs/contributing.md))
+endif
 LDLIBS += $(PKG_LIBS) -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -I$(BUILD)
 

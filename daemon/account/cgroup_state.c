@@ -3,6 +3,7 @@
 #include "cgroup_fold.h"
 #include "observe/cg_counters.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -104,6 +105,8 @@ static struct cgroup_entry *insert(struct cgroup_table *t, uint64_t id, uint64_t
 struct cgroup_entry *cgroup_table_touch(struct cgroup_table *t, uint64_t id, const char *path,
 					uint64_t parent_id, uint64_t now_ms)
 {
+	assert(t && path);
+
 	struct cgroup_entry *e = cgroup_table_find(t, id);
 
 	if (!e && !(e = insert(t, id, now_ms)))
@@ -378,6 +381,8 @@ static int empty_window(const struct cgroup_entry *e, struct cg_window *w)
 
 int cgroup_entry_window(const struct cgroup_entry *e, uint64_t window_ms, struct cg_window *w)
 {
+	assert(e && w);
+
 	int r = empty_window(e, w);
 
 	return r ? r : fill_window(e, window_start(e, e->ring_cap, window_ms), w);

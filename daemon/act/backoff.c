@@ -3,6 +3,7 @@
  * Exponential back-off per key ("cgroup kind", or a memory block): 10 s
  * after the first failure, doubling up to 10 min; a success clears it.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,9 @@ static struct backoff_entry *add(struct backoff_table *t, const char *key, uint6
 
 uint64_t backoff_fail(struct backoff_table *t, const char *key, uint64_t now_ms)
 {
+	assert(t);
+	assert(key);
+
 	struct backoff_entry *e = find(t, key);
 	uint64_t delay;
 
@@ -71,6 +75,9 @@ uint64_t backoff_fail(struct backoff_table *t, const char *key, uint64_t now_ms)
 
 void backoff_clear(struct backoff_table *t, const char *key)
 {
+	assert(t);
+	assert(key);
+
 	struct backoff_entry *e = find(t, key);
 
 	if (e)
@@ -79,6 +86,9 @@ void backoff_clear(struct backoff_table *t, const char *key)
 
 uint64_t backoff_wait_ms(const struct backoff_table *t, const char *key, uint64_t now_ms)
 {
+	assert(t);
+	assert(key);
+
 	const struct backoff_entry *e = find(t, key);
 
 	return e && e->retry_ms > now_ms ? e->retry_ms - now_ms : 0;

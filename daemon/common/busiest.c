@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "busiest.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 static int by_busy(const void *a, const void *b, void *busy_v)
@@ -17,6 +18,10 @@ static int by_busy(const void *a, const void *b, void *busy_v)
 
 long busiest_pick(const bool *flagged, const uint64_t *busy, size_t n, size_t top, bool *show)
 {
+	assert(flagged || !n);
+	assert(busy || !n);
+	assert(show || !n);
+
 	size_t *cand = malloc((n + 1) * sizeof(*cand)), m = 0;
 	long shown = 0;
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,9 @@ bool cgroup_path_canonical(const char *path, char *why, size_t why_len)
 
 bool cgroup_path_within(const char *path, const char *anc)
 {
+	assert(path);
+	assert(anc);
+
 	size_t n = strlen(anc);
 
 	if (!strcmp(anc, "/"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "id_vec.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@ static uint64_t id_of(const void *item)
 
 size_t id_vec_lower_bound(const struct id_vec *iv, uint64_t id)
 {
+	assert(iv);
+	assert(iv->v || !iv->n);
+
 	size_t lo = 0, hi = iv->n;
 
 	while (lo < hi) {
@@ -34,8 +38,12 @@ void *id_vec_find(const struct id_vec *iv, uint64_t id)
 
 int id_vec_insert(struct id_vec *iv, void *item)
 {
+	assert(iv);
+	assert(item);
+
 	size_t at = id_vec_lower_bound(iv, id_of(item));
 
+	assert(at == iv->n || id_of(iv->v[at]) != id_of(item)); /* one element per id */
 	if (iv->n == iv->cap) {
 		size_t cap = iv->cap ? iv->cap * 2 : 64;
 		void **v = realloc(iv->v, cap * sizeof(*v));
@@ -54,6 +62,10 @@ int id_vec_insert(struct id_vec *iv, void *item)
 void id_vec_filter(struct id_vec *iv, int (*keep)(void *ctx, void *item),
 		   void (*drop)(void *ctx, void *item), void *ctx)
 {
+	assert(iv);
+	assert(keep);
+	assert(drop);
+
 	size_t kept = 0;
 
 	for (size_t i = 0; i < iv->n; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "sink_health.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ const char *sink_state_name(enum sink_state s)
 
 void sink_set_on(struct sink_health *h, bool on)
 {
+	assert(h);
 	if (!on) {
 		h->state = SINK_OFF;
 		h->failing_since_ms = 0;
@@ -31,6 +33,8 @@ void sink_set_on(struct sink_health *h, bool on)
 
 bool sink_failed(struct sink_health *h, const char *why, uint64_t lost)
 {
+	assert(h);
+
 	bool news = h->state != SINK_FAILING || strcmp(h->last_error, why ? why : "");
 
 	if (h->state != SINK_FAILING)
@@ -44,6 +48,8 @@ bool sink_failed(struct sink_health *h, const char *why, uint64_t lost)
 
 bool sink_succeeded(struct sink_health *h)
 {
+	assert(h);
+
 	bool was = h->state == SINK_FAILING;
 
 	h->state = SINK_OK;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <ctype.h>
 #include <errno.h>
@@ -710,6 +711,10 @@ static void parse_dropins(struct config_parse *p, const char *dir)
 int config_load(struct taod_config *cfg, const char *path, const char *dropin_dir,
 		struct config_errors *errs)
 {
+	assert(cfg);
+	assert(path);
+	assert(errs);
+
 	struct config_parse p = {.cfg = cfg, .errs = errs};
 
 	memset(errs, 0, sizeof(*errs));

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "control_server.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -424,6 +425,8 @@ static int bind_socket(struct control_server *srv, const char *path, unsigned mo
 int control_server_start(struct control_server **out, sd_event *e, const char *path, unsigned mode,
 			 gid_t group, control_handler_fn handler, void *ctx)
 {
+	assert(out && e && path && handler);
+
 	struct control_server *srv = calloc(1, sizeof(*srv));
 	int r;
 

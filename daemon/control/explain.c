@@ -2,6 +2,7 @@
 /* The explain reply's parts and its text rendering. */
 #include "explain.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -32,6 +33,8 @@ struct json_object *explain_causes_json(const __u64 by_cause[TAOD_CAUSE_MAX])
 
 void explain_sum_causes(const struct task_row *rows, size_t n, __u64 sum[TAOD_CAUSE_MAX])
 {
+	assert(rows || !n);
+	assert(sum);
 	memset(sum, 0, sizeof(__u64) * TAOD_CAUSE_MAX);
 	for (size_t i = 0; i < n; i++)
 		for (int c = 0; c < TAOD_CAUSE_MAX; c++)
@@ -48,6 +51,8 @@ static void add_top_cause(struct json_object *o, const __u64 by_cause[TAOD_CAUSE
 struct json_object *explain_task_json(const struct task_row *r, const char *cgroup, bool alive,
 				      const struct allocator_rule *alloc, struct json_object *stack)
 {
+	assert(r);
+
 	struct json_object *o = json_object_new_object();
 
 	json_add_u64(o, "pid", r->tgid);

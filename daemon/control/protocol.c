@@ -2,6 +2,7 @@
 #include "common/json_fields.h"
 #include "taod/protocol.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -100,6 +101,9 @@ const char *protocol_command(struct json_object *req)
 
 struct json_object *protocol_arg(struct json_object *req, const char *name)
 {
+	assert(req);
+	assert(name);
+
 	struct json_object *args, *v;
 
 	if (!json_object_object_get_ex(req, "args", &args) ||
@@ -110,6 +114,8 @@ struct json_object *protocol_arg(struct json_object *req, const char *name)
 
 int protocol_arg_string(struct json_object *req, const char *name, const char **out)
 {
+	assert(out);
+
 	struct json_object *v = protocol_arg(req, name);
 
 	if (!v)
@@ -123,6 +129,9 @@ int protocol_arg_string(struct json_object *req, const char *name, const char **
 int protocol_arg_int(struct json_object *req, const char *name, int64_t min, int64_t max,
 		     int64_t *out)
 {
+	assert(min <= max);
+	assert(out);
+
 	struct json_object *v = protocol_arg(req, name);
 	int64_t n;
 
@@ -261,6 +270,8 @@ static void add_workload(struct json_object *o, const char *path)
 
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 {
+	assert(e);
+
 	const struct taod_cg_counters *c = &e->counters;
 	struct json_object *o = json_object_new_object();
 	uint64_t allocs = cg_thp_allocs(c);

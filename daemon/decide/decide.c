@@ -7,6 +7,7 @@
  * the sink. Per-task counters are read at most once per pass, and only
  * when a tenant judged misbehaving needs its offenders named.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,8 @@ static unsigned count_wanting(const struct decide_state *s, uint64_t now_ms, uin
 void decide_tick(struct decide_state *s, const struct cgroup_table *t, uint64_t now_ms,
 		 const struct decide_io *in)
 {
+	assert(s && t && in && in->policies && in->sink);
+
 	struct decide_io local = *in, *io = &local;
 	struct task_cache tc = {.io = io, .s = s, .t = t};
 	struct decide_need need;

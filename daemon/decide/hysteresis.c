@@ -6,6 +6,7 @@
  * streak agree on (two abuser windows and a misuser one make a misuser).
  * A window at the class breaks both streaks.
  */
+#include <assert.h>
 #include <stdio.h>
 
 #include "decide.h"
@@ -35,6 +36,11 @@ static bool streak_down(struct cg_judge *j, enum cg_class level, unsigned need)
 bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
 		     uint64_t now_ms)
 {
+	assert(j);
+	assert(p);
+	assert(level < CLASS_MAX);
+	assert(j->cls < CLASS_MAX);
+
 	bool moved = false;
 
 	if (level > j->cls)
@@ -58,6 +64,10 @@ static double class_floor(enum cg_class c)
 
 bool hysteresis_held(const struct cg_judge *j, const struct policy *p, char *buf, size_t len)
 {
+	assert(j);
+	assert(p);
+	assert(buf && len);
+
 	const struct verdict *v = &j->last;
 
 	if (!j->has_verdict || v->level == j->cls)

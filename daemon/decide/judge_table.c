@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Decide's per-cgroup memory, by cgroup id; forgotten when a cgroup goes. */
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 void decide_init(struct decide_state *s)
 {
+	assert(s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -29,6 +31,9 @@ void decide_free(struct decide_state *s)
 
 int judges_align(struct decide_state *s, const struct cgroup_table *t)
 {
+	assert(s);
+	assert(t);
+
 	size_t k = 0;
 
 	if (t->n > s->of_entry_cap) {
@@ -56,6 +61,8 @@ struct cg_judge *decide_find(const struct decide_state *s, uint64_t id)
 
 struct cg_judge *judge_table_add(struct decide_state *s, uint64_t id)
 {
+	assert(s);
+
 	struct cg_judge *j = calloc(1, sizeof(*j));
 
 	if (!j)
@@ -88,6 +95,9 @@ void judge_table_sweep(struct decide_state *s)
 /* Keeps the judge's copy of the path in step with the table's. */
 int judge_set_path(struct cg_judge *j, const char *path)
 {
+	assert(j);
+	assert(path);
+
 	char *copy;
 
 	if (j->path && !strcmp(j->path, path))

@@ -23,6 +23,8 @@
  * a collapse is asked for only where free PMD-order blocks are above the
  * floor it needs.
  */
+#include <assert.h>
+
 #include "decide.h"
 #include "common/sat_math.h"
 
@@ -101,6 +103,13 @@ bool ladder_step(struct cg_judge *j, const struct verdict *v, const struct polic
 		 bool class_moved, const struct decide_io *io, uint64_t now_ms,
 		 enum action_kind *kind)
 {
+	assert(j);
+	assert(v);
+	assert(p);
+	assert(io);
+	assert(kind);
+	assert(v->level < CLASS_MAX);
+
 	bool cooling = now_ms < j->cooldown_until_ms;
 	enum cg_class least = verdict_strike_class(p);
 
@@ -153,6 +162,12 @@ static unsigned strikes_to_action(const struct cg_judge *j, const struct policy 
 bool decide_next_action(const struct cg_judge *j, const struct policy *p, bool tao_kernel,
 			bool no_memcg_zones, enum action_kind *kind, uint64_t *due_ms)
 {
+	assert(j);
+	assert(p);
+	assert(kind);
+	assert(due_ms);
+	assert(p->window_ms > 0); /* config keeps it >= 10 ms: a divisor below */
+
 	uint64_t first = judgement_at_or_after(j, p, j->cooldown_until_ms);
 	unsigned n;
 

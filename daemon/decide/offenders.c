@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tasks of a tenant that split the most THPs, from per-task counts. */
+#include <assert.h>
 #include <string.h>
 
 #include "observe/task_rows.h"
@@ -9,6 +10,10 @@
 unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
 			struct offender *out, unsigned max)
 {
+	assert(rows || !n);
+	assert(belongs);
+	assert(out || !max);
+
 	unsigned k = 0;
 
 	/* Rows come sorted by splits, most first (task_rows_collect). */
@@ -34,6 +39,11 @@ unsigned offenders_pick(const struct task_row *rows, size_t n, task_belongs_fn b
 int offenders_top_cause(const struct task_row *rows, size_t n, task_belongs_fn belongs, void *ctx,
 			uint64_t *top_splits, uint64_t *splits)
 {
+	assert(rows || !n);
+	assert(belongs);
+	assert(top_splits);
+	assert(splits);
+
 	__u64 by_cause[TAOD_CAUSE_MAX] = {0};
 	int top;
 

@@ -4,6 +4,7 @@
  * flags, so '*' also crosses '/'. Specificity: more literal characters
  * wins, then fewer wildcards, then the policy defined later.
  */
+#include <assert.h>
 #include <fnmatch.h>
 #include <string.h>
 
@@ -75,6 +76,10 @@ static bool best_glob(const struct policy *p, const char *path, struct policy_ca
 const struct policy *policy_lookup(const struct policy_set *set, const char *path,
 				   struct policy_match *why)
 {
+	assert(set);
+	assert(set->n > 0); /* v[0], the default policy, is always there */
+	assert(path);
+
 	struct policy_match local;
 	struct policy_match *m = why ? why : &local;
 	const struct policy_candidate *best = NULL;

@@ -16,6 +16,7 @@
  * them (given and broken in bytes, in THP units: a 64 KiB folio left
  * partially mapped breaks 1/32 of a THP's contiguity), or both.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,8 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct cgroup_entry *e,
 		   const struct policy *p, uint64_t now_ms, struct verdict *v)
 {
+	assert(j && w && e && p && v);
+
 	double exposure;
 
 	memset(v, 0, sizeof(*v));

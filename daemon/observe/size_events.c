@@ -2,6 +2,7 @@
 /* The per-size event table and the walks over it, from TAOD_SIZE_EVENTS. */
 #include "size_events.h"
 
+#include <assert.h>
 #include <string.h>
 
 const struct size_event size_events[SIZE_NEVENTS] = {SIZE_EVENTS(SIZE_EVENT_ROW)};
@@ -35,6 +36,9 @@ static __u64 *slot(const void *sizes, size_t k)
 
 uint64_t size_count(const void *sizes, const struct size_event *d, int order)
 {
+	assert(sizes);
+	assert(d);
+
 	__u64 v;
 
 	if (order < 0 || order >= TAOD_MAX_ORDER)
@@ -73,17 +77,25 @@ uint64_t size_broken(const void *sizes, int order)
 
 void size_events_add(void *to, const void *add)
 {
+	assert(to);
+	assert(add);
 	for (size_t k = 0; k < SIZE_NEVENTS * TAOD_MAX_ORDER; k++)
 		*slot(to, k) += *slot(add, k);
 }
 
 void size_events_copy(void *to, const void *from)
 {
+	assert(to);
+	assert(from);
 	memcpy(to, from, sizeof(struct taod_task_sizes));
 }
 
 bool size_events_moved(const void *now, const void *seen, void *delta)
 {
+	assert(now);
+	assert(seen);
+	assert(delta);
+
 	bool any = false;
 
 	for (size_t k = 0; k < SIZE_NEVENTS * TAOD_MAX_ORDER; k++) {
@@ -97,6 +109,11 @@ bool size_events_moved(const void *now, const void *seen, void *delta)
 
 void size_events_list(FILE *f, size_t what, const char *fmt, const char *sep)
 {
+	assert(f);
+	/* @what is the offset of one of the row's texts */
+	assert(what + sizeof(const char *) <= sizeof(struct size_event));
+	assert(fmt);
+	assert(sep);
 	for (int i = 0; i < SIZE_NEVENTS; i++) {
 		const char *text;
 

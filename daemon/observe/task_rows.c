@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "task_rows.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static int compare_tasks(const void *a, const void *b)
 
 size_t task_rows_collect(struct thp_observe *o, struct task_row *rows, size_t max)
 {
+	assert(rows || !max);
+
 	struct task_collect tc = {0};
 	size_t n;
 

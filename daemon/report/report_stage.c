@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The daemon's report stage: history batches and the metrics textfile. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,9 @@ static void write_textfile(struct report_stage *rs, const char *textfile,
 
 void report_stage_tick(struct report_stage *rs, struct report_tick *t)
 {
+	assert(rs);
+	assert(t);
+
 	bool batch = rs->history.path[0] && t->ticks - rs->last_tick >= t->cfg->history_every;
 	const char *textfile = t->cfg->metrics_textfile;
 

@@ -25,6 +25,17 @@ def base_conf(tmp_path, sock, extra=""):
     return conf
 
 
+# The asserts ---------------------------------------------------------------
+
+@host_only
+def test_the_taod_under_test_keeps_its_asserts():
+    """An assert guards what taod's own code guarantees; no input below may
+    reach one (it would abort taod), which these tests prove only of a taod
+    built with them on: the Makefile refuses NDEBUG."""
+    for binary in (TAOD, TAOCTL):
+        assert b"__assert_fail" in binary.read_bytes(), f"{binary}: built with -DNDEBUG?"
+
+
 # The socket path -----------------------------------------------------------
 
 @host_only

@@ -9,6 +9,7 @@
  * then does the backend act. Every request ends in the audit log.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -85,6 +86,12 @@ void actor_set_record_hook(struct actor *a, actor_record_fn fn, void *ctx)
 int actor_open(struct actor **out, const struct act_settings *s, const struct kernel_paths *k,
 	       const struct cgroup_tree *tree, const struct act_backend_ops *backend)
 {
+	assert(out);
+	assert(s);
+	assert(k);
+	assert(tree);
+	assert(backend);
+
 	struct actor *a = calloc(1, sizeof(*a));
 
 	if (!a)
@@ -121,6 +128,9 @@ void actor_close(struct actor *a)
 
 void actor_set_settings(struct actor *a, const struct act_settings *s, const struct kernel_paths *k)
 {
+	assert(a);
+	assert(s);
+	assert(k);
 	a->s = *s;
 	a->k = *k;
 	audit_set_path(a->audit, s->audit_log);
@@ -308,6 +318,9 @@ static bool protected(const struct actor *a, const struct action_request *req,
 
 bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run)
 {
+	assert(a);
+	assert(cgroup);
+
 	struct action_request req = {.cgroup = cgroup};
 	struct act_outcome o;
 
@@ -489,6 +502,11 @@ static void gate(struct actor *a, const struct action_request *req, struct act_o
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec)
 {
+	assert(a);
+	assert(req);
+	/* decide and control name kinds from the table */
+	assert((unsigned)req->kind < ACTION_KIND_MAX);
+
 	struct action_record local = {0};
 	struct act_outcome o = {0};
 	uint64_t start;
@@ -521,6 +539,10 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 
 int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_state *out)
 {
+	assert(a);
+	assert(cgroup);
+	assert(out);
+
 	const struct reward_entry *e = reward_table_get(&a->rewards, cgroup);
 	uint64_t now = a->ctx.now_ms();
 	char key[320];
@@ -549,6 +571,8 @@ static void restored(void *ctx, const struct action_record *r)
 
 int actor_tick(struct actor *a)
 {
+	assert(a);
+
 	bool all = !a->swept;
 
 	a->swept = true;

@@ -8,6 +8,7 @@
 #include "audit.h"
 #include "common/json_fields.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -236,6 +237,9 @@ static void log_audit_notice(const struct action_record *r)
 
 void audit_record(struct audit_log *a, struct action_record *r)
 {
+	assert(a);
+	assert(r);
+
 	struct action_record *slot = &a->ring[a->head];
 
 	r->id = ++a->next_id;
@@ -261,6 +265,7 @@ size_t audit_count(const struct audit_log *a)
 
 const struct action_record *audit_get(const struct audit_log *a, size_t i)
 {
+	assert(a);
 	if (i >= a->count)
 		return NULL;
 	return &a->ring[(a->head + a->cap - 1 - i) % a->cap];

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The near-zero-benefit flag of an action kind (benefit_flag.h). */
+#include <assert.h>
 #include <stdio.h>
 
 #include "benefit_flag.h"
 
 void benefit_log_add(struct benefit_log *l, const struct action_benefit *b, uint64_t cpu_us)
 {
+	assert(l);
+	assert(b);
 	l->last[l->head] = *b;
 	l->cpu_us[l->head] = cpu_us;
 	l->head = (l->head + 1) % BENEFIT_FLAG_ACTIONS;
@@ -15,6 +18,9 @@ void benefit_log_add(struct benefit_log *l, const struct action_benefit *b, uint
 
 void benefit_log_sum(const struct benefit_log *l, struct benefit_summary *s)
 {
+	assert(l);
+	assert(s);
+
 	double free_sum = 0, cov_sum = 0, cpu = 0;
 
 	*s = (struct benefit_summary){.actions = l->n};

@@ -4,6 +4,8 @@
  * (shattered or collapsed) per minute. Both start full, so a burst of up to
  * one minute's worth passes and the rest waits for the refill.
  */
+#include <assert.h>
+
 #include "rate_limit.h"
 #include "act/act_backend.h"
 
@@ -16,6 +18,8 @@ static double refill(double have, uint64_t per_minute, uint64_t elapsed_ms)
 
 void rate_limit_refill(struct rate_limit *r, const struct act_settings *s, uint64_t now_ms)
 {
+	assert(r);
+	assert(s);
 	if (!r->primed) {
 		r->actions = (double)s->actions_per_minute;
 		r->bytes = (double)s->shatter_bytes_per_minute;
@@ -47,6 +51,7 @@ uint64_t rate_limit_bytes_left(const struct rate_limit *r)
 
 void rate_limit_take(struct rate_limit *r, uint64_t bytes)
 {
+	assert(r);
 	r->actions -= 1.0;
 	r->bytes -= (double)bytes;
 	if (r->bytes < 0)

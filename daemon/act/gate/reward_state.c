@@ -5,6 +5,7 @@
  * (no gain, no free 2 MiB blocks, backing off). Bounded: when full, the
  * cgroup asked about longest ago is forgotten.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,10 @@ static struct reward_entry *add(struct reward_table *t, const char *cgroup)
 void reward_table_put(struct reward_table *t, const char *cgroup, const struct act_outcome *o,
 		      uint64_t now_ms)
 {
+	assert(t);
+	assert(cgroup);
+	assert(o);
+
 	struct reward_entry *e = find(t, cgroup);
 
 	if (!e)
@@ -79,6 +84,8 @@ void reward_table_put(struct reward_table *t, const char *cgroup, const struct a
 
 const struct reward_entry *reward_table_get(const struct reward_table *t, const char *cgroup)
 {
+	assert(t);
+	assert(cgroup);
 	return find(t, cgroup);
 }
 

@@ -4,6 +4,7 @@
  * 7) a row of action_costs per cost figure and a row of action_benefits
  * per follow-up.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 
@@ -49,6 +50,9 @@ static int record_cost(struct history *h, int64_t action, const struct action_co
 
 int history_record_benefit(struct history *h, const struct action_benefit *b)
 {
+	assert(h);
+	assert(b);
+
 	sqlite3_stmt *st;
 
 	if (!h)
@@ -73,6 +77,9 @@ int history_record_benefit(struct history *h, const struct action_benefit *b)
 
 int history_record_action(struct history *h, const struct action_record *a)
 {
+	assert(h);
+	assert(a);
+
 	sqlite3_stmt *st;
 
 	if (!h)

@@ -5,6 +5,7 @@
  * and kept only when the transaction commits, so a failed batch leaves
  * memory and database in step.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,6 +263,9 @@ static int record_cgroups(struct history *h, const struct cgroup_table *t, uint6
 int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
 		   const struct machine_stats *m, history_class_fn class_of, void *ctx)
 {
+	assert(h);
+	assert(t);
+
 	struct hist_cg *next = calloc(t->n + 1, sizeof(*next));
 	size_t n = 0;
 	int r;

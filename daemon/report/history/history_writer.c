@@ -9,6 +9,7 @@
  * power loss costs at most the batch being written. One fsync per batch
  * (every N ticks) is cheap.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -162,6 +163,9 @@ static int prepare_all(struct history *h, char *err, size_t err_len)
 
 int history_open(struct history **out, const char *path, char *err, size_t err_len)
 {
+	assert(out);
+	assert(path);
+
 	struct history *h = calloc(1, sizeof(*h));
 	int r;
 
@@ -221,6 +225,8 @@ struct sqlite3 *history_db(struct history *h)
 /* Resets @s for reuse, and returns it. */
 sqlite3_stmt *hst(struct history *h, enum history_stmt s)
 {
+	assert(h);
+	assert(s < HS_MAX);
 	sqlite3_reset(h->st[s]);
 	sqlite3_clear_bindings(h->st[s]);
 	return h->st[s];
@@ -257,6 +263,9 @@ void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 
 int history_begin_run(struct history *h, uint64_t wall_ms, const char *version)
 {
+	assert(h);
+	assert(version);
+
 	sqlite3_stmt *st = hst(h, HS_INSERT_RUN);
 
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)wall_ms);

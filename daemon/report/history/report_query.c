@@ -5,6 +5,7 @@
  * ignores a torn tail).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <sqlite3.h>
@@ -426,6 +427,9 @@ static int open_read_only(const char *path, struct loader *l, char *err, size_t 
 
 int report_load(const struct report_query *q, struct report *r, char *err, size_t err_len)
 {
+	assert(q);
+	assert(r);
+
 	struct loader l = {.q = q, .r = r};
 	int rc;
 

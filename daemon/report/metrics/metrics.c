@@ -12,6 +12,7 @@
 #include "metrics_pressure.h"
 #include "common/utf8.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,8 @@ static void write_daemon(FILE *f, const struct metrics_input *in)
 
 int metrics_write(FILE *f, const struct metrics_input *in)
 {
+	assert(f);
+	assert(in);
 	write_daemon(f, in);
 	write_bpf(f, in->bpf_stats);
 	write_cgroups(f, in->cgroups);

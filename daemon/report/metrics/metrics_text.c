@@ -3,6 +3,7 @@
  * The Prometheus text format's pieces every metrics file writes: a
  * family's HELP and TYPE lines, and label values escaped.
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,10 @@
 
 void prom_escape_label(const char *in, char *out, size_t len)
 {
+	assert(in);
+	assert(out);
+	assert(len > 0); /* room for the NUL at least */
+
 	size_t o = 0;
 
 	while (*in) {

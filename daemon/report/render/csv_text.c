@@ -3,6 +3,7 @@
  * One CSV field as RFC 4180 writes it: quoted when it holds a comma,
  * quote or line break, its quotes doubled.
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ static bool needs_quotes(const char *s)
  */
 void csv_field(FILE *f, const char *text)
 {
+	assert(f);
+	assert(text);
+
 	char *clean = utf8_sanitize_dup(text);
 	const char *s = clean ? clean : "?";
 

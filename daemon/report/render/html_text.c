@@ -3,6 +3,7 @@
  * Text placed in the HTML report: markup escaped, ill-formed UTF-8
  * replaced, so that no name a tenant chose can add markup.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,6 +13,9 @@
 /* Text as HTML: ill-formed UTF-8 as U+FFFD, as in the JSON report; markup escaped. */
 void html_text(FILE *f, const char *text)
 {
+	assert(f);
+	assert(text);
+
 	char *clean = utf8_sanitize_dup(text);
 
 	for (const char *s = clean ? clean : "?"; *s; s++) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report --format csv`: one header line, one line per cgroup (RFC 4180). */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,8 @@ static void csv_row(FILE *f, const struct report_cgroup *c)
 
 int report_write_csv(FILE *f, const struct report *r)
 {
+	assert(f);
+	assert(r);
 	fputs("cgroup,cgroup_id,first_seen_ms,last_seen_ms,class,samples,coverage_now_pct,"
 	      "coverage_min_pct,coverage_mean_pct,coverage_max_pct,anon_bytes,thp_bytes,"
 	      "thp_alloc,pmd_split,pmd_unmap_whole,split_ratio,class_changes,actions,"

@@ -10,6 +10,7 @@
  * MAX_SECTIONS charts, MAX_ACTION_ROWS rows per action table.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -324,6 +325,9 @@ static void attention(FILE *f, const struct report *r)
 
 int report_write_html(FILE *f, const struct report *r)
 {
+	assert(f);
+	assert(r);
+
 	size_t n = 0, *order = report_shown(r, &n);
 
 	if (!order)

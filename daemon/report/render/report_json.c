@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report --format json`: the whole report as one JSON object. */
+#include <assert.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 
@@ -247,6 +248,9 @@ static struct json_object *machine_json(const struct report *r)
 
 int report_write_json(FILE *f, const struct report *r)
 {
+	assert(f);
+	assert(r);
+
 	struct json_object *o = json_object_new_object(), *list = json_object_new_array();
 	char *text;
 

@@ -6,6 +6,7 @@
  * from the version its row of TAOD_SIZE_EVENTS names), and their
  * renderings in every format.
  */
+#include <assert.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -241,6 +242,8 @@ void report_sizes_html(FILE *f, const struct report_cgroup *c)
 
 int report_write_sizes_csv(FILE *f, const struct report *r)
 {
+	assert(f);
+	assert(r);
 	fputs("cgroup,cgroup_id,size_kb,", f);
 	size_events_list(f, offsetof(struct size_event, json), "%s,", "");
 	fputs("mapped_bytes,coverage_pct\r\n", f);

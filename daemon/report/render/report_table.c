@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `taoctl report` for a terminal: machine summary, then a line per cgroup. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -227,6 +228,9 @@ static void table_row(FILE *f, const struct report *r, const struct report_cgrou
  */
 int report_write_table(FILE *f, const struct report *r)
 {
+	assert(f);
+	assert(r);
+
 	size_t n = 0, *order = report_shown(r, &n);
 	bool gone = false;
 	int w;

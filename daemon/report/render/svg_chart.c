@@ -7,6 +7,7 @@
  * and close marks of one result drawn once, so a week of history stays a
  * small file.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,10 @@ static void axes(FILE *f, const struct frame *fr)
 
 void svg_chart(FILE *f, const struct report *r, const struct report_cgroup *c)
 {
+	assert(f);
+	assert(r);
+	assert(c);
+
 	struct frame fr = frame_of(c, r->since_ms, r->until_ms);
 
 	fprintf(f,

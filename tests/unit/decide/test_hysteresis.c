@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The class hysteresis holds says why it differs from the last score. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <string.h>
 
 #include "decide/decide.h"
@@ -45,4 +46,12 @@ Test(hysteresis, never_judged_is_never_held)
 
 	j.last.level = CLASS_ABUSER;
 	cr_assert_not(hysteresis_held(&j, &pol, buf, sizeof(buf)));
+}
+
+/* decide judges levels it computed itself: one past the classes is a bug. */
+Test(hysteresis, hysteresis_step_beyond_the_classes_aborts, .signal = SIGABRT)
+{
+	struct cg_judge j = {.cls = CLASS_GOOD};
+
+	hysteresis_step(&j, CLASS_MAX, &pol, 1000);
 }

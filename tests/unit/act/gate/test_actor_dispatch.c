@@ -5,6 +5,7 @@
  * table says which kinds spend the byte budget and which act on no cgroup.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,4 +110,11 @@ Test(actor_dispatch, actor_submit_reads_budget_and_reach_from_the_table)
 	cr_assert_eq(called[0], ACTION_RESIZE_ZONES);
 	cr_assert_eq(budgets[1], 1 << 20);
 	cr_assert_eq(budgets[2], (1 << 20) - 4096, "the first shatter's bytes were charged");
+}
+
+/* Decide and control name kinds from the kinds' table: one past it is a bug. */
+Test(actor_dispatch, actor_submit_of_a_kind_beyond_the_table_aborts, .signal = SIGABRT)
+{
+	fx_open(&partial_ops);
+	fx_submit(ACTION_KIND_MAX, "/app/a", 0, 0, NULL);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Prometheus exposition: escaping, families, and the atomic textfile. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -242,4 +243,12 @@ Test(metrics, action_costs_by_kind_and_phase)
 		cr_assert_null(strstr(text, cost_absent[i]), "%s", cost_absent[i]);
 	free(text);
 	cgroup_table_free(&t);
+}
+
+/* Every caller has a buffer: no room even for the NUL is a bug. */
+Test(metrics, prom_escape_label_into_no_room_aborts, .signal = SIGABRT)
+{
+	char out[1];
+
+	prom_escape_label("a", out, 0);
 }
