@@ -94,6 +94,17 @@ static __always_inline void remember(struct taod_anon_event *e, int val, __u64 c
 		e->tgid = current_mm_tgid(e->comm);
 }
 
+/*
+ * MADV_FREE or MADV_PAGEOUT of part of a THP splits the whole folio: its
+ * PMD turns into migration entries and NR_ANON_THPS and NR_ANON_MAPPED drop
+ * together, as for a whole unmap. Those advices never zap a PMD, so under
+ * them a drop of both is the split the kernel counts in thp_split_pmd.
+ */
+static __always_inline bool splits_whole_folio(__u32 cause)
+{
+	return cause == TAOD_CAUSE_MADV_FREE || cause == TAOD_CAUSE_MADV_PAGEOUT;
+}
+
 static __always_inline void set_pending(void *ctx, struct taod_unmap_state *st, int val, __u64 cgid,
 					__u64 now)
 {
@@ -103,10 +114,8 @@ static __always_inline void set_pending(void *ctx, struct taod_unmap_state *st, 
 	/* Whatever settles it later (the next update, the flush) runs in
 	 * another context: the cause is the one in progress now. */
 	st->pending.cause = st->pending.tgid ? split_cause() : TAOD_CAUSE_OTHER;
-	/* Sampled now, in the task: a drop left pending is most often a split
-	 * (a break, unless breaks are told at the partial map). */
-	if (!taod_cfg.breaks_at_partial || splits_whole_folio(st->pending.cause))
-		sample_stack(ctx, st->pending.tgid, st->pending.cause);
+	/* Sampled now, in the task: a drop left pending is most often a split. */
+	sample_stack(ctx, st->pending.tgid, st->pending.cause);
 }
 
 static __always_inline void clear_pending(struct taod_unmap_state *st)
@@ -139,19 +148,14 @@ static __always_inline int handle_lruvec_state(void *ctx, struct mem_cgroup *mem
 	cgid = memcg_id(memcg);
 	now = bpf_ktime_get_ns();
 	if (st->pending.pages) {
-		/* THPS came first: a MAPPED update of the same size pairs (a whole
-		 * unmap), a MAPPED drop of the memcg's after it strands the THP (a
-		 * break); another THPS update settles it as a split that kept
-		 * every page mapped, any other update decides nothing. */
+		/* THPS came first: this MAPPED update decides. */
 		bool pair = item == anon_mapped && pairs_with(&st->pending, val, cgid, now);
-		bool strands = item == anon_mapped && val < 0 && st->pending.cgroup_id == cgid;
 
 		if (pair && !splits_whole_folio(st->pending.cause))
 			count_whole_unmap(&st->pending);
-		else if (pair || strands)
+		else
 			count_split(&st->pending);
-		if (pair || strands || item == anon_thps)
-			clear_pending(st);
+		clear_pending(st);
 		if (pair) { /* this MAPPED update was the pair's: used up */
 			st->last_mapped.pages = 0;
 			return 0;
@@ -242,10 +246,8 @@ int BPF_PROG(on_page_alloc, struct page *page, unsigned int order, gfp_t gfp, in
 
 /*
  * Run by the daemon on each CPU every tick (BPF_PROG_TEST_RUN with
- * BPF_F_TEST_RUN_ON_CPU): a PMD removal that no unmap followed, as after
- * an mprotect of part of a THP or an mremap that moved it off a 2 MiB
- * boundary, split a PMD but left every page mapped: no THP partly
- * mapped, no break.
+ * BPF_F_TEST_RUN_ON_CPU): a PMD removal that no rmap update followed,
+ * as after an mprotect of part of a THP, is a split.
  */
 SEC("raw_tp/taod_flush_pending")
 int flush_pending(void *ctx)
@@ -258,6 +260,7 @@ int flush_pending(void *ctx)
 		return 0;
 	if (bpf_ktime_get_ns() - st->pending.ts_ns < taod_cfg.stale_pending_ns)
 		return 0;
+	count_split(&st->pending);
 	clear_pending(st);
 	stat_inc(TAOD_STAT_PENDING_FLUSHED);
 	return 1;

@@ -369,8 +369,7 @@ static __always_inline bool current_owns(__u64 cgid)
 	return current_memcg_id() == cgid;
 }
 
-/* A PMD split or a partial map counted as a break of @e's THP. */
-static __always_inline void count_break(struct taod_anon_event *e)
+static __always_inline void count_split(struct taod_anon_event *e)
 {
 	struct taod_cg_counters *c = cg_get(e->cgroup_id, NULL);
 	struct taod_task_counters *t = e->tgid ? task_get(e->tgid, e->cgroup_id, e->comm) : NULL;
@@ -386,31 +385,6 @@ static __always_inline void count_break(struct taod_anon_event *e)
 		if (e->cause < TAOD_CAUSE_MAX)
 			t->pmd_split_by_cause[e->cause]++;
 	}
-}
-
-/*
- * MADV_FREE or MADV_PAGEOUT of part of a THP splits the whole folio: its
- * PMD turns into migration entries and NR_ANON_THPS and NR_ANON_MAPPED drop
- * together, as for a whole unmap. Those advices never zap a PMD, so under
- * them a drop of both is the split the kernel counts in thp_split_pmd, and
- * the THP is gone (no partial map follows).
- */
-static __always_inline bool splits_whole_folio(__u32 cause)
-{
-	return cause == TAOD_CAUSE_MADV_FREE || cause == TAOD_CAUSE_MADV_PAGEOUT;
-}
-
-/*
- * A PMD split of @e's THP: a break now, or (taod_cfg.breaks_at_partial)
- * only if the folio is left partly mapped, counted then by breaks.bpf.c;
- * a split that keeps every page mapped breaks nothing. False: not counted.
- */
-static __always_inline bool count_split(struct taod_anon_event *e)
-{
-	if (taod_cfg.breaks_at_partial && !splits_whole_folio(e->cause))
-		return false;
-	count_break(e);
-	return true;
 }
 
 static __always_inline void count_whole_unmap(struct taod_anon_event *e)
@@ -471,66 +445,6 @@ static __always_inline struct mem_cgroup *folio_memcg(void *page_or_folio)
 	if (!is_memcg(memcg))
 		memcg = BPF_CORE_READ((struct obj_cgroup *)(data & ~3UL), memcg);
 	return memcg && is_memcg(memcg) ? memcg : NULL;
-}
-
-static __always_inline __u64 folio_memcg_id(void *page_or_folio)
-{
-	struct mem_cgroup *memcg = folio_memcg(page_or_folio);
-
-	return memcg ? memcg_id(memcg) : 0;
-}
-
-/*
- * The flags word of @folio's first page, or of its second (@second: the
- * folio's _flags_1, where its order and second-page flags live). A page
- * starts with its flags, an unsigned long, or on 7.x a struct holding one
- * (which CO-RE cannot match with the unsigned long of older kernels), so
- * it is read from the folio's address.
- */
-static __always_inline unsigned long folio_flags(struct folio *folio, bool second)
-{
-	unsigned long v = 0;
-
-	if (second)
-		return BPF_CORE_READ(folio, _flags_1);
-	bpf_probe_read_kernel(&v, sizeof(v), folio);
-	return v;
-}
-
-/* folio_order(): 0 unless the folio is large (PG_head), then the low byte
- * of its second page's flags. */
-static __always_inline __u32 folio_order_of(struct folio *folio)
-{
-	int head = bpf_core_enum_value(enum pageflags, PG_head);
-
-	if (!(folio_flags(folio, false) & (1UL << head)))
-		return 0;
-	return folio_flags(folio, true) & 0xff;
-}
-
-/*
- * 6.12+ deferred_split_folio(@folio, @partially_mapped): the order of a
- * large folio a PTE unmap has just left partially mapped, the first time
- * (the flag not yet set: the kernel's split_deferred); 0 for any other
- * call (a THP queued at fault for the underused shrinker, one already
- * partial, one in the swap cache, which the kernel skips).
- */
-static __always_inline __u32 newly_partial_order(struct folio *folio, bool partially_mapped)
-{
-	int swapcache = bpf_core_enum_value(enum pageflags, PG_swapcache);
-	int pm = bpf_core_enum_value(enum pageflags, PG_partially_mapped);
-	__u32 order;
-
-	if (!partially_mapped)
-		return 0;
-	order = folio_order_of(folio);
-	if (order < 2)
-		return 0;
-	if (folio_flags(folio, false) & (1UL << swapcache))
-		return 0;
-	if (folio_flags(folio, true) & (1UL << pm))
-		return 0;
-	return order;
 }
 
 /*

@@ -32,6 +32,34 @@ struct {
 
 enum size_event { SIZE_FAULT_ALLOC, SIZE_PARTIAL, SIZE_SPLIT };
 
+/*
+ * The flags word of @folio's first page, or of its second (@second: the
+ * folio's _flags_1, where its order and second-page flags live). A page
+ * starts with its flags, an unsigned long, or on 7.x a struct holding one
+ * (which CO-RE cannot match with the unsigned long of older kernels), so
+ * it is read from the folio's address.
+ */
+static __always_inline unsigned long folio_flags(struct folio *folio, bool second)
+{
+	unsigned long v = 0;
+
+	if (second)
+		return BPF_CORE_READ(folio, _flags_1);
+	bpf_probe_read_kernel(&v, sizeof(v), folio);
+	return v;
+}
+
+/* folio_order(): 0 unless the folio is large (PG_head), then the low byte
+ * of its second page's flags. */
+static __always_inline __u32 folio_order_of(struct folio *folio)
+{
+	int head = bpf_core_enum_value(enum pageflags, PG_head);
+
+	if (!(folio_flags(folio, false) & (1UL << head)))
+		return 0;
+	return folio_flags(folio, true) & 0xff;
+}
+
 static __always_inline struct taod_cg_sizes *sizes_get(__u64 cgid, struct cgroup_subsys_state *css)
 {
 	static const struct taod_cg_sizes zero;
@@ -179,10 +207,20 @@ int BPF_PROG(on_new_anon_rmap, struct folio *folio)
 SEC("?fentry/deferred_split_folio")
 int BPF_PROG(on_deferred_split, struct folio *folio, bool partially_mapped)
 {
-	__u32 order = newly_partial_order(folio, partially_mapped);
+	int swapcache = bpf_core_enum_value(enum pageflags, PG_swapcache);
+	int pm = bpf_core_enum_value(enum pageflags, PG_partially_mapped);
+	__u32 order;
 
-	if (order)
-		count_size(folio_memcg(folio), order, SIZE_PARTIAL);
+	if (!partially_mapped)
+		return 0;
+	order = folio_order_of(folio);
+	if (order < 2)
+		return 0;
+	if (folio_flags(folio, false) & (1UL << swapcache)) /* the kernel skips those */
+		return 0;
+	if (folio_flags(folio, true) & (1UL << pm)) /* counted already */
+		return 0;
+	count_size(folio_memcg(folio), order, SIZE_PARTIAL);
 	return 0;
 }
 

@@ -43,6 +43,13 @@ static __always_inline int count_exact_split(__u64 cgid)
 	return 0;
 }
 
+static __always_inline __u64 folio_memcg_id(void *page_or_folio)
+{
+	struct mem_cgroup *memcg = folio_memcg(page_or_folio);
+
+	return memcg ? memcg_id(memcg) : 0;
+}
+
 /* A PMD split: the THP is charged to the memcg of the mm's owner. */
 SEC("?fentry/__split_huge_pmd")
 int BPF_PROG(on_split_pmd, struct vm_area_struct *vma, pmd_t *pmd)
@@ -277,8 +284,10 @@ static __always_inline void count_pmd_split_v61(void *ctx, struct thp_path_ctx *
 	if (now == x->split_pmd || pmd_maps_huge(now))
 		return;
 	e.cause = split_cause();
-	if (owner_pmd_event(&e, vma, 0) && count_split(&e))
-		sample_stack(ctx, e.tgid, e.cause);
+	if (!owner_pmd_event(&e, vma, 0))
+		return;
+	count_split(&e);
+	sample_stack(ctx, e.tgid, e.cause);
 }
 
 SEC("?fexit/__split_huge_pmd")
@@ -345,8 +354,8 @@ static __always_inline int pmd_mapping_removed(void *ctx, struct folio *folio,
 		return 0;
 	if (x->in_split) {
 		e.cause = split_cause();
-		if (count_split(&e))
-			sample_stack(ctx, e.tgid, e.cause);
+		count_split(&e);
+		sample_stack(ctx, e.tgid, e.cause);
 	} else {
 		count_whole_unmap(&e);
 	}

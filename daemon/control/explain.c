@@ -83,7 +83,7 @@ static uint64_t u64_of(struct json_object *o, const char *key)
 {
 	struct json_object *v;
 
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_uint64(v) : 0;
+	return json_object_object_get_ex(o, key, &v) ? (uint64_t)json_object_get_int64(v) : 0;
 }
 
 /* "munmap 3, mprotect 1", in the reply's order (most first). */

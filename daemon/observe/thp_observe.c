@@ -254,21 +254,6 @@ static void select_held_programs(struct thp_observe_bpf *skel, const struct btf_
 }
 
 /*
- * Breaks told at the partial map where the kernel says when a THP is left
- * partly mapped (@partial), in every mode (bpf/thp_observe/breaks.bpf.c);
- * the frees that cut a pending one short where BTF has the function.
- */
-static void select_break_programs(struct thp_observe_bpf *skel, const struct btf *vmlinux,
-				  bool partial)
-{
-	skel->rodata->taod_cfg.breaks_at_partial = partial;
-	skel->rodata->taod_cfg.break_settle_ns = (__u64)TAOD_BREAK_SETTLE_MS * 1000000;
-	bpf_program__set_autoload(skel->progs.on_partial_pmd, partial);
-	bpf_program__set_autoload(skel->progs.on_partial_freed,
-				  partial && has_fn(vmlinux, "__folio_unqueue_deferred_split"));
-}
-
-/*
  * The per-size (mTHP) programs, where fentry is allowed: splits by order
  * (6.12+ split functions take the order), partial maps (6.12+
  * deferred_split_folio(folio, partially_mapped)), and fault allocations
@@ -294,7 +279,6 @@ static void select_size_programs(struct thp_observe *o, const struct taod_config
 		bpf_program__set_attach_target(pr->on_size_split_exit, 0, f->folio_split_fn);
 	}
 	bpf_program__set_autoload(pr->on_deferred_split, partial);
-	select_break_programs(o->skel, vmlinux, partial);
 	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
 	select_held_programs(o->skel, f, held);
 	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s%s",
@@ -313,7 +297,6 @@ static int load_and_attach(struct thp_observe_bpf *skel)
 	if (r)
 		return r;
 	bpf_program__set_autoattach(skel->progs.flush_pending, false);
-	bpf_program__set_autoattach(skel->progs.settle_breaks, false);
 	return thp_observe_bpf__attach(skel);
 }
 
@@ -442,24 +425,12 @@ int thp_observe_read_sizes(struct thp_observe *o, cg_sizes_fn fn, void *ctx)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-/* The partial maps that outlived the settle time are counted as breaks. */
-static int settle_breaks(struct thp_observe *o)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-
-	if (!o->skel->rodata->taod_cfg.breaks_at_partial)
-		return 0;
-	return bpf_prog_test_run_opts(bpf_program__fd(o->skel->progs.settle_breaks), &opts) ? -errno
-											    : 0;
-}
-
 int thp_observe_flush(struct thp_observe *o)
 {
 	int fd = bpf_program__fd(o->skel->progs.flush_pending);
-	int r = settle_breaks(o);
 
-	if (r || o->plan.thp_paths) /* nothing else is left pending to settle */
-		return r;
+	if (o->plan.thp_paths) /* nothing is left pending to settle */
+		return 0;
 
 	for (int cpu = 0; cpu < o->ncpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,

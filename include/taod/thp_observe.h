@@ -13,9 +13,6 @@
 #define TAOD_MAX_CGROUPS 16384 /* default of [kernel] cgroup_map_entries */
 #define TAOD_CG_OVERFLOW 1024  /* map "cg_overflow": cgroups counted past a full cg_counters */
 #define TAOD_MAX_TASKS	 8192
-/* map "pending_breaks": PMD THPs left partly mapped, not yet settled */
-#define TAOD_PENDING_BREAKS  4096
-#define TAOD_BREAK_SETTLE_MS 1000
 
 #ifndef __bpf__
 #include <linux/bpf.h> /* struct bpf_stack_build_id (the BPF side has vmlinux.h) */
@@ -245,15 +242,7 @@ struct taod_bpf_config {
 	/* The folios held per size (nr_anon) are counted: the fault and
 	 * release programs are both attached. */
 	__u32 size_held;
-	/* The partial maps of PMD THPs are seen (6.12+ deferred_split_folio
-	 * with fentry): a PMD split is a break only when it leaves its folio
-	 * partly mapped, so it is counted then (breaks.bpf.c), not at the
-	 * split; a split that keeps every page mapped (mprotect, an mremap
-	 * move) breaks nothing. */
-	__u32 breaks_at_partial;
-	/* A THP left partly mapped and freed within this long (a trim whose
-	 * next call or exit frees the rest) broke nothing lasting. */
-	__u64 break_settle_ns;
+	__u32 pad;
 };
 
 #endif

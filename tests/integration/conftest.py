@@ -44,20 +44,6 @@ def exact_splits(d):
                                                    "fentry (THP paths)")
 
 
-def breaks_at_partial(d):
-    """Whether daemon @d counts a PMD split as a break only once it leaves
-    the THP partly mapped (6.12+, where fentry is allowed), and a partial
-    map freed within a second not at all."""
-    return "partial maps" in d.ctl("status")["mthp_observation"]
-
-
-def splits_told_from_breaks(d):
-    """Whether daemon @d tells a PMD split that keeps every page mapped
-    (mprotect, an mremap move) from one that strands a THP: every mode but
-    THP paths without the partial maps (before 6.12)."""
-    return breaks_at_partial(d) or d.ctl("status")["observation_mode"] != "fentry (THP paths)"
-
-
 def memory_cgroup_dir():
     """Where test cgroups are made, and the cgroup version."""
     path, version = own_memory_cgroup()

