@@ -138,7 +138,11 @@ static bool walk_made(struct sync_ctx *s, const struct cgroup_event *ev)
 		return false;
 	r = walk_below(s, rel, parent->id);
 	free(rel);
-	return r != -ENOMEM; /* gone again (ENOENT) is no news */
+	/* Gone again (ENOENT) is no news, unless the hierarchy itself is gone:
+	 * then the whole walk's error says the tick is incomplete. */
+	if (r == -ENOENT && access(s->d->tree.mount, F_OK))
+		return false;
+	return r != -ENOMEM;
 }
 
 /* Removals first, then what was made: a name removed and made again
