@@ -232,7 +232,7 @@ VM_TENANT_PKGS := libjemalloc2 libgoogle-perftools4 golang-go openjdk-17-jdk-hea
 
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
-	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev groff-base \
+	python3 python3-pytest python3-prometheus-client clang-format chromium libclang-rt-dev groff-base man-db logrotate \
 	dpkg-dev lintian prometheus \
 	$(VM_PKGS) $(VM_TENANT_PKGS)
 deps:
