@@ -123,11 +123,16 @@ def pytest_configure(config):
         "markers", "any_mode: what it proves depends on the kernel but not on taod's attach "
         "mode (actions through taoctl, cgroup walks, coverage from memory.stat): in the lab "
         "it runs once per kernel, in the attach = auto guest")
+    config.addinivalue_line(
+        "markers", "one_kernel: what it proves depends on cgroup v2's own files (memory.high, "
+        "directory ownership) but neither on the kernel's THP code nor on taod's attach "
+        "mode: in the lab it runs in one guest (tests/vm/vmtest picks it), not per kernel")
 
 
 # Markers for a test, or for a whole module as its pytestmark.
 host_only = pytest.mark.host_only
 any_mode = pytest.mark.any_mode
+one_kernel = pytest.mark.one_kernel
 
 
 @pytest.fixture

@@ -4,10 +4,12 @@ need and no contiguity pressure, a splitting abuser is classed and warned
 pressure (a free-block watermark set above what the machine has) or with
 act_when = always, it is shattered. A manual shatter without pressure
 splits but compacts nothing. The pressure inputs' thresholds are set in
-the test's config so the outcome does not depend on the host's load."""
+the test's config so the outcome does not depend on the host's load.
+What decides to act is the same in every attach mode (the abuser's
+verdict in each mode is test_policy's and test_verdicts'): any_mode."""
 import pytest
 
-from conftest import anon_huge_kib, cgroup_row, put, wait_for
+from conftest import anon_huge_kib, any_mode, cgroup_row, put, wait_for
 
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 from test_tao_boot_fixture import boot_root  # noqa: F401 (a fixture)
@@ -22,6 +24,8 @@ NO_PRESSURE = ("[pressure]\nwanting_fallbacks = 1000000000\n"
                    "psi_full")))
 # A watermark of free PMD blocks no machine has: some, at once.
 PRESSURE = NO_PRESSURE + "free_pmd_blocks_some = 1000000000\n"
+
+pytestmark = any_mode
 
 
 def need_daemon(daemon_factory, cgroups, tmp_path, act_when, pressure):
@@ -60,7 +64,8 @@ def test_need_without_pressure_warns_but_never_shatters(daemon_factory, cgroups,
     assert verdict["wanting"] is False, verdict
 
 
-@pytest.mark.parametrize("act_when,pressure", [("need", PRESSURE), ("always", NO_PRESSURE)])
+@pytest.mark.parametrize("act_when,pressure", [("need", PRESSURE), ("always", NO_PRESSURE)],
+                         ids=["need-with-pressure", "always-without"])
 def test_pressure_or_always_shatters(daemon_factory, cgroups, tmp_path, act_when, pressure):
     d = need_daemon(daemon_factory, cgroups, tmp_path, act_when, pressure)
     if pressure is PRESSURE:

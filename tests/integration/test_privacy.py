@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import TAOCTL, WORKLOAD, any_mode, cgroup_row, host_only, wait_for
+from conftest import TAOCTL, WORKLOAD, cgroup_row, host_only, one_kernel, wait_for
 
 NOBODY = 65534
 PRIVATE = ("comm", "stack", "allocator", "advice")
@@ -44,7 +44,7 @@ def tenants(daemon_factory, public_dir, cgroups):
     return d, cgroups.rel(mine), cgroups.rel(theirs), own.pid, roots.pid, other.pid
 
 
-@any_mode
+@one_kernel
 def test_other_users_see_only_their_own(tenants):
     d, mine, theirs, own, roots, other = tenants
     rc, r = ctl_as(d, AS_NOBODY, "cgroups", "--all")
@@ -85,7 +85,7 @@ def test_other_users_see_only_their_own(tenants):
     assert tasks[other]["comm"] == tasks[roots]["comm"] == "thp_workload"
 
 
-@any_mode
+@one_kernel
 def test_actions_and_abusers_show_only_own_cgroups(tenants):
     d, mine, theirs, *_ = tenants
     for cg in (mine, theirs):

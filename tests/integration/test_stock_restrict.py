@@ -6,9 +6,9 @@ killed. What was there is kept in stock_restrict_state before the write."""
 import signal
 import sys
 
-from conftest import audit, wait_for, any_mode
+from conftest import audit, wait_for, one_kernel
 
-pytestmark = any_mode
+pytestmark = one_kernel
 
 HOLD = """
 import sys, time
