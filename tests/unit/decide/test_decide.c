@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "account/size_held.h"
 #include "decide_fixture.h"
 
 #define ID     42
@@ -728,4 +729,31 @@ Test(decide, an_action_names_a_live_offender_or_the_whole_tenant)
 	ABUSE;
 	cr_assert_gt(fx.nreqs, 1);
 	cr_assert_eq(fx.reqs[fx.nreqs - 1].pid, 0);
+}
+
+/* Issue 26: where BPF counts the THPs partly mapped now, what lasts is the
+ * waste. 100 splits a window that khugepaged repairs (2 left partly mapped
+ * at each judgement) weigh 2 of 100 given; 60 left partly mapped with no
+ * new split weigh 60. */
+static void tick_partly_mapped(uint64_t s, int64_t partly)
+{
+	table.partial_gauge = true;
+	sizes_now.nr_partial[size_pmd_order()] = partly;
+	tick(100, s);
+}
+
+Test(decide, splits_repaired_within_the_window_weigh_little)
+{
+	for (int i = 0; i < 4; i++)
+		tick_partly_mapped(100, 2);
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.02, 1e-9);
+	cr_assert_eq(cls(), CLASS_GOOD);
+}
+
+Test(decide, thps_left_partly_mapped_are_the_waste)
+{
+	for (int i = 0; i < 4; i++)
+		tick_partly_mapped(0, 60);
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.6, 1e-9);
+	cr_assert_neq(cls(), CLASS_GOOD);
 }
