@@ -138,6 +138,15 @@ const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f
 	return i < n ? rule_matching(ALLOC_MATCH_FRAMES) : NULL;
 }
 
+const struct allocator_rule *allocator_of_frame_files(const struct allocator_frame *f, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < N_RULES && f[k].file; j++)
+			if (rules[j].lib && starts_with(base_name(f[k].file), rules[j].lib))
+				return &rules[j];
+	return NULL;
+}
+
 /* Whether a line of maps text maps a file whose name starts with @prefix. */
 static bool maps_has_lib(const char *maps, const char *prefix)
 {
@@ -145,6 +154,14 @@ static bool maps_has_lib(const char *maps, const char *prefix)
 		if (p > maps && p[-1] == '/')
 			return true;
 	return false;
+}
+
+const struct allocator_rule *allocator_of_libs(const char *maps)
+{
+	for (size_t i = 0; i < N_RULES && maps; i++)
+		if (rules[i].match == ALLOC_MATCH_LIB && maps_has_lib(maps, rules[i].lib))
+			return &rules[i];
+	return NULL;
 }
 
 const struct allocator_rule *allocator_detect(const char *maps, bool go_binary)

@@ -49,6 +49,12 @@ const struct allocator_rule *allocator_detect(const char *maps, bool go_binary);
  * they are libc's other (malloc's) functions. NULL when no frame has a file.
  */
 const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f, size_t n);
+/* The allocator whose library holds one of frames @f (@n), innermost
+ * first, told from the files alone (no function looked up); NULL if none. */
+const struct allocator_rule *allocator_of_frame_files(const struct allocator_frame *f, size_t n);
+/* The allocator whose library @maps maps (ALLOC_MATCH_LIB only: no file
+ * opened); NULL if none. */
+const struct allocator_rule *allocator_of_libs(const char *maps);
 /* /proc/@pid/maps (under the root taod inspects), NUL-terminated, to be
  * freed; NULL when it cannot be read (gone, or no permission). */
 char *task_maps_read(pid_t pid);

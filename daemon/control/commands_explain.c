@@ -59,8 +59,10 @@ static struct json_object *task_json(struct taod *d, const struct task_row *r,
 	 * is loaded (mimalloc preloaded beside glibc). */
 	alloc.rule = stack_allocator(stack, (pid_t)r->tgid, prefix, l);
 	alloc.from = "stack";
-	if (!alloc.rule && file_lookups_time_left(l)) {
-		alloc.rule = allocator_of_pid((pid_t)r->tgid, maps);
+	if (!alloc.rule) {
+		/* With the budget spent, a library the maps name still tells. */
+		alloc.rule = file_lookups_time_left(l) ? allocator_of_pid((pid_t)r->tgid, maps)
+						       : allocator_of_libs(maps);
 		alloc.from = "maps";
 	}
 	o = explain_task_json(r, e ? e->path : NULL, alive, &alloc, stack);

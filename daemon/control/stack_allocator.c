@@ -18,22 +18,29 @@ struct named_frames {
 	size_t n;
 };
 
-/* Frame @fr's file and, where a symbol covers its offset, function. */
-static void name_frame(struct named_frames *nf, struct json_object *fr, const char *root,
-		       struct file_lookups *l)
+/* Frame @fr's file. */
+static void file_of_frame(struct named_frames *nf, struct json_object *fr)
 {
-	struct json_object *file, *off;
-	struct allocator_frame *a = &nf->f[nf->n];
+	struct json_object *file;
+	struct allocator_frame *a = &nf->f[nf->n++];
 
 	*a = (struct allocator_frame){0};
 	if (json_object_object_get_ex(fr, "file", &file) &&
 	    json_object_is_type(file, json_type_string))
 		a->file = json_object_get_string(file);
+}
+
+/* Frame @i's function, where a symbol covers its offset. */
+static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr, const char *root,
+		       struct file_lookups *l)
+{
+	struct json_object *off;
+	struct allocator_frame *a = &nf->f[i];
+
 	if (a->file && json_object_object_get_ex(fr, "offset", &off) &&
 	    !file_lookups_symbol(l, root, a->file, (uint64_t)json_object_get_int64(off),
-				 nf->func[nf->n], sizeof(nf->func[0])))
-		a->func = nf->func[nf->n];
-	nf->n++;
+				 nf->func[i], sizeof(nf->func[0])))
+		a->func = nf->func[i];
 }
 
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
@@ -46,7 +53,12 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	if (!stack || !json_object_object_get_ex(stack, "frames", &frames))
 		return NULL;
 	for (size_t i = 0; i < json_object_array_length(frames) && nf.n < TAOD_STACK_FRAMES; i++)
-		name_frame(&nf, json_object_array_get_idx(frames, i), root, l);
+		file_of_frame(&nf, json_object_array_get_idx(frames, i));
+	/* An allocator's library among the files needs no symbol looked up. */
+	if ((r = allocator_of_frame_files(nf.f, nf.n)))
+		return r;
+	for (size_t i = 0; i < nf.n; i++)
+		name_frame(&nf, i, json_object_array_get_idx(frames, i), root, l);
 	r = allocator_of_frames(nf.f, nf.n);
 	/* Go calls the kernel from its runtime, stripped or not. */
 	if (r && r->match == ALLOC_MATCH_FRAMES && task_exe_is_go(pid))

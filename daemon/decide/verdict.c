@@ -18,7 +18,8 @@
  * Where BPF counts the folios partly mapped now (issue 26), broken is what
  * lasts instead: the most THPs left partly mapped at a judgement, decaying
  * with the same half-life, so splits that khugepaged repairs or the
- * tenant frees within seconds weigh little.
+ * tenant frees within seconds weigh little; for PMD THPs, against the most
+ * it held or stranded (waste 1: all it has is stranded).
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +76,14 @@ static double stranded_now(const struct cg_evidence *acc, bool pmd, bool mthp)
 	       (mthp ? (double)acc->partly_mapped_mthp_bytes / (double)DECIDE_THP_BYTES : 0);
 }
 
+/* Judged on what lasts, PMD THPs only: the stranded THPs are weighed
+ * against the most it held (PMD-mapped) or stranded, not against THPs
+ * given, which khugepaged's re-collapses of what it strands inflate. */
+static bool lasting_pmd(const struct cg_judge *j, const struct policy *p)
+{
+	return j->acc.partly_counted && p->sizes == POLICY_SIZES_PMD;
+}
+
 /* Decays @j's figures to @now_ms and adds the window's evidence. */
 static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const struct policy *p,
 		       uint64_t now_ms, struct verdict *v)
@@ -117,7 +126,7 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 	v->given = j->given;
 	v->held_peak = j->held_peak;
 	v->broken = j->broken;
-	exposure = fmax(j->given, j->held_peak);
+	exposure = lasting_pmd(j, p) ? fmax(j->held_peak, j->broken) : fmax(j->given, j->held_peak);
 	v->waste = exposure > 0 ? j->broken / exposure : 0;
 	v->score = v->waste / p->max_split_ratio;
 	v->fresh_pages = j->fresh_pages;

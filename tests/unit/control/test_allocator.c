@@ -129,3 +129,15 @@ Test(allocator, allocator_of_pid_reads_maps_under_the_root)
 	rootfs_set("/");
 	cr_assert_eq(scratch_remove(dir), 0);
 }
+
+Test(allocator, an_allocators_library_is_told_without_symbols)
+{
+	struct allocator_frame mi[] = {{LIBC, NULL}, {"/usr/lib/libmimalloc.so.2", NULL}};
+	struct allocator_frame app[] = {{LIBC, "munmap"}, {"/usr/bin/app", NULL}};
+
+	cr_assert_str_eq(allocator_of_frame_files(mi, 2)->name, "mimalloc");
+	cr_assert_null(allocator_of_frame_files(app, 2));
+	cr_assert_str_eq(allocator_of_libs(LINE("/usr/lib/libtcmalloc.so.4"))->name, "tcmalloc");
+	cr_assert_null(allocator_of_libs(base_maps), "glibc is no library rule");
+	cr_assert_null(allocator_of_libs(NULL));
+}
