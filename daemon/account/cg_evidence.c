@@ -18,6 +18,7 @@ uint64_t cg_thp_allocs(const struct taod_cg_counters *c)
 void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
 {
 	out->thp_alloc = cg_thp_allocs(c);
+	out->thp_fault = c->thp_fault_alloc;
 	out->pmd_split = c->pmd_split;
 	out->split_pages = c->pmd_split_pages;
 	out->fault_fallback = c->thp_fault_fallback;
@@ -29,6 +30,7 @@ void cg_evidence_of(const struct taod_cg_counters *c, struct cg_evidence *out)
 void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
 {
 	to->thp_alloc += e->thp_alloc;
+	to->thp_fault += e->thp_fault;
 	to->pmd_split += e->pmd_split;
 	to->split_pages += e->split_pages;
 	to->mthp_alloc_bytes += e->mthp_alloc_bytes;

@@ -182,6 +182,8 @@ bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_
 		memset(&tb->seen, 0, sizeof(tb->seen));
 	delta = (struct cg_evidence){
 	    .thp_alloc = now.thp_alloc - tb->seen.thp_alloc,
+	    .thp_fault =
+		now.thp_fault > tb->seen.thp_fault ? now.thp_fault - tb->seen.thp_fault : 0,
 	    .pmd_split = now.pmd_split - tb->seen.pmd_split,
 	    .split_pages = now.split_pages - tb->seen.split_pages,
 	};

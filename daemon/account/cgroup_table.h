@@ -26,6 +26,7 @@
  */
 struct cg_evidence {
 	uint64_t thp_alloc;   /* fault + collapse */
+	uint64_t thp_fault;   /* ... of which faults */
 	uint64_t pmd_split;   /* PMD splits of THPs left partly mapped */
 	uint64_t split_pages; /* base pages of the THPs split */
 	/* Multi-size THP below the PMD (fentry only): bytes in the folios

@@ -18,8 +18,8 @@
  * Where BPF counts the folios partly mapped now (issue 26), broken is what
  * lasts instead: the most THPs left partly mapped at a judgement, decaying
  * with the same half-life, so splits that khugepaged repairs or the
- * tenant frees within seconds weigh little; for PMD THPs, against the most
- * it held or stranded (waste 1: all it has is stranded).
+ * tenant frees within seconds weigh little; given are then THPs faulted,
+ * not khugepaged's re-collapses of what it strands.
  */
 #include <math.h>
 #include <stdio.h>
@@ -76,12 +76,14 @@ static double stranded_now(const struct cg_evidence *acc, bool pmd, bool mthp)
 	       (mthp ? (double)acc->partly_mapped_mthp_bytes / (double)DECIDE_THP_BYTES : 0);
 }
 
-/* Judged on what lasts, PMD THPs only: the stranded THPs are weighed
- * against the most it held (PMD-mapped) or stranded, not against THPs
- * given, which khugepaged's re-collapses of what it strands inflate. */
-static bool lasting_pmd(const struct cg_judge *j, const struct policy *p)
+/* THPs given: faults and collapses; judged on what lasts, faults only,
+ * since khugepaged's re-collapse of what a tenant strands gives it nothing
+ * new (a collapse of fresh memory is held, and the held peak counts it). */
+static uint64_t thps_given(const struct cg_judge *j)
 {
-	return j->acc.partly_counted && p->sizes == POLICY_SIZES_PMD;
+	if (j->acc.partly_counted)
+		return grew(j->seen.thp_fault, j->acc.thp_fault);
+	return grew(j->seen.thp_alloc, j->acc.thp_alloc);
 }
 
 /* Decays @j's figures to @now_ms and adds the window's evidence. */
@@ -102,7 +104,7 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
 	v->fallbacks = grew(j->seen.fault_fallback, j->acc.fault_fallback);
-	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
+	j->given = j->given * f + (pmd ? (double)thps_given(j) : 0) + (mthp ? m_given : 0);
 	j->broken = j->acc.partly_counted
 			? fmax(j->broken * f, stranded_now(&j->acc, pmd, mthp))
 			: j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
@@ -126,7 +128,7 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 	v->given = j->given;
 	v->held_peak = j->held_peak;
 	v->broken = j->broken;
-	exposure = lasting_pmd(j, p) ? fmax(j->held_peak, j->broken) : fmax(j->given, j->held_peak);
+	exposure = fmax(j->given, j->held_peak);
 	v->waste = exposure > 0 ? j->broken / exposure : 0;
 	v->score = v->waste / p->max_split_ratio;
 	v->fresh_pages = j->fresh_pages;
