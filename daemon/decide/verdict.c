@@ -15,6 +15,11 @@
  * `sizes` says which folios count: PMD THPs, the multi-size THPs below
  * them (given and broken in bytes, in THP units: a 64 KiB folio left
  * partially mapped breaks 1/32 of a THP's contiguity), or both.
+ * Where BPF counts the folios partly mapped now (issue 26), broken is what
+ * lasts instead: the most THPs left partly mapped at a judgement, decaying
+ * with the same half-life, so splits that khugepaged repairs or the
+ * tenant frees within seconds weigh little; given are then THPs faulted,
+ * not khugepaged's re-collapses of what it strands.
  */
 #include <assert.h>
 #include <math.h>
@@ -64,6 +69,24 @@ static double thps_of_pages(uint64_t pages)
 	return (double)pages * (double)page / (double)DECIDE_THP_BYTES;
 }
 
+/* THP units partly mapped now: what lasts, not the splits that made it
+ * (khugepaged's repairs and the tenant's frees took theirs back). */
+static double stranded_now(const struct cg_evidence *acc, bool pmd, bool mthp)
+{
+	return (pmd ? (double)acc->partly_mapped_thps : 0) +
+	       (mthp ? (double)acc->partly_mapped_mthp_bytes / (double)DECIDE_THP_BYTES : 0);
+}
+
+/* THPs given: faults and collapses; judged on what lasts, faults only,
+ * since khugepaged's re-collapse of what a tenant strands gives it nothing
+ * new (a collapse of fresh memory is held, and the held peak counts it). */
+static uint64_t thps_given(const struct cg_judge *j)
+{
+	if (j->acc.partly_counted)
+		return grew(j->seen.thp_fault, j->acc.thp_fault);
+	return grew(j->seen.thp_alloc, j->acc.thp_alloc);
+}
+
 /* Decays @j's figures to @now_ms and adds the window's evidence. */
 static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const struct policy *p,
 		       uint64_t now_ms, struct verdict *v)
@@ -82,8 +105,10 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
 	v->fallbacks = grew(j->seen.fault_fallback, j->acc.fault_fallback);
-	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
-	j->broken = j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
+	j->given = j->given * f + (pmd ? (double)thps_given(j) : 0) + (mthp ? m_given : 0);
+	j->broken = j->acc.partly_counted
+			? fmax(j->broken * f, stranded_now(&j->acc, pmd, mthp))
+			: j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
 	j->held_peak = fmax(j->held_peak * f, pmd ? held : 0);
 	/* Fresh breakage an action may answer: below the PMD too where judged
 	 * (else a tenant stranding only small folios would never be acted on). */
