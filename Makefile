@@ -82,7 +82,7 @@ SKELS := $(BPF_DIRS:bpf/%=$(BUILD)/%.skel.h)
 	fuzz fuzz-smoke vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd vmtest-tao FORCE \
 	deb fleet-test
 
-all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
+all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so $(BUILD)/tenants/kvcache
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
@@ -258,7 +258,7 @@ vmtest-coverage: all
 # Java churner (built on the host, run in the guests).
 $(BUILD)/tenants/kvcache: tests/tenants/kvcache.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
+	$(CC) -O2 -g -Wall -Wextra -Werror -pthread $< -o $@
 
 $(BUILD)/tenants/gochurn: tests/tenants/gochurn/main.go
 	@mkdir -p $(@D)

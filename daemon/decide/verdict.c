@@ -9,9 +9,11 @@
  * them. Both decay with the policy's horizon as half-life and are judged
  * at the end of each window, so a split counts the same whether it came
  * in the window of the fault or minutes later, and one noisy window
- * cannot decide. waste = broken / max(given, held peak); score = waste /
- * max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
- * abuser. Less evidence than min_allocs THPs: not judged. The policy's
+ * cannot decide. waste = broken / max(given, held peak, broken); score =
+ * waste / max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
+ * abuser. Less evidence than min_allocs THPs: not judged (its score still
+ * counts toward a streak up, hysteresis.c). A tenant with no live task and
+ * no anon memory is not judged either: whatever it broke was freed. The policy's
  * `sizes` says which folios count: PMD THPs, the multi-size THPs below
  * them (given and broken in bytes, in THP units: a 64 KiB folio left
  * partially mapped breaks 1/32 of a THP's contiguity), or both.
@@ -29,11 +31,12 @@
 
 #include "decide.h"
 
-static enum cg_class level_for(const struct verdict *v)
+/* What a score says, judged or not. */
+static enum cg_class level_of_score(double score)
 {
-	if (!v->judged || v->score <= 1.0)
+	if (score <= 1.0)
 		return CLASS_GOOD;
-	return v->score > DECIDE_ABUSER_SCORE ? CLASS_ABUSER : CLASS_MISUSER;
+	return score > DECIDE_ABUSER_SCORE ? CLASS_ABUSER : CLASS_MISUSER;
 }
 
 enum cg_class verdict_strike_class(const struct policy *p)
@@ -131,7 +134,9 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 	v->given = j->given;
 	v->held_peak = j->held_peak;
 	v->broken = j->broken;
-	exposure = fmax(j->given, j->held_peak);
+	/* A THP it broke was its own: what it broke is evidence it held as
+	 * much, however few it faulted (khugepaged gave it the rest). */
+	exposure = fmax(fmax(j->given, j->held_peak), j->broken);
 	v->waste = exposure > 0 ? j->broken / exposure : 0;
 	v->score = v->waste / p->max_split_ratio;
 	v->fresh_pages = j->fresh_pages;
@@ -144,8 +149,21 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 		v->thp_bytes = e->mem.thp_bytes;
 	}
 	v->judged = exposure > 0 && exposure >= (double)p->min_allocs;
-	v->level = level_for(v);
+	v->level = v->judged ? level_of_score(v->score) : CLASS_GOOD;
+	v->unjudged_level = v->judged ? CLASS_GOOD : level_of_score(v->score);
 	coverage_check(v, p);
+}
+
+void verdict_empty(struct cg_judge *j, struct verdict *v)
+{
+	assert(j && v);
+	j->broken = 0;
+	j->fresh_pages = 0;
+	v->broken = v->waste = v->score = 0;
+	v->fresh_pages = 0;
+	v->judged = false;
+	v->level = v->unjudged_level = CLASS_GOOD;
+	v->empty = true;
 }
 
 static const char *horizon_text(uint64_t ms, char *buf, size_t len)
@@ -170,7 +188,10 @@ void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf
 
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (!v->judged)
+	if (v->empty)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", not judged (no live task, no anon memory)");
+	else if (!v->judged)
 		n += snprintf(buf + n, len - (size_t)n, ", not judged (< %llu THPs)",
 			      (unsigned long long)p->min_allocs);
 	else
