@@ -65,6 +65,16 @@ def kv_tenant(expect, allocator, why, **env):
     return dict(expect=expect, why=why, cmd=kvcache, env=env, allocator=allocator)
 
 
+KV_THREADS = 4
+
+
+def kv_threads_tenant(expect, why, **env):
+    """The cache server's heap split over KV_THREADS workers, each in its
+    own glibc arena, each freeing its cache at the end (kvcache THREADS)."""
+    return dict(expect=expect, why=why, env=env, allocator="glibc malloc",
+                cmd=lambda ctx: [ctx.build / "tenants/kvcache", 96, ctx.seconds, KV_THREADS])
+
+
 # name: expect (good, misuser, abuser), why, cmd (argv from a context with
 # build, repo, work, seconds), env, thp (the guest's THP "enabled": always
 # unless said; tenants that only advise run in a second guest per kernel
@@ -121,6 +131,28 @@ TENANTS = {
         "pages stay committed for reuse, so its THPs stay whole (issue 26 measured 1% left "
         "partly mapped and 99% coverage)",
         LD_PRELOAD=f"{LIB}/libmimalloc.so.2", MIMALLOC_ALLOW_DECOMMIT="0"),
+    "glibc-threads": kv_threads_tenant(
+        "misuser",
+        "glibc 2.36's defaults, 4 workers in per-thread arenas (96 MiB in all): a free that "
+        "grows a heap's top past trim_threshold (128 KiB, raised as mmapped chunks are freed) "
+        "trims it with MADV_DONTNEED from a cut inside a THP, which stays partly mapped until "
+        "khugepaged re-collapses it or the next trim frees it. Issue 26 measured 77% of such "
+        "THPs left partly mapped under one load and at most 3 under a lighter one: written "
+        "misuser, a threshold case, not asserted. At the end each worker frees its cache "
+        "newest first and exits (the shutdown of issue 26 item 3): no class may come of it"),
+    "glibc-threads-trim": kv_threads_tenant(
+        "good",
+        "the same workers with GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456, explain's "
+        "advice for glibc: no heap is trimmed, so nothing is cut inside a THP, during the run "
+        "or at the teardown (issue 26 measured 3% partly mapped, from 77%)",
+        GLIBC_TUNABLES="glibc.malloc.trim_threshold=268435456"),
+    "glibc-threads-hugetlb": kv_threads_tenant(
+        "misuser",
+        "the same workers with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, the advice explain gave "
+        "before issue 26: it madvises the main heap and mmapped chunks and aligns the main "
+        "heap's trims, but not the per-thread heaps' (issue 26 measured 67% left partly "
+        "mapped): as glibc-threads, not asserted",
+        GLIBC_TUNABLES="glibc.malloc.hugetlb=1"),
     "glibc-hugetlb": dict(
         expect="good", thp="madvise",
         why="GLIBC_TUNABLES=glibc.malloc.hugetlb=1 advises the heap for THPs and grows and "
