@@ -105,12 +105,21 @@ static const struct allocator_rule *rule_matching(enum allocator_match m)
 }
 
 /* libc's system call wrappers that return memory or change its mapping. */
-static const char libc_wrappers[] = "munmap __munmap madvise __madvise posix_madvise mprotect "
-				    "__mprotect mremap __mremap syscall";
+const char allocator_libc_wrappers[] = "munmap __munmap madvise __madvise posix_madvise "
+				       "mprotect __mprotect mremap __mremap syscall";
 
 static bool in_libc(const struct allocator_frame *f)
 {
 	return f->file && starts_with(base_name(f->file), "libc.so");
+}
+
+size_t allocator_caller(const struct allocator_frame *f, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (in_libc(&f[i]) || !f[i].file))
+		i++;
+	return i;
 }
 
 const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f, size_t n)
@@ -131,7 +140,7 @@ const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f
 	 * itself; any other libc function there, or one stripped of its name,
 	 * is malloc's (its internals have no exported symbol). */
 	for (; i < n && (in_libc(&f[i]) || !f[i].file); i++)
-		if (f[i].file && !(f[i].func && sym_listed(libc_wrappers, f[i].func)))
+		if (f[i].file && !(f[i].func && sym_listed(allocator_libc_wrappers, f[i].func)))
 			wrappers = false;
 	if (!wrappers)
 		return rule_matching(ALLOC_MATCH_ALWAYS);

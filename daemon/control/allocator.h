@@ -49,6 +49,12 @@ const struct allocator_rule *allocator_detect(const char *maps, bool go_binary);
  * they are libc's other (malloc's) functions. NULL when no frame has a file.
  */
 const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f, size_t n);
+/* libc's system call wrappers that return memory or change a mapping,
+ * space-separated: what the program itself would call to split a THP. */
+extern const char allocator_libc_wrappers[];
+/* The frame that called into the innermost run of libc frames of @f (@n):
+ * its index, or @n when there is none. */
+size_t allocator_caller(const struct allocator_frame *f, size_t n);
 /* The allocator whose library holds one of frames @f (@n), innermost
  * first, told from the files alone (no function looked up); NULL if none. */
 const struct allocator_rule *allocator_of_frame_files(const struct allocator_frame *f, size_t n);

@@ -50,6 +50,15 @@ static bool may_open(struct file_lookups *l)
 	return file_lookups_time_left(l);
 }
 
+int file_lookups_imports(struct file_lookups *l, const char *root, const char *path,
+			 const char *names)
+{
+	if (!may_open(l))
+		return -1;
+	l->opened++;
+	return elf_imports_any(root, path, names);
+}
+
 int file_lookups_symbol(struct file_lookups *l, const char *root, const char *path, uint64_t off,
 			char *out, size_t len)
 {

@@ -46,4 +46,9 @@ size_t file_lookups_build_id(struct file_lookups *l, const char *root, const cha
 int file_lookups_symbol(struct file_lookups *l, const char *root, const char *path, uint64_t off,
 			char *out, size_t len);
 
+/* elf_imports_any(@root, @path, @names), the file counted against the
+ * budget; -1 (unknown) also when the budget is spent (->stopped). */
+int file_lookups_imports(struct file_lookups *l, const char *root, const char *path,
+			 const char *names);
+
 #endif

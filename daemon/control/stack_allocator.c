@@ -43,6 +43,27 @@ static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr
 		a->func = nf->func[i];
 }
 
+/*
+ * Whether the frame below libc's wrappers may have called one: its file
+ * imports munmap, madvise or the like. libc keeps no frame pointers, so a
+ * stack sampled in madvise called by glibc's own heap trim (a per-thread
+ * arena's shrink_heap) shows the program's frame next: a program that
+ * imports no wrapper did not call one, glibc's malloc did (issue 26 item
+ * 5: a glibc server's trims were told "the program itself"). Unknown
+ * (a static program, the budget spent), or no libc frame first (a system
+ * call of the program's own): it may have.
+ */
+static bool caller_imports_wrappers(const struct named_frames *nf, const char *root,
+				    struct file_lookups *l)
+{
+	size_t i = allocator_caller(nf->f, nf->n);
+
+	/* No libc frame first: a system call made by the program itself. */
+	if (i == 0 || i >= nf->n)
+		return true;
+	return file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers) != 0;
+}
+
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
 					     struct file_lookups *l)
 {
@@ -63,5 +84,7 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	/* Go calls the kernel from its runtime, stripped or not. */
 	if (r && r->match == ALLOC_MATCH_FRAMES && task_exe_is_go(pid))
 		return allocator_detect("", true);
+	if (r && r->match == ALLOC_MATCH_FRAMES && !caller_imports_wrappers(&nf, root, l))
+		return allocator_detect("", false);
 	return r;
 }

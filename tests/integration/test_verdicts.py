@@ -4,16 +4,14 @@ cgroups removing each, are classed abuser and shattered within two windows
 of their splits; a tenant that keeps its THPs whole stays good; one that
 starts wasting while small is classed at its first judged window; a server
 that shut down is given no class and no action for its teardown."""
-import ctypes
 import os
 import time
 
-from conftest import (BUILD, TIME_SCALE, anon_huge_kib, cgroup_row, enable_memory_below, finish, judged,
+from conftest import (KVCACHE, TIME_SCALE, anon_huge_kib, collapse_all, cgroup_row, enable_memory_below, finish, judged,
                       rmdir_retry, wait_for)
 
 THP_KIB = 2048
 WINDOW_S = 2
-KVCACHE = BUILD / "tenants" / "kvcache"
 
 
 def bomb_thps():
@@ -189,29 +187,6 @@ def test_a_late_abuser_is_classed_at_its_first_judged_window(daemon_factory, cgr
              what="abuser")
 
 
-def _collapse(pid):
-    """MADV_COLLAPSE of every anonymous read-write mapping of @pid of 2 MiB
-    or more, through process_madvise: what khugepaged does for a server
-    under THP "always", here where the mode is madvise. THPs collapsed."""
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    class IoVec(ctypes.Structure):
-        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
-
-    fd = libc.syscall(434, pid, 0)  # pidfd_open
-    assert fd >= 0, os.strerror(ctypes.get_errno())
-    try:
-        for line in open(f"/proc/{pid}/maps"):
-            f = line.split()
-            start, end = (int(x, 16) for x in f[0].split("-"))
-            if f[1].startswith("rw") and len(f) < 6 and end - start >= 2 << 20:
-                io = IoVec(start, end - start)
-                libc.syscall(440, fd, ctypes.byref(io), 1, 25, 0)  # MADV_COLLAPSE
-    finally:
-        os.close(fd)
-    return anon_huge_kib(pid) // THP_KIB
-
-
 def test_a_shutdown_gets_no_class_and_no_action(daemon_factory, cgroups, tmp_path):
     """Issue 26 item 3: a glibc cache server (kvcache, 4 worker threads,
     each in its own arena) whose heaps hold THPs frees its caches at exit:
@@ -225,7 +200,7 @@ def test_a_shutdown_gets_no_class_and_no_action(daemon_factory, cgroups, tmp_pat
     t0 = time.time()
     p = cgroups.spawn(srv, KVCACHE, 96, run_s, 4)
     time.sleep(max(0.0, t0 + 0.8 * run_s - time.time()))
-    thps = _collapse(p.pid)
+    thps = collapse_all(p.pid)
     assert thps >= 8, f"only {thps} THPs collapsed"
     out = finish(p)
     assert out["threads"] == 4 and out["live_mib"] == 0, out

@@ -141,3 +141,17 @@ Test(allocator, an_allocators_library_is_told_without_symbols)
 	cr_assert_null(allocator_of_libs(base_maps), "glibc is no library rule");
 	cr_assert_null(allocator_of_libs(NULL));
 }
+
+/* The frame that called into libc's innermost frames: whose imports tell
+ * whether it could have called libc's munmap or madvise itself. */
+Test(allocator, allocator_caller_is_the_frame_below_libc)
+{
+	struct allocator_frame trim[] = {{LIBC, "__madvise"}, {"/usr/bin/kvcache", NULL}};
+	struct allocator_frame raw[] = {{"/usr/bin/app", "punch"}};
+	struct allocator_frame all_libc[] = {{LIBC, "munmap"}, {NULL, NULL}};
+
+	cr_assert_eq(allocator_caller(trim, 2), 1);
+	cr_assert_eq(allocator_caller(raw, 1), 0);
+	cr_assert_eq(allocator_caller(all_libc, 2), 2);
+	cr_assert(strstr(allocator_libc_wrappers, "__madvise"));
+}
