@@ -44,24 +44,25 @@ static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr
 }
 
 /*
- * Whether the frame below libc's wrappers may have called one: its file
- * imports munmap, madvise or the like. libc keeps no frame pointers, so a
- * stack sampled in madvise called by glibc's own heap trim (a per-thread
- * arena's shrink_heap) shows the program's frame next: a program that
- * imports no wrapper did not call one, glibc's malloc did (issue 26 item
- * 5: a glibc server's trims were told "the program itself"). Unknown
- * (a static program, the budget spent), or no libc frame first (a system
- * call of the program's own): it may have.
+ * Whether the frame below libc's innermost frames is a program that
+ * imports none of libc's munmap/madvise wrappers: it cannot have called
+ * one, so libc's own code did (glibc's malloc). libc keeps no frame
+ * pointers, so a stack sampled in madvise called by glibc's heap trim (a
+ * per-thread arena's shrink_heap) shows the program's frame next (issue
+ * 26 item 5: a glibc server's trims were told "the program itself").
+ * Asked from the files alone, before any symbol is looked up: one small
+ * file, where a loaded guest's budget ran out on libc's symbols. False
+ * when unknown (a static program, the budget spent) or when no libc frame
+ * comes first (the program's own system call).
  */
-static bool caller_imports_wrappers(const struct named_frames *nf, const char *root,
-				    struct file_lookups *l)
+static bool caller_imports_no_wrapper(const struct named_frames *nf, const char *root,
+				      struct file_lookups *l)
 {
 	size_t i = allocator_caller(nf->f, nf->n);
 
-	/* No libc frame first: a system call made by the program itself. */
 	if (i == 0 || i >= nf->n)
-		return true;
-	return file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers) != 0;
+		return false;
+	return file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers) == 0;
 }
 
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
@@ -78,13 +79,13 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	/* An allocator's library among the files needs no symbol looked up. */
 	if ((r = allocator_of_frame_files(nf.f, nf.n)))
 		return r;
+	if (caller_imports_no_wrapper(&nf, root, l))
+		return allocator_detect("", false);
 	for (size_t i = 0; i < nf.n; i++)
 		name_frame(&nf, i, json_object_array_get_idx(frames, i), root, l);
 	r = allocator_of_frames(nf.f, nf.n);
 	/* Go calls the kernel from its runtime, stripped or not. */
 	if (r && r->match == ALLOC_MATCH_FRAMES && task_exe_is_go(pid))
 		return allocator_detect("", true);
-	if (r && r->match == ALLOC_MATCH_FRAMES && !caller_imports_wrappers(&nf, root, l))
-		return allocator_detect("", false);
 	return r;
 }
