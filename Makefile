@@ -82,7 +82,7 @@ SKELS := $(BPF_DIRS:bpf/%=$(BUILD)/%.skel.h)
 	fuzz fuzz-smoke $(FUZZ_SMOKES) vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd vmtest-tao FORCE \
 	deb fleet-test
 
-all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so
+all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so $(BUILD)/tenants/kvcache
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
@@ -229,8 +229,8 @@ VM_PKGS := qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 # Real tenants for make vmtest-tenants, from Debian (the guests see the
 # host's root, so what is installed here runs there): jemalloc, tcmalloc
 # (gperftools), Go (to build the Go tenant), a JDK (javac for the JVM
-# tenant), Redis, numpy.
-VM_TENANT_PKGS := libjemalloc2 libgoogle-perftools4 golang-go openjdk-17-jdk-headless \
+# tenant), Redis, numpy, mimalloc.
+VM_TENANT_PKGS := libjemalloc2 libmimalloc2.0 libgoogle-perftools4 golang-go openjdk-17-jdk-headless \
 	redis-server redis-tools python3-numpy
 
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
@@ -261,7 +261,7 @@ vmtest-coverage: all
 # Java churner (built on the host, run in the guests).
 $(BUILD)/tenants/kvcache: tests/tenants/kvcache.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
+	$(CC) -O2 -g -Wall -Wextra -Werror -pthread $< -o $@
 
 $(BUILD)/tenants/gochurn: tests/tenants/gochurn/main.go
 	@mkdir -p $(@D)

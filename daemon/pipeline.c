@@ -129,6 +129,12 @@ static bool offender_alive(uint32_t tgid)
 	return proc_task_live((pid_t)tgid);
 }
 
+/* A tenant with no anon memory: has it a task left? Unknown counts as yes. */
+static bool tenant_has_tasks(void *user, const char *path)
+{
+	return cgroup_has_tasks(&((struct taod *)user)->tree, path) != 0;
+}
+
 /* Contiguity pressure from the kernel's counters; an odd file is told once. */
 static void pressure_tick(struct taod *d, uint64_t now_ms)
 {
@@ -165,6 +171,8 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .tasks = collect_tasks,
 	    .tasks_ctx = d,
 	    .task_alive = offender_alive,
+	    .tenant_tasks = tenant_has_tasks,
+	    .tenant_tasks_ctx = d,
 	    /* Boot-sized zones move only by recommendation (taoctl zones). */
 	    .zone_view =
 		d->actor && kernel_has(&d->kernel, TAO_HOTPLUG_ZONES) ? actor_zone_view : NULL,

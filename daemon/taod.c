@@ -326,6 +326,7 @@ static int start(struct taod *d)
 	if (r)
 		return r;
 	cgroup_table_init(&d->cgroups, d->cfg->sample_keep);
+	d->cgroups.partial_gauge = thp_observe_partial_gauge(d->obs);
 	r = start_actor(d);
 	if (r)
 		return r;

@@ -120,6 +120,7 @@ struct thp_path_ctx {
 	 * whether the folio is anonymous. */
 	__u32 size_split_new_order;
 	__u8 size_split_anon;
+	__u8 size_split_partial; /* the folio was partly mapped (nr_partial) */
 };
 
 TAOD_SHARED struct {

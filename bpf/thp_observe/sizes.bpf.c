@@ -134,26 +134,54 @@ static __always_inline bool folio_is_anon(struct folio *folio)
 }
 
 /*
- * @n folios of @order more (or fewer) held as anonymous memory by @memcg
- * (struct taod_cg_sizes nr_anon). A removal never takes the count below
- * zero: folios mapped before taod attached are not in it.
+ * @n folios of @order more (or fewer) in gauge @partial (nr_partial, else
+ * nr_anon) of @memcg. A removal never takes a gauge below zero: folios
+ * mapped (or left partly mapped) before taod attached are not in it.
  */
-static __always_inline void anon_folios_add(struct mem_cgroup *memcg, __u32 order, __s64 n)
+static __always_inline void gauge_add(struct mem_cgroup *memcg, __u32 order, __s64 n, bool partial)
 {
 	__u64 cgid = memcg ? memcg_id(memcg) : 0;
 	struct taod_cg_sizes *s;
+	__s64 *g;
 
-	if (!taod_cfg.size_held || !cgid || order < 2 || order >= TAOD_MAX_ORDER)
+	if (!cgid || order < 2 || order >= TAOD_MAX_ORDER)
 		return;
-	if (n > 0) {
-		s = sizes_get(cgid, &memcg->css);
-		if (s)
-			__sync_fetch_and_add(&s->nr_anon[order], n);
+	s = n > 0 ? sizes_get(cgid, &memcg->css) : bpf_map_lookup_elem(&cg_sizes, &cgid);
+	if (!s)
 		return;
-	}
-	s = bpf_map_lookup_elem(&cg_sizes, &cgid);
-	if (s && s->nr_anon[order] + n >= 0)
-		__sync_fetch_and_add(&s->nr_anon[order], n);
+	/* Checked again where it is used: the compiler may index with a copy
+	 * of @order whose bound the verifier no longer knows. */
+	barrier_var(order);
+	if (order >= TAOD_MAX_ORDER)
+		return;
+	g = partial ? &s->nr_partial[order] : &s->nr_anon[order];
+	if (n > 0 || *g + n >= 0)
+		__sync_fetch_and_add(g, n);
+}
+
+/* Folios held as anonymous memory by @memcg (struct taod_cg_sizes nr_anon). */
+static __always_inline void anon_folios_add(struct mem_cgroup *memcg, __u32 order, __s64 n)
+{
+	if (taod_cfg.size_held)
+		gauge_add(memcg, order, n, false);
+}
+
+/* Folios of @memcg partly mapped now (struct taod_cg_sizes nr_partial). */
+static __always_inline void partial_folios_add(struct mem_cgroup *memcg, __u32 order, __s64 n)
+{
+	if (taod_cfg.partial_gauge)
+		gauge_add(memcg, order, n, true);
+}
+
+/* Whether @folio is partly mapped (6.12+: PG_partially_mapped, a flag of
+ * its second page, set while it waits on the deferred split queue). */
+static __always_inline bool folio_partly_mapped(struct folio *folio)
+{
+	if (!taod_cfg.partial_gauge ||
+	    !bpf_core_enum_value_exists(enum pageflags, PG_partially_mapped))
+		return false;
+	return folio_flags(folio, true) &
+	       (1UL << bpf_core_enum_value(enum pageflags, PG_partially_mapped));
 }
 
 /*
@@ -221,6 +249,20 @@ int BPF_PROG(on_deferred_split, struct folio *folio, bool partially_mapped)
 	if (folio_flags(folio, true) & (1UL << pm)) /* counted already */
 		return 0;
 	count_size(folio_memcg(folio), order, SIZE_PARTIAL);
+	partial_folios_add(folio_memcg(folio), order, 1);
+	return 0;
+}
+
+/*
+ * 6.13+: a large folio leaves the deferred split queue, as it is freed or
+ * migrated (its memcg still set): if partly mapped, its memcg strands one
+ * fewer (this call clears the flag; a split clears it inline, below).
+ */
+SEC("?fentry/__folio_unqueue_deferred_split")
+int BPF_PROG(on_unqueue_deferred, struct folio *folio)
+{
+	if (folio_partly_mapped(folio))
+		partial_folios_add(folio_memcg(folio), folio_order_of(folio), -1);
 	return 0;
 }
 
@@ -232,6 +274,7 @@ static __always_inline void size_split_note(void *ctx, struct thp_path_ctx *x, s
 	bpf_get_func_arg(ctx, taod_cfg.split_new_order_arg, &new_order);
 	x->size_split_new_order = (__u32)new_order;
 	x->size_split_anon = folio_is_anon(folio);
+	x->size_split_partial = folio_partly_mapped(folio);
 }
 
 /* A split of an anonymous folio of @order into folios of new_order
@@ -242,6 +285,8 @@ static __always_inline void size_split_done(struct thp_path_ctx *x, __u32 order)
 	struct mem_cgroup *memcg = (struct mem_cgroup *)x->size_split_memcg;
 	__u32 to = x->size_split_new_order;
 
+	if (x->size_split_partial)
+		partial_folios_add(memcg, order, -1);
 	if (!x->size_split_anon)
 		return;
 	anon_folios_add(memcg, order, -1);

@@ -60,6 +60,17 @@ static void fold_sizes_into(struct cgroup_table *t, uint64_t into, const struct 
 		size_events_add(&to->folded_sizes, s); /* nr_anon is the cgroup's own */
 }
 
+/* What a removed cgroup's partly mapped gauge moved from @before to @now
+ * moves in its live ancestor's adopted_partial (NULL: zeros). */
+static void adopt_partial(struct cgroup_table *t, uint64_t into, const __s64 *now,
+			  const __s64 *before)
+{
+	struct cgroup_entry *to = cgroup_fold_target(t, into);
+
+	for (int o = 0; to && o < TAOD_MAX_ORDER; o++)
+		to->adopted_partial[o] += (now ? now[o] : 0) - (before ? before[o] : 0);
+}
+
 /* A removed cgroup's per-size events, its own and its removed
  * descendants', to its live ancestor. */
 static void fold_removed_sizes(struct cgroup_table *t, const struct cgroup_entry *gone)
@@ -121,8 +132,13 @@ void cgroup_fold_removed(struct cgroup_table *t, struct cgroup_entry *const *gon
 		if (!gone[i]->parent_id)
 			continue; /* never walked, no ancestry: no ancestor known */
 		cgroup_entry_evidence(gone[i], &ev);
+		/* A gauge is not history: the cumulative folded sum would
+		 * keep them stranded forever; it is adopted below. */
+		ev.partly_mapped_thps = ev.partly_mapped_mthp_bytes = 0;
 		fold_into(t, gone[i]->parent_id, &ev);
 		fold_removed_sizes(t, gone[i]);
+		adopt_partial(t, gone[i]->parent_id, gone[i]->sizes.nr_partial, NULL);
+		adopt_partial(t, gone[i]->parent_id, gone[i]->adopted_partial, NULL);
 	}
 }
 
@@ -134,6 +150,11 @@ bool cgroup_fold_late_sizes(struct cgroup_table *t, uint64_t id, const struct ta
 
 	if (!tb)
 		return false;
+	if (memcmp(s->nr_partial, tb->seen_sizes.nr_partial, sizeof(s->nr_partial))) {
+		adopt_partial(t, tb->into, s->nr_partial, tb->seen_sizes.nr_partial);
+		memcpy(tb->seen_sizes.nr_partial, s->nr_partial, sizeof(s->nr_partial));
+		tb->changed_ms = now_ms;
+	}
 	if (size_events_moved(s, &tb->seen_sizes, &delta)) {
 		fold_sizes_into(t, tb->into, &delta);
 		tb->seen_sizes = *s;
@@ -161,6 +182,8 @@ bool cgroup_fold_late(struct cgroup_table *t, uint64_t id, const struct taod_cg_
 		memset(&tb->seen, 0, sizeof(tb->seen));
 	delta = (struct cg_evidence){
 	    .thp_alloc = now.thp_alloc - tb->seen.thp_alloc,
+	    .thp_fault =
+		now.thp_fault > tb->seen.thp_fault ? now.thp_fault - tb->seen.thp_fault : 0,
 	    .pmd_split = now.pmd_split - tb->seen.pmd_split,
 	    .split_pages = now.split_pages - tb->seen.split_pages,
 	};
@@ -246,6 +269,14 @@ void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *c
 	}
 	if (t->tombs.n > FOLD_TOMB_MAX)
 		doom_excess(t);
+	/* Before any goes (the chains resolve through them): what the
+	 * tombstones going still counted partly mapped is no longer known. */
+	for (size_t i = 0; i < t->tombs.n; i++) {
+		struct cg_tomb *tb = t->tombs.v[i];
+
+		if (!tomb_keep(&ec, tb))
+			adopt_partial(t, tb->into, NULL, tb->seen_sizes.nr_partial);
+	}
 	id_vec_filter(&t->tombs, tomb_keep, tomb_drop, &ec);
 }
 

@@ -26,12 +26,17 @@
  */
 struct cg_evidence {
 	uint64_t thp_alloc;   /* fault + collapse */
+	uint64_t thp_fault;   /* ... of which faults */
 	uint64_t pmd_split;   /* PMD splits of THPs left partly mapped */
 	uint64_t split_pages; /* base pages of the THPs split */
 	/* Multi-size THP below the PMD (fentry only): bytes in the folios
 	 * made (faulted, collapsed), and in those left partially mapped. */
 	uint64_t mthp_alloc_bytes, mthp_broken_bytes;
 	uint64_t fault_fallback; /* THP faults that fell back: the tenant wanted THPs */
+	/* Partly mapped now (a gauge, where partly_counted: BPF counts it):
+	 * PMD THPs, and bytes of the folios below the PMD size. */
+	uint64_t partly_mapped_thps, partly_mapped_mthp_bytes;
+	bool partly_counted;
 };
 
 struct cg_sample {
@@ -59,6 +64,10 @@ struct cgroup_entry {
 	/* Per-size events (fault_alloc, partial, split; nr_anon unused) of
 	 * removed descendants, cumulative: shown with the cgroup's own. */
 	struct taod_cg_sizes folded_sizes;
+	/* Folios partly mapped now (nr_partial) of removed descendants: their
+	 * folios stay charged to their dying memcg, whose BPF row still
+	 * counts them until its tombstone goes (cgroup_fold.c). */
+	__s64 adopted_partial[TAOD_MAX_ORDER];
 	/* An id BPF charged before any walk found it: its ancestors as BPF
 	 * noted them (nearest first), so that it folds into one even if no
 	 * walk ever sees it (made and removed between two ticks). */
@@ -90,6 +99,7 @@ struct cgroup_table {
 	struct id_vec tombs;  /* removed cgroups whose late events still fold (cgroup_fold.c) */
 	uint64_t folded_lost; /* events of removed cgroups with no live ancestor found */
 	bool unknown_ids;     /* BPF named ids the last walk did not find */
+	bool partial_gauge;   /* the entries' sizes.nr_partial is counted (BPF) */
 	bool sampled;	      /* a tick has sampled the table, at last_sample_ms */
 	uint64_t last_sample_ms;
 };

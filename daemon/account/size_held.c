@@ -12,6 +12,36 @@ uint64_t size_kb_of(int order)
 	return (uint64_t)(page_kb > 0 ? page_kb : 4) << order;
 }
 
+int size_pmd_order(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int order = 0;
+
+	/* A page table of 8-byte entries maps a PMD. */
+	while ((1L << order) < (page > 0 ? page : 4096) / 8)
+		order++;
+	return order;
+}
+
+uint64_t size_partial_folios(const struct cgroup_entry *e, int order)
+{
+	__s64 n;
+
+	if (order < 2 || order >= TAOD_MAX_ORDER)
+		return 0;
+	n = e->sizes.nr_partial[order] + e->adopted_partial[order];
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+uint64_t size_partial_bytes(const struct cgroup_entry *e)
+{
+	uint64_t bytes = 0;
+
+	for (int order = 2; order < TAOD_MAX_ORDER; order++)
+		bytes += size_partial_folios(e, order) * size_kb_of(order) * 1024;
+	return bytes;
+}
+
 void size_counts_shown(const struct cgroup_entry *e, struct taod_cg_sizes *out)
 {
 	*out = e->sizes;

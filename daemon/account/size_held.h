@@ -24,6 +24,14 @@ double size_coverage_pct(const struct cgroup_entry *e, int order);
  * (cgroup_fold.c), with its own nr_anon. */
 void size_counts_shown(const struct cgroup_entry *e, struct taod_cg_sizes *out);
 
+/* Folios of @order (2 to TAOD_MAX_ORDER-1) @e has partly mapped now (BPF's
+ * nr_partial); 0 for any other order or none counted. */
+uint64_t size_partial_folios(const struct cgroup_entry *e, int order);
+/* Their bytes over every order: the contiguity @e strands now. */
+uint64_t size_partial_bytes(const struct cgroup_entry *e);
+/* The PMD's folio order (9 with 4 KiB pages). */
+int size_pmd_order(void);
+
 /* Folio size of @order in KiB (the page size's). */
 uint64_t size_kb_of(int order);
 

@@ -155,18 +155,28 @@ static bool offset_to_addr(const struct elf *e, uint64_t off, uint64_t *addr)
 	return false;
 }
 
+/* Symbol table @symsh into *@syms and its strings (@strsh) into *@strs;
+ * *@strs NULL when either could not be read. The caller frees both. */
+static void symbols_read(const struct elf *e, const Elf64_Shdr *symsh, Elf64_Shdr *strsh,
+			 Elf64_Sym **syms, char **strs)
+{
+	*syms = NULL;
+	*strs = NULL;
+	if (symsh->sh_entsize == sizeof(Elf64_Sym) && section(e, symsh->sh_link, strsh))
+		*syms = contents(e, symsh, TABLE_MAX);
+	*strs = *syms ? contents(e, strsh, TABLE_MAX) : NULL;
+}
+
 /* The function symbol of table @symsh covering @addr, named into @out. */
 static int lookup(const struct elf *e, const Elf64_Shdr *symsh, uint64_t addr, char *out,
 		  size_t len)
 {
 	Elf64_Shdr strsh;
-	Elf64_Sym *syms = NULL;
-	char *strs = NULL;
+	Elf64_Sym *syms;
+	char *strs;
 	int r = -1;
 
-	if (symsh->sh_entsize == sizeof(Elf64_Sym) && section(e, symsh->sh_link, &strsh))
-		syms = contents(e, symsh, TABLE_MAX);
-	strs = syms ? contents(e, &strsh, TABLE_MAX) : NULL;
+	symbols_read(e, symsh, &strsh, &syms, &strs);
 	for (size_t i = 0; strs && r && i < symsh->sh_size / sizeof(*syms); i++) {
 		const Elf64_Sym *s = &syms[i];
 
@@ -180,6 +190,54 @@ static int lookup(const struct elf *e, const Elf64_Shdr *symsh, uint64_t addr, c
 	}
 	free(syms);
 	free(strs);
+	return r;
+}
+
+/* Whether @name is one of the space-separated words of @names. */
+static bool word_in(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *w = names; (w = strstr(w, name)); w += len)
+		if ((w == names || w[-1] == ' ') && (w[len] == ' ' || !w[len]))
+			return true;
+	return false;
+}
+
+/* 1 when table @symsh has an undefined symbol named in @names, 0 if not,
+ * -1 when it cannot be read. */
+static int imports_in(const struct elf *e, const Elf64_Shdr *symsh, const char *names)
+{
+	Elf64_Shdr strsh;
+	Elf64_Sym *syms;
+	char *strs;
+	int r = -1;
+
+	symbols_read(e, symsh, &strsh, &syms, &strs);
+	for (size_t i = 0; strs && r != 1 && i < symsh->sh_size / sizeof(*syms); i++) {
+		const Elf64_Sym *s = &syms[i];
+
+		r = 0;
+		if (s->st_shndx == SHN_UNDEF && s->st_name && s->st_name < strsh.sh_size &&
+		    word_in(names, strs + s->st_name))
+			r = 1;
+	}
+	free(syms);
+	free(strs);
+	return r;
+}
+
+int elf_imports_any(const char *root, const char *path, const char *names)
+{
+	struct elf e;
+	Elf64_Shdr sh;
+	int r = -1;
+
+	if (!elf_open(&e, root, path))
+		return -1;
+	if (find_section(&e, ".dynsym", &sh) >= 0)
+		r = imports_in(&e, &sh, names);
+	elf_close(&e);
 	return r;
 }
 

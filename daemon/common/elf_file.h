@@ -25,5 +25,9 @@ size_t elf_build_id(const char *root, const char *path, unsigned char id[ELF_BUI
 /* "function+0x1c" for file offset @off of @path, from .symtab or else
  * .dynsym; returns 0, or -1 when no function symbol covers it. */
 int elf_symbolize(const char *root, const char *path, uint64_t off, char *out, size_t len);
+/* Whether @path's .dynsym imports (holds undefined) a symbol named one of
+ * @names (space-separated): 1 yes, 0 no, -1 unknown (not readable ELF, or
+ * no .dynsym: a static program has libc's code within itself). */
+int elf_imports_any(const char *root, const char *path, const char *names);
 
 #endif

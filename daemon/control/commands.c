@@ -290,6 +290,8 @@ static struct json_object *cmd_cgroups(struct taod *d, struct json_object *req)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = protocol_cgroup_row(rows[i]);
 
+		protocol_add_partly_mapped(row, rows[i], d->cgroups.partial_gauge);
+
 		json_add(row, "verdict", tenant_verdict_json(d, rows[i]->id));
 		json_add(row, "memory_pressure_some",
 			 rows[i]->psi_some < 0 ? NULL : json_object_new_double(rows[i]->psi_some));

@@ -14,6 +14,7 @@
 #include "taod/protocol.h"
 #include "observe/split_cause.h"
 #include "split_stack.h"
+#include "stack_allocator.h"
 
 #define EXPLAIN_TASKS 20 /* most splitting tasks of a cgroup shown */
 
@@ -48,14 +49,23 @@ static struct json_object *task_json(struct taod *d, const struct task_row *r,
 			 : NULL;
 	struct taod_split_stack st;
 	struct json_object *stack = NULL, *o;
+	struct explain_alloc alloc;
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "/proc/%u/root", r->tgid);
 	if (!thp_observe_split_stack(d->obs, r->tgid, &st))
 		stack = split_stack_json(&st, maps, prefix, l);
-	o = explain_task_json(
-	    r, e ? e->path : NULL, alive,
-	    file_lookups_time_left(l) ? allocator_of_pid((pid_t)r->tgid, maps) : NULL, stack);
+	/* The splitting call's frames name its allocator; the maps only what
+	 * is loaded (mimalloc preloaded beside glibc). */
+	alloc.rule = stack_allocator(stack, (pid_t)r->tgid, prefix, l);
+	alloc.from = "stack";
+	if (!alloc.rule) {
+		/* With the budget spent, a library the maps name still tells. */
+		alloc.rule = file_lookups_time_left(l) ? allocator_of_pid((pid_t)r->tgid, maps)
+						       : allocator_of_libs(maps);
+		alloc.from = "maps";
+	}
+	o = explain_task_json(r, e ? e->path : NULL, alive, &alloc, stack);
 	free(maps);
 	return o;
 }

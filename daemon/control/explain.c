@@ -49,7 +49,7 @@ static void add_top_cause(struct json_object *o, const __u64 by_cause[TAOD_CAUSE
 }
 
 struct json_object *explain_task_json(const struct task_row *r, const char *cgroup, bool alive,
-				      const struct allocator_rule *alloc, struct json_object *stack)
+				      const struct explain_alloc *alloc, struct json_object *stack)
 {
 	assert(r);
 
@@ -64,8 +64,9 @@ struct json_object *explain_task_json(const struct task_row *r, const char *cgro
 	json_add_u64(o, "pmd_unmap_whole", r->c.pmd_unmap_whole);
 	json_add(o, "split_causes", explain_causes_json(r->c.pmd_split_by_cause));
 	add_top_cause(o, r->c.pmd_split_by_cause);
-	json_add_str_or_null(o, "allocator", alloc ? alloc->name : NULL);
-	json_add_str_or_null(o, "advice", alloc ? alloc->advice : NULL);
+	json_add_str_or_null(o, "allocator", alloc->rule ? alloc->rule->name : NULL);
+	json_add_str_or_null(o, "allocator_from", alloc->rule ? alloc->from : NULL);
+	json_add_str_or_null(o, "advice", alloc->rule ? alloc->rule->advice : NULL);
 	json_add(o, "stack", stack);
 	return o;
 }
@@ -168,7 +169,11 @@ static void print_task(FILE *f, struct json_object *t)
 	fprintf(f, "; %" PRIu64 " whole unmaps\n", u64_of(t, "pmd_unmap_whole"));
 	print_causes(f, t);
 	if (alloc)
-		fprintf(f, "  allocator: %s\n  fix: %s\n", alloc, str_of(t, "advice"));
+		fprintf(f, "  allocator: %s (from the %s)\n  fix: %s\n", alloc,
+			str_of(t, "allocator_from") && !strcmp(str_of(t, "allocator_from"), "stack")
+			    ? "splitting call's frames"
+			    : "libraries it loads",
+			str_of(t, "advice"));
 	print_stack(f, t);
 }
 

@@ -42,6 +42,38 @@ static const struct file_lookup *cached(const struct file_lookups *l, const char
 	return NULL;
 }
 
+/* Whether one more file may be opened; false also records why not. */
+static bool may_open(struct file_lookups *l)
+{
+	if (l->opened >= FILE_LOOKUPS_FILES && !l->stopped)
+		l->stopped = "files";
+	return file_lookups_time_left(l);
+}
+
+int file_lookups_imports(struct file_lookups *l, const char *root, const char *path,
+			 const char *names)
+{
+	if (!may_open(l))
+		return -1;
+	l->opened++;
+	return elf_imports_any(root, path, names);
+}
+
+int file_lookups_symbol(struct file_lookups *l, const char *root, const char *path, uint64_t off,
+			char *out, size_t len)
+{
+	char *plus;
+
+	if (!may_open(l))
+		return -1;
+	l->opened++;
+	if (elf_symbolize(root, path, off, out, len))
+		return -1;
+	if ((plus = strrchr(out, '+')))
+		*plus = '\0';
+	return 0;
+}
+
 size_t file_lookups_build_id(struct file_lookups *l, const char *root, const char *path,
 			     unsigned char id[ELF_BUILD_ID_MAX])
 {
@@ -54,9 +86,7 @@ size_t file_lookups_build_id(struct file_lookups *l, const char *root, const cha
 		memcpy(id, c->id, c->n);
 		return c->n;
 	}
-	if (l->opened >= FILE_LOOKUPS_FILES && !l->stopped)
-		l->stopped = "files";
-	if (!file_lookups_time_left(l))
+	if (!may_open(l))
 		return 0;
 	if (!l->v && !(l->v = calloc(FILE_LOOKUPS_FILES, sizeof(*l->v))))
 		return 0;

@@ -38,5 +38,17 @@ bool file_lookups_time_left(struct file_lookups *l);
  */
 size_t file_lookups_build_id(struct file_lookups *l, const char *root, const char *path,
 			     unsigned char id[ELF_BUILD_ID_MAX]);
+/*
+ * The function at file offset @off of @path under @root (elf_symbolize,
+ * without its "+0x.." part), into @out: 0, or -1 when no symbol covers it
+ * or the budget is spent (->stopped). Each call opens the file once.
+ */
+int file_lookups_symbol(struct file_lookups *l, const char *root, const char *path, uint64_t off,
+			char *out, size_t len);
+
+/* elf_imports_any(@root, @path, @names), the file counted against the
+ * budget; -1 (unknown) also when the budget is spent (->stopped). */
+int file_lookups_imports(struct file_lookups *l, const char *root, const char *path,
+			 const char *names);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -292,6 +293,24 @@ struct json_object *protocol_cgroup_row(const struct cgroup_entry *e)
 	json_add(o, "folded", folded_json(&e->folded));
 	add_workload(o, e->path);
 	return o;
+}
+
+void protocol_add_partly_mapped(struct json_object *row, const struct cgroup_entry *e, bool counted)
+{
+	struct json_object *by_size = counted ? json_object_new_object() : NULL;
+	char kb[32];
+
+	for (int order = 2; counted && order < TAOD_MAX_ORDER; order++)
+		if (size_partial_folios(e, order)) {
+			snprintf(kb, sizeof(kb), "%" PRIu64, size_kb_of(order));
+			json_add_u64(by_size, kb, size_partial_folios(e, order));
+		}
+	json_add(row, "partly_mapped_thps",
+		 counted ? json_object_new_int64((int64_t)size_partial_folios(e, size_pmd_order()))
+			 : NULL);
+	json_add(row, "partly_mapped_bytes",
+		 counted ? json_object_new_int64((int64_t)size_partial_bytes(e)) : NULL);
+	json_add(row, "partly_mapped_by_size_kb", by_size);
 }
 
 /* @text and a newline in a malloc'd string; NULL when @text is. */

@@ -192,6 +192,19 @@ static void emit(struct decide_state *s, struct cg_judge *j, enum action_kind ki
 		io->sink(io->sink_ctx, &req);
 }
 
+/*
+ * No anon memory and no task: a tenant that shut down. What its exit
+ * broke was freed with it; judging it would class it on its teardown
+ * (issue 26 item 3). Memory read or not, a tenant with tasks is judged.
+ */
+static bool tenant_empty(const struct cg_judge *j, const struct cgroup_entry *e,
+			 const struct decide_io *io)
+{
+	if (!e->mem_ok || e->mem.anon_bytes || !io->tenant_tasks)
+		return false;
+	return !io->tenant_tasks(io->tenant_tasks_ctx, j->path);
+}
+
 static void judge(struct decide_state *s, struct cg_judge *j, const struct cgroup_entry *e,
 		  const struct policy *p, const struct decide_io *io, struct task_cache *tc,
 		  uint64_t now_ms)
@@ -204,12 +217,14 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 		return;
 	j->window_from_ms = w.end_ms;
 	verdict_judge(j, &w, e, p, now_ms, &j->last);
+	if (tenant_empty(j, e, io))
+		verdict_empty(j, &j->last);
 	j->last.psi_some = e->psi_some;
 	j->last.wanting = wanting(&j->last, e, p, io);
 	if (j->last.wanting)
 		j->wanted_ms = now_ms;
 	j->has_verdict = true;
-	moved = hysteresis_step(j, j->last.level, p, now_ms);
+	moved = hysteresis_window(j, &j->last, p, now_ms);
 	name_offenders(j, &j->last, tc);
 	if (moved)
 		log_struct(
@@ -217,7 +232,8 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 		    &(struct log_fields){.id = LOG_MSG_CLASS, .cgroup = j->path, .policy = p->name},
 		    "cgroup %s is now %s (policy %s)", j->path, cg_class_name(j->cls), p->name);
 	s->judgements++;
-	if (ladder_step(j, &j->last, p, moved, io, now_ms, &kind)) {
+	/* An empty tenant has nothing to act on: no rung, no reward. */
+	if (!j->last.empty && ladder_step(j, &j->last, p, moved, io, now_ms, &kind)) {
 		history_push(j, &j->last, now_ms);
 		emit(s, j, kind, p, io, now_ms);
 		return;

@@ -38,6 +38,8 @@ struct task_row;
 typedef size_t (*task_source_fn)(void *ctx, struct task_row *rows, size_t max);
 /* Whether process @tgid still lives (a row outlives its task). */
 typedef bool (*task_alive_fn)(uint32_t tgid);
+/* Whether any task is in cgroup @path or below it (true when unknown). */
+typedef bool (*tenant_tasks_fn)(void *ctx, const char *path);
 
 /*
  * A tenant judged at the end of a window, against its policy. The figures
@@ -55,13 +57,17 @@ struct verdict {
 	double coverage_mean;		  /* -1: no anon memory in the window */
 	double coverage_min, coverage_max;
 	uint64_t anon_bytes, thp_bytes; /* newest memory.stat */
-	bool judged;			/* max(given, held_peak) >= min_allocs */
-	bool below_guarantee;		/* a guarantee is set and coverage is under it */
-	uint64_t reward_bytes;		/* anon bytes short of the guarantee */
-	uint64_t fallbacks;		/* THP faults that fell back in this window */
-	bool wanting;			/* below its guarantee, or its THP faults fell back */
-	double psi_some;		/* its memory.pressure some avg10 (v2); -1: none */
-	enum cg_class level;		/* what this window alone says; good when not judged */
+	bool judged;			/* max(given, held_peak, broken) >= min_allocs */
+	/* Not judged for too few THPs: what its score says, which counts
+	 * toward a streak up but cannot end one; good otherwise. */
+	enum cg_class unjudged_level;
+	bool empty;	       /* no live task, no anon memory: not judged, its class kept */
+	bool below_guarantee;  /* a guarantee is set and coverage is under it */
+	uint64_t reward_bytes; /* anon bytes short of the guarantee */
+	uint64_t fallbacks;    /* THP faults that fell back in this window */
+	bool wanting;	       /* below its guarantee, or its THP faults fell back */
+	double psi_some;       /* its memory.pressure some avg10 (v2); -1: none */
+	enum cg_class level;   /* what this window alone says; good when not judged */
 };
 
 struct judgement {
@@ -201,6 +207,10 @@ struct decide_io {
 	/* NULL: every row's task lives. An action aimed at a task names the
 	 * first live offender; none: the whole tenant. */
 	task_alive_fn task_alive;
+	/* NULL: every tenant has a task. Asked only of a tenant with no anon
+	 * memory: with no task either, it shut down (verdict_empty). */
+	tenant_tasks_fn tenant_tasks;
+	void *tenant_tasks_ctx;
 	/* TAO kernels: the NoSplit zone as act sees it; NULL: no zone sizing */
 	zone_view_fn zone_view;
 	void *zone_view_ctx;
@@ -229,10 +239,25 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 /* The least class that takes strikes under @p. */
 enum cg_class verdict_strike_class(const struct policy *p);
 void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len);
+/*
+ * @v, judged by verdict_judge, is of a tenant with no live task and no
+ * anon memory: nothing it broke lasts (its THPs were freed), so its broken
+ * THPs and fresh pages go to 0 and @v is not judged (empty).
+ */
+void verdict_empty(struct cg_judge *j, struct verdict *v);
 
 /* hysteresis.c: moves the class for one window's level; true when it moved. */
 bool hysteresis_step(struct cg_judge *j, enum cg_class level, const struct policy *p,
 		     uint64_t now_ms);
+/*
+ * The class step for verdict @v: hysteresis_step on its level, except that
+ * an empty tenant's window moves nothing and resets both streaks, and a
+ * window too small to judge whose score is past the class counts toward
+ * the streak up without ending it (the next judged window can). True when
+ * the class moved.
+ */
+bool hysteresis_window(struct cg_judge *j, const struct verdict *v, const struct policy *p,
+		       uint64_t now_ms);
 /*
  * Why @j's class is not what its last window's score alone says, as
  * "score 4.00 above 2 for 1 of 2 windows": true with the text in @buf, or

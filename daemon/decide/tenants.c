@@ -91,6 +91,7 @@ void tenants_update(struct decide_state *s, const struct cgroup_table *t,
 			continue;
 		cgroup_entry_evidence(e, &ev);
 		cg_evidence_add(&j->root->acc, &ev);
+		j->root->acc.partly_counted = t->partial_gauge;
 		j->root->members++;
 	}
 }

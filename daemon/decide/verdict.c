@@ -9,12 +9,19 @@
  * them. Both decay with the policy's horizon as half-life and are judged
  * at the end of each window, so a split counts the same whether it came
  * in the window of the fault or minutes later, and one noisy window
- * cannot decide. waste = broken / max(given, held peak); score = waste /
- * max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
- * abuser. Less evidence than min_allocs THPs: not judged. The policy's
+ * cannot decide. waste = broken / max(given, held peak, broken); score =
+ * waste / max_split_ratio; above 1 a misuser, above DECIDE_ABUSER_SCORE an
+ * abuser. Less evidence than min_allocs THPs: not judged (its score still
+ * counts toward a streak up, hysteresis.c). A tenant with no live task and
+ * no anon memory is not judged either: whatever it broke was freed. The policy's
  * `sizes` says which folios count: PMD THPs, the multi-size THPs below
  * them (given and broken in bytes, in THP units: a 64 KiB folio left
  * partially mapped breaks 1/32 of a THP's contiguity), or both.
+ * Where BPF counts the folios partly mapped now (issue 26), broken is what
+ * lasts instead: the most THPs left partly mapped at a judgement, decaying
+ * with the same half-life, so splits that khugepaged repairs or the
+ * tenant frees within seconds weigh little; given are then THPs faulted,
+ * not khugepaged's re-collapses of what it strands.
  */
 #include <assert.h>
 #include <math.h>
@@ -24,11 +31,12 @@
 
 #include "decide.h"
 
-static enum cg_class level_for(const struct verdict *v)
+/* What a score says, judged or not. */
+static enum cg_class level_of_score(double score)
 {
-	if (!v->judged || v->score <= 1.0)
+	if (score <= 1.0)
 		return CLASS_GOOD;
-	return v->score > DECIDE_ABUSER_SCORE ? CLASS_ABUSER : CLASS_MISUSER;
+	return score > DECIDE_ABUSER_SCORE ? CLASS_ABUSER : CLASS_MISUSER;
 }
 
 enum cg_class verdict_strike_class(const struct policy *p)
@@ -64,6 +72,24 @@ static double thps_of_pages(uint64_t pages)
 	return (double)pages * (double)page / (double)DECIDE_THP_BYTES;
 }
 
+/* THP units partly mapped now: what lasts, not the splits that made it
+ * (khugepaged's repairs and the tenant's frees took theirs back). */
+static double stranded_now(const struct cg_evidence *acc, bool pmd, bool mthp)
+{
+	return (pmd ? (double)acc->partly_mapped_thps : 0) +
+	       (mthp ? (double)acc->partly_mapped_mthp_bytes / (double)DECIDE_THP_BYTES : 0);
+}
+
+/* THPs given: faults and collapses; judged on what lasts, faults only,
+ * since khugepaged's re-collapse of what a tenant strands gives it nothing
+ * new (a collapse of fresh memory is held, and the held peak counts it). */
+static uint64_t thps_given(const struct cg_judge *j)
+{
+	if (j->acc.partly_counted)
+		return grew(j->seen.thp_fault, j->acc.thp_fault);
+	return grew(j->seen.thp_alloc, j->acc.thp_alloc);
+}
+
 /* Decays @j's figures to @now_ms and adds the window's evidence. */
 static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const struct policy *p,
 		       uint64_t now_ms, struct verdict *v)
@@ -82,8 +108,10 @@ static void accumulate(struct cg_judge *j, const struct cgroup_entry *e, const s
 	v->allocs = grew(j->seen.thp_alloc, j->acc.thp_alloc);
 	v->splits = grew(j->seen.pmd_split, j->acc.pmd_split);
 	v->fallbacks = grew(j->seen.fault_fallback, j->acc.fault_fallback);
-	j->given = j->given * f + (pmd ? (double)v->allocs : 0) + (mthp ? m_given : 0);
-	j->broken = j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
+	j->given = j->given * f + (pmd ? (double)thps_given(j) : 0) + (mthp ? m_given : 0);
+	j->broken = j->acc.partly_counted
+			? fmax(j->broken * f, stranded_now(&j->acc, pmd, mthp))
+			: j->broken * f + (pmd ? thps_of_pages(pages) : 0) + (mthp ? m_broken : 0);
 	j->held_peak = fmax(j->held_peak * f, pmd ? held : 0);
 	/* Fresh breakage an action may answer: below the PMD too where judged
 	 * (else a tenant stranding only small folios would never be acted on). */
@@ -106,7 +134,9 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 	v->given = j->given;
 	v->held_peak = j->held_peak;
 	v->broken = j->broken;
-	exposure = fmax(j->given, j->held_peak);
+	/* A THP it broke was its own: what it broke is evidence it held as
+	 * much, however few it faulted (khugepaged gave it the rest). */
+	exposure = fmax(fmax(j->given, j->held_peak), j->broken);
 	v->waste = exposure > 0 ? j->broken / exposure : 0;
 	v->score = v->waste / p->max_split_ratio;
 	v->fresh_pages = j->fresh_pages;
@@ -119,8 +149,21 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 		v->thp_bytes = e->mem.thp_bytes;
 	}
 	v->judged = exposure > 0 && exposure >= (double)p->min_allocs;
-	v->level = level_for(v);
+	v->level = v->judged ? level_of_score(v->score) : CLASS_GOOD;
+	v->unjudged_level = v->judged ? CLASS_GOOD : level_of_score(v->score);
 	coverage_check(v, p);
+}
+
+void verdict_empty(struct cg_judge *j, struct verdict *v)
+{
+	assert(j && v);
+	j->broken = 0;
+	j->fresh_pages = 0;
+	v->broken = v->waste = v->score = 0;
+	v->fresh_pages = 0;
+	v->judged = false;
+	v->level = v->unjudged_level = CLASS_GOOD;
+	v->empty = true;
 }
 
 static const char *horizon_text(uint64_t ms, char *buf, size_t len)
@@ -145,7 +188,10 @@ void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf
 
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (!v->judged)
+	if (v->empty)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", not judged (no live task, no anon memory)");
+	else if (!v->judged)
 		n += snprintf(buf + n, len - (size_t)n, ", not judged (< %llu THPs)",
 			      (unsigned long long)p->min_allocs);
 	else

@@ -25,6 +25,7 @@ struct thp_observe {
 	void *percpu_buf;	     /* ncpus values of the largest map value */
 	struct huge_zero_probe zero; /* held in THP paths mode before 6.2 */
 	char sizes[160];	     /* what the per-size (mTHP) counters see here */
+	bool partial_gauge;	     /* nr_partial is counted */
 };
 
 /* Kernel function names for each exact-split program, newest first. */
@@ -281,12 +282,18 @@ static void select_size_programs(struct thp_observe *o, const struct taod_config
 	bpf_program__set_autoload(pr->on_deferred_split, partial);
 	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
 	select_held_programs(o->skel, f, held);
-	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s%s",
+	/* Partly mapped now: counted in at the partial map, out at the split
+	 * and where a freed folio leaves the queue (6.13+). */
+	o->partial_gauge = partial && split && has_fn(vmlinux, "__folio_unqueue_deferred_split");
+	o->skel->rodata->taod_cfg.partial_gauge = o->partial_gauge;
+	bpf_program__set_autoload(pr->on_unqueue_deferred, o->partial_gauge);
+	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s%s%s",
 		 fault	? "fault allocations, "
 		 : mthp ? ""
 			: "(no mTHP size enabled at start) ",
 		 held ? "folios held, " : "", partial ? "partial maps, " : "",
-		 collapse ? "collapses, " : "", split ? "splits" : "no splits",
+		 o->partial_gauge ? "partly mapped now, " : "", collapse ? "collapses, " : "",
+		 split ? "splits" : "no splits",
 		 split || partial || fault || collapse ? " per size" : "");
 }
 
@@ -333,6 +340,7 @@ static int load_observer(struct thp_observe *o, const struct taod_config *cfg)
 			     ? "tracepoint: folio allocations by order (page allocator), no "
 			       "partial maps or splits per size"
 			     : "tracepoint: none (no mTHP size enabled at start)");
+		o->partial_gauge = false;
 		if (plans[i].split_fentry)
 			select_size_programs(o, cfg, vmlinux, &facts);
 		r = load_and_attach(o->skel);
@@ -408,6 +416,11 @@ const char *thp_observe_mode_reason(const struct thp_observe *o)
 const char *thp_observe_sizes_mode(const struct thp_observe *o)
 {
 	return o->sizes;
+}
+
+bool thp_observe_partial_gauge(const struct thp_observe *o)
+{
+	return o->partial_gauge;
 }
 
 int thp_observe_read_sizes(struct thp_observe *o, cg_sizes_fn fn, void *ctx)

@@ -25,6 +25,8 @@ const char *thp_observe_mode(const struct thp_observe *o);
 const char *thp_observe_mode_reason(const struct thp_observe *o);
 /* What the per-size (mTHP) counters see with the programs loaded. */
 const char *thp_observe_sizes_mode(const struct thp_observe *o);
+/* Whether the sizes' nr_partial (folios partly mapped now) is counted. */
+bool thp_observe_partial_gauge(const struct thp_observe *o);
 
 /* Settle PMD removals left pending on each CPU (once per tick). */
 int thp_observe_flush(struct thp_observe *o);

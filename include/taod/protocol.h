@@ -8,6 +8,7 @@
 #ifndef TAOD_PROTOCOL_H
 #define TAOD_PROTOCOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,11 @@ struct json_object *protocol_errorf(const char *fmt, ...) __attribute__((format(
 
 /* One cgroup row as shown by `taoctl cgroups`. */
 struct json_object *protocol_cgroup_row(const struct cgroup_entry *e);
+/* Adds to @row the folios @e has partly mapped now (@counted: BPF counts
+ * them here; else nulls): "partly_mapped_thps" (PMD size),
+ * "partly_mapped_bytes" (every size) and "partly_mapped_by_size_kb". */
+void protocol_add_partly_mapped(struct json_object *row, const struct cgroup_entry *e,
+				bool counted);
 /* A number, or null when @v is negative (meaning "not known"). */
 struct json_object *protocol_pct_or_null(double v);
 /* A size mix: [{size_kb, then each per-size event of TAOD_SIZE_EVENTS by

@@ -153,6 +153,12 @@ struct taod_cg_sizes {
 	 * cgroup holds in folios of that size (a partly unmapped folio stays
 	 * whole until split, as in the kernel's count). */
 	__s64 nr_anon[TAOD_MAX_ORDER];
+	/* nr_partial: folios of each order (2 to the PMD order) of the memcg
+	 * partly mapped now: added when a PTE unmap leaves one so (the
+	 * kernel's split_deferred), removed when it is split or freed (the
+	 * kernel's nr_anon_partially_mapped, per memcg). A gauge: the
+	 * contiguity a tenant strands, for as long as it lasts (issue 26). */
+	__s64 nr_partial[TAOD_MAX_ORDER];
 };
 
 /*
@@ -242,7 +248,9 @@ struct taod_bpf_config {
 	/* The folios held per size (nr_anon) are counted: the fault and
 	 * release programs are both attached. */
 	__u32 size_held;
-	__u32 pad;
+	/* The folios partly mapped now (nr_partial) are counted: the partial
+	 * map, split and unqueue programs are all attached. */
+	__u32 partial_gauge;
 };
 
 #endif

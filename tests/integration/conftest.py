@@ -1,5 +1,6 @@
 """Shared fixtures: the built binaries, test cgroups under our own memory
 cgroup, and a running taod with its own socket and config."""
+import ctypes
 import json
 import os
 import shutil
@@ -18,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 TAOD = BUILD / "taod"
 TAOCTL = BUILD / "taoctl"
 WORKLOAD = BUILD / "thp_workload"
+KVCACHE = BUILD / "tenants" / "kvcache"  # a cache server's heap (tests/tenants/kvcache.c)
 # The kernel lab's guests run under emulation (TCG), several times slower:
 # waits for something to happen are stretched by this factor there.
 TIME_SCALE = float(os.environ.get("TAOD_TEST_TIME_SCALE", "1"))
@@ -492,3 +494,27 @@ def fixture_daemon(daemon_factory, tmp_path, root, enforce, conf="", **kw):
         f"audit_log = {tmp_path}/audit.jsonl\n"
         "[policy guaranteed]\nmatch = /guaranteed/*\ncoverage_guarantee = 50\nwindow = 10m\n"
         + conf, **kw)
+
+
+def collapse_all(pid):
+    """MADV_COLLAPSE of every anonymous read-write mapping of @pid of 2 MiB
+    or more, through process_madvise: what khugepaged does for a server
+    under THP "always", here where the mode is madvise (a per-thread glibc
+    heap is never advised). THPs it holds after."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class IoVec(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+    fd = libc.syscall(434, pid, 0)  # pidfd_open
+    assert fd >= 0, os.strerror(ctypes.get_errno())
+    try:
+        for line in open(f"/proc/{pid}/maps"):
+            f = line.split()
+            start, end = (int(x, 16) for x in f[0].split("-"))
+            if f[1].startswith("rw") and len(f) < 6 and end - start >= 2 << 20:
+                io = IoVec(start, end - start)
+                libc.syscall(440, fd, ctypes.byref(io), 1, 25, 0)  # MADV_COLLAPSE
+    finally:
+        os.close(fd)
+    return anon_huge_kib(pid) // 2048

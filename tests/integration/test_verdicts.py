@@ -1,11 +1,13 @@
 """Verdicts that cannot be escaped, on the real kernel: a tenant that splits
 its THPs a window after faulting them, and one that hops between child
 cgroups removing each, are classed abuser and shattered within two windows
-of their splits; a tenant that keeps its THPs whole stays good."""
+of their splits; a tenant that keeps its THPs whole stays good; one that
+starts wasting while small is classed at its first judged window; a server
+that shut down is given no class and no action for its teardown."""
 import os
 import time
 
-from conftest import (TIME_SCALE, anon_huge_kib, cgroup_row, enable_memory_below, finish, judged,
+from conftest import (KVCACHE, TIME_SCALE, anon_huge_kib, collapse_all, cgroup_row, enable_memory_below, finish, judged,
                       rmdir_retry, wait_for)
 
 THP_KIB = 2048
@@ -154,3 +156,64 @@ def test_a_child_made_and_removed_between_ticks_counts_to_its_parent(daemon_fact
     # The child was gone before any walk: its removal names no path.
     assert not [c for c in d.ctl("cgroups") if c["path"].startswith(rel + "/")]
     assert "cgroup ? (id" in d.logtext()
+
+
+def test_a_late_abuser_is_classed_at_its_first_judged_window(daemon_factory, cgroups, tmp_path):
+    """Issue 26 item 4: a tenant that held fewer THPs than min_allocs for
+    windows, then strands them and more: the window its waste began, too
+    small to judge, counts toward escalate_after, so it is classed abuser at
+    the first judged window after it, within two windows of its first waste
+    (before, it waited two judged windows)."""
+    d = daemon_factory(verdict_conf(tmp_path, cgroups.rel(cgroups.base)))
+    late = cgroups.make("late")
+    p = cgroups.workload(late, "fault", 4, "wait-signal", "partial", 4, "hold", 2 * WINDOW_S + 0.5,
+                         "fault", 8, "partial", 8, "hold", 60)
+    rel = cgroups.rel(late)
+    wait_for(lambda: anon_huge_kib(p.pid) >= 4 * THP_KIB, what="4 THPs faulted")
+    wait_for(lambda: (r := judged(d, rel)) and len(r["history"]) >= 2,
+             timeout=6 * WINDOW_S, what="two windows judged before the waste")
+    before = len(judged(d, rel)["history"])
+    assert judged(d, rel)["class"] == "good"
+    os.kill(p.pid, 10)  # SIGUSR1: the waste begins
+    row = wait_for(lambda: (r := judged(d, rel)) and r["class"] != "good" and r,
+                   timeout=8 * WINDOW_S, what="the late abuser classed")
+    since = row["history"][before:]
+    first = next((i for i, h in enumerate(since) if h["judged"]), None)
+    # Classed at its first judged window: the unjudged window of its first
+    # waste (4 of 4 stranded, below min_allocs = 8) was the streak's first.
+    assert first is not None and since[first]["class"] != "good", since
+    assert any(not h["judged"] and h["score"] > 2 for h in since[:first]), since
+    wait_for(lambda: judged(d, rel)["class"] == "abuser", timeout=4 * WINDOW_S,
+             what="abuser")
+
+
+def test_a_shutdown_gets_no_class_and_no_action(daemon_factory, cgroups, tmp_path):
+    """Issue 26 item 3: a glibc cache server (kvcache, 4 worker threads,
+    each in its own arena) whose heaps hold THPs frees its caches at exit:
+    each heap trim splits a THP that the next trim or the exit frees within
+    the second. Once it holds no task and no anon memory taod gives it no
+    new class and decides no action."""
+    d = daemon_factory(verdict_conf(tmp_path, cgroups.rel(cgroups.base)))
+    srv = cgroups.make("server")
+    rel = cgroups.rel(srv)
+    run_s = 5 * WINDOW_S
+    t0 = time.time()
+    p = cgroups.spawn(srv, KVCACHE, 96, run_s, 4)
+    time.sleep(max(0.0, t0 + 0.8 * run_s - time.time()))
+    thps = collapse_all(p.pid)
+    assert thps >= 8, f"only {thps} THPs collapsed"
+    out = finish(p)
+    assert out["threads"] == 4 and out["live_mib"] == 0, out
+    gone = time.time()
+    at_exit = judged(d, rel)
+    cls_at_exit = at_exit["class"] if at_exit else "good"
+    wait_for(lambda: (r := judged(d, rel)) and len(r["history"]) >= 3 and
+             r["history"][-3]["ago_ms"] < (time.time() - gone) * 1000,
+             timeout=6 * WINDOW_S, what="three windows judged after the exit")
+    row = judged(d, rel)
+    splits = cgroup_row(d, rel)["pmd_split"]
+    assert splits >= 4, f"the teardown split {splits} THPs: nothing to prove"
+    assert row["class"] == cls_at_exit, row
+    assert "not judged (no live task, no anon memory)" in row["evidence"]["text"], row
+    assert not [a for a in d.ctl("actions", "--cgroup", rel)
+                if a["time_ms"] >= gone * 1000], d.ctl("actions", "--cgroup", rel)

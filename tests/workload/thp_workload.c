@@ -40,6 +40,12 @@
  *   ready          print {"ready": true} on a line of its own (a test reads
  *                  it to know the steps before it are done)
  *   abuse SECONDS  every 50 ms fault a new region and partially unmap it
+ *   heap-trim SECONDS  every 50 ms malloc 8 MiB in 32 KiB blocks, write
+ *                  them and free them last first: glibc's malloc trims its
+ *                  heap's top (brk), splitting the THP there (the heap
+ *                  is collapsed first, MADV_COLLAPSE: its brk growth
+ *                  makes no THP at fault, and glibc.malloc.hugetlb=1
+ *                  trims by whole huge pages)
  *   fork-cow M     fork a child that keeps every mapping until this process
  *                  exits, then write one byte to each of M intact regions:
  *                  a copy-on-write fault each, which splits this process's
@@ -347,6 +353,25 @@ static void abuse(long seconds)
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
+
+#define HEAP_BLOCKS 256 /* of 32 KiB: below the mmap threshold, in the heap */
+
+/* glibc's own trim splits THPs: the frames are malloc's, not the program's. */
+static void heap_trim(long seconds)
+{
+	char *blocks[HEAP_BLOCKS], *heap = malloc(1);
+	uintptr_t from = (uintptr_t)heap & ~(uintptr_t)(PAGE - 1);
+
+	for (long i = 0; i < seconds * 20; i++) {
+		for (int b = 0; b < HEAP_BLOCKS; b++)
+			if ((blocks[b] = malloc(32 << 10)))
+				memset(blocks[b], 1, 32 << 10);
+		madvise((void *)from, (uintptr_t)sbrk(0) - from, MADV_COLLAPSE);
+		for (int b = HEAP_BLOCKS - 1; b >= 0; b--)
+			free(blocks[b]);
+		sleep_ms(50);
+	}
+}
 
 /* MADV_COLLAPSE answers EAGAIN for a passing reason (a page not yet on the
  * LRU, a lock held); the kernel's documentation says to try again. */
@@ -732,6 +757,8 @@ static int run_step(const char *step, long arg)
 	}
 	if (!strcmp(step, "abuse"))
 		return abuse(arg), 0;
+	if (!strcmp(step, "heap-trim"))
+		return heap_trim(arg), 0;
 	if (!strcmp(step, "collapse"))
 		return (counts[C_COLLAPSED] += collapse_all()), 0;
 	if (!strcmp(step, "fork-cow"))

@@ -2,8 +2,9 @@
 /*
  * The safety gate. Each request passes, in order: is the target still
  * there; is it protected (root, taod's own cgroup and its ancestors, the
- * allowlist); does the mode or the policy say dry-run; is there budget
- * left (actions and bytes per minute); is an earlier failure still backing
+ * allowlist); does it hold anything (a tenant with no task and no anon
+ * memory shut down: decide's requests stop there, but a grant); does the mode or the policy say
+ * dry-run; is there budget left (actions and bytes per minute); is an earlier failure still backing
  * off. A collapse first needs a free 2 MiB block to collapse into: without
  * one it is not possible, and says so without spending the budget. Only
  * then does the backend act. Every request ends in the audit log.
@@ -23,6 +24,7 @@
 #include "act/backoff.h"
 #include "reward_state.h"
 #include "free_blocks.h"
+#include "holds_nothing.h"
 #include "act/read/proc_tasks.h"
 #include "act/tao/zone_sizing.h"
 #include "audit.h"
@@ -234,6 +236,23 @@ static bool vanished(const struct actor *a, const struct action_request *req, st
 		return true;
 	}
 	return req->pid && task_vanished(a, req, o);
+}
+
+/*
+ * A tenant that shut down (no task, no anon memory): nothing left for
+ * decide to warn, restrict, shatter or collapse. A grant only puts back
+ * what was taken; an operator's `taoctl act` is carried out as asked.
+ */
+static bool shut_down(const struct actor *a, const struct action_request *req,
+		      struct act_outcome *o)
+{
+	if (req->asked || req->kind == ACTION_GRANT ||
+	    !cgroup_holds_nothing(a->tree, &a->k, req->cgroup))
+		return false;
+	act_outcome_set(o, RESULT_VANISHED, ESRCH,
+			"cgroup %s holds no task and no anon memory (it shut down): nothing to %s",
+			req->cgroup, action_kind_name(req->kind));
+	return true;
 }
 
 /* "/a/b" -> "/a", "/a" -> "/". */
@@ -490,7 +509,8 @@ static bool unsupported(const struct actor *a, const struct action_request *req,
 static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o,
 		 struct action_cost *cost)
 {
-	if (!machine_wide(req) && (vanished(a, req, o) || protected(a, req, o)))
+	if (!machine_wide(req) &&
+	    (vanished(a, req, o) || protected(a, req, o) || shut_down(a, req, o)))
 		return;
 	if (unsupported(a, req, o) || dry_run(a, req, o) || no_room(a, req, o))
 		return;

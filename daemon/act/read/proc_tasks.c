@@ -210,6 +210,14 @@ int cgroup_read_subtree_pids(const struct cgroup_tree *t, const char *rel, pid_t
 	return r < 0 ? r : sp.n;
 }
 
+int cgroup_has_tasks(const struct cgroup_tree *t, const char *rel)
+{
+	pid_t pid;
+	int n = cgroup_read_subtree_pids(t, rel, &pid, 1);
+
+	return n < 0 ? n : n > 0;
+}
+
 int for_each_task(const struct cgroup_tree *tree, const char *rel, pid_t only, task_visit_fn fn,
 		  void *ctx)
 {

@@ -42,6 +42,8 @@ int cgroup_read_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, 
  * making cgroups cannot make the walk unbounded. How many, or -errno.
  */
 int cgroup_read_subtree_pids(const struct cgroup_tree *t, const char *rel, pid_t *pids, int max);
+/* 1 when a task is in @rel or a cgroup below it, 0 when none, or -errno. */
+int cgroup_has_tasks(const struct cgroup_tree *t, const char *rel);
 
 /* A task held by a pidfd (-1 under a fixture root, where pids are files). */
 struct task_ref {

@@ -9,8 +9,24 @@
 #include "account/size_held.h"
 #include "observe/size_events.h"
 
-static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label, long page_kb)
+typedef void (*entry_writer)(FILE *f, const struct cgroup_entry *e, const char *label,
+			     const void *arg);
+
+/* @fn of every cgroup with a path, its path escaped into @label. */
+static void each_entry(FILE *f, const struct cgroup_table *t, char *label, size_t label_max,
+		       entry_writer fn, const void *arg)
 {
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->v[i]->path)
+			continue;
+		prom_escape_label(t->v[i]->path, label, label_max);
+		fn(f, t->v[i], label, arg);
+	}
+}
+
+static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label, const void *arg)
+{
+	long page_kb = *(const long *)arg;
 	struct taod_cg_sizes shown;
 
 	size_counts_shown(e, &shown); /* removed descendants' folded in */
@@ -27,8 +43,10 @@ static void write_entry(FILE *f, const struct cgroup_entry *e, const char *label
 }
 
 /* The bytes held in folios of each size, and their share of anon memory. */
-static void write_held(FILE *f, const struct cgroup_entry *e, const char *label, bool ratio)
+static void write_held(FILE *f, const struct cgroup_entry *e, const char *label, const void *arg)
 {
+	bool ratio = *(const bool *)arg;
+
 	for (int order = 2; order < TAOD_MAX_ORDER; order++) {
 		uint64_t held = size_held_bytes(e, order);
 		double pct = size_coverage_pct(e, order);
@@ -51,24 +69,43 @@ static void write_held(FILE *f, const struct cgroup_entry *e, const char *label,
 static void write_held_families(FILE *f, const struct cgroup_table *t, char *label,
 				size_t label_max)
 {
+	static const bool bytes = false, ratio = true;
+
 	fprintf(f, "# HELP taod_cgroup_mthp_mapped_bytes Bytes in large anonymous folios of each "
 		   "size the cgroup holds (mapped since taod started, until split or freed).\n"
 		   "# TYPE taod_cgroup_mthp_mapped_bytes gauge\n");
-	for (size_t i = 0; i < t->n; i++) {
-		if (!t->v[i]->path)
-			continue;
-		prom_escape_label(t->v[i]->path, label, label_max);
-		write_held(f, t->v[i], label, false);
-	}
+	each_entry(f, t, label, label_max, write_held, &bytes);
 	fprintf(f, "# HELP taod_cgroup_mthp_coverage_ratio Share of the cgroup's anon memory in "
 		   "large folios of each size.\n"
 		   "# TYPE taod_cgroup_mthp_coverage_ratio gauge\n");
-	for (size_t i = 0; i < t->n; i++) {
-		if (!t->v[i]->path)
-			continue;
-		prom_escape_label(t->v[i]->path, label, label_max);
-		write_held(f, t->v[i], label, true);
-	}
+	each_entry(f, t, label, label_max, write_held, &ratio);
+}
+
+/* Every size @e ever left partly mapped, and how many it has so now (a
+ * gauge at 0 stays). */
+static void write_partly(FILE *f, const struct cgroup_entry *e, const char *label, const void *arg)
+{
+	(void)arg;
+	for (int order = 2; order < TAOD_MAX_ORDER; order++)
+		if (e->sizes.partial[order])
+			fprintf(f,
+				"taod_cgroup_partly_mapped_folios{cgroup=\"%s\",size_kb=\"%llu\"} "
+				"%llu\n",
+				label, (unsigned long long)size_kb_of(order),
+				(unsigned long long)size_partial_folios(e, order));
+}
+
+/* The folios each cgroup has partly mapped now, by size (where counted). */
+static void write_partly_mapped(FILE *f, const struct cgroup_table *t, char *label,
+				size_t label_max)
+{
+	if (!t->partial_gauge)
+		return;
+	fprintf(f, "# HELP taod_cgroup_partly_mapped_folios Large anonymous folios of each size "
+		   "the cgroup has partly mapped now (left so by a partial unmap, until split "
+		   "or freed): contiguity stranded.\n"
+		   "# TYPE taod_cgroup_partly_mapped_folios gauge\n");
+	each_entry(f, t, label, label_max, write_partly, NULL);
 }
 
 void metrics_write_sizes(FILE *f, const struct cgroup_table *t)
@@ -89,12 +126,9 @@ void metrics_write_sizes(FILE *f, const struct cgroup_table *t)
 	fputs(" (fentry only), since taod started.\n"
 	      "# TYPE taod_cgroup_mthp_folios_total counter\n",
 	      f);
-	for (size_t i = 0; i < t->n; i++) {
-		if (!t->v[i]->path)
-			continue;
-		prom_escape_label(t->v[i]->path, label, label_max);
-		write_entry(f, t->v[i], label, page_kb > 0 ? page_kb : 4);
-	}
+	page_kb = page_kb > 0 ? page_kb : 4;
+	each_entry(f, t, label, label_max, write_entry, &page_kb);
 	write_held_families(f, t, label, label_max);
+	write_partly_mapped(f, t, label, label_max);
 	free(label);
 }

@@ -297,3 +297,30 @@ Test(cgroup_fold, per_size_events_of_a_removed_child_fold_into_its_parent)
 	cr_assert_eq(shown.fault_alloc[4], 33);
 	cr_assert_not(cgroup_fold_late_sizes(&t, 99, &child, 4000), "not a removed cgroup");
 }
+
+/* Issue 26: a removed child's THPs stay charged to its dying memcg, partly
+ * mapped: its parent strands them while the child's BPF row counts them,
+ * never more (a gauge, not folded history), and none once it is forgotten. */
+Test(cgroup_fold, partly_mapped_thps_of_a_removed_child_stay_its_parents_while_they_last)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+	struct taod_cg_sizes child = {0};
+	int pmd = size_pmd_order();
+
+	walk(all, paths, 3, 1000);
+	cgroup_table_find(&t, 10)->sizes.nr_partial[pmd] = 1;
+	child.nr_partial[pmd] = 5;
+	cgroup_table_find(&t, 11)->sizes = child;
+	walk(all, paths, 2, 2000);
+	cr_assert_eq(size_partial_folios(cgroup_table_find(&t, 10), pmd), 6);
+	cr_assert_eq(evidence(10).partly_mapped_thps, 6);
+	child.nr_partial[pmd] = 2; /* the hopper freed 3 */
+	cgroup_fold_late_sizes(&t, 11, &child, 3000);
+	cgroup_fold_late_sizes(&t, 11, &child, 3500); /* the same reading: nothing */
+	cr_assert_eq(evidence(10).partly_mapped_thps, 3);
+	cr_assert_eq(evidence(10).pmd_split, 0);
+	walk(all, paths, 2, 3001 + FOLD_TOMB_IDLE_MS); /* forgotten: no longer counted */
+	cr_assert_eq(cgroup_fold_tombstones(&t), 0);
+	cr_assert_eq(evidence(10).partly_mapped_thps, 1);
+}

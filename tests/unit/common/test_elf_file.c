@@ -136,3 +136,62 @@ Test(elf_file, elf_build_id_refuses_a_file_with_too_many_sections)
 	cr_assert_not(elf_has_section("/", path, ".shstrtab"));
 	cr_assert_eq(scratch_remove(dir), 0);
 }
+
+/* An ELF whose .dynsym holds one undefined symbol, @import (a program
+ * that calls @import from a library), written to @path. */
+static void write_importer(const char *path, const char *import)
+{
+	static const char names[] = "\0.shstrtab\0.dynsym\0.dynstr";
+	char strs[64] = "";
+	Elf64_Sym syms[2] = {{0}, {.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC)}};
+	Elf64_Ehdr eh = {.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64},
+			 .e_shentsize = sizeof(Elf64_Shdr),
+			 .e_shnum = 4,
+			 .e_shstrndx = 1,
+			 .e_shoff = sizeof(Elf64_Ehdr)};
+	Elf64_Shdr sh[4] = {{0}};
+	uint64_t data = sizeof(eh) + sizeof(sh);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	snprintf(strs + 1, sizeof(strs) - 1, "%s", import);
+	sh[1] = (Elf64_Shdr){
+	    .sh_name = 1, .sh_type = SHT_STRTAB, .sh_offset = data, .sh_size = sizeof(names)};
+	sh[2] = (Elf64_Shdr){.sh_name = 11,
+			     .sh_type = SHT_DYNSYM,
+			     .sh_offset = data + sizeof(names),
+			     .sh_size = sizeof(syms),
+			     .sh_link = 3,
+			     .sh_entsize = sizeof(Elf64_Sym)};
+	sh[3] = (Elf64_Shdr){.sh_name = 19,
+			     .sh_type = SHT_STRTAB,
+			     .sh_offset = data + sizeof(names) + sizeof(syms),
+			     .sh_size = sizeof(strs)};
+	fwrite(&eh, sizeof(eh), 1, f);
+	fwrite(sh, sizeof(sh), 1, f);
+	fwrite(names, sizeof(names), 1, f);
+	fwrite(syms, sizeof(syms), 1, f);
+	fwrite(strs, sizeof(strs), 1, f);
+	fclose(f);
+}
+
+/* Issue 26 item 5: a program that imports no munmap or madvise cannot
+ * have called one; a stack that shows it below libc's madvise lost
+ * glibc's malloc frames between them. */
+Test(elf_file, elf_imports_any_tells_what_a_program_calls_from_libc)
+{
+	char dir[SCRATCH_DIR_MAX], path[SCRATCH_DIR_MAX + 16];
+	const char *junk;
+
+	scratch_make(dir, "elf");
+	snprintf(path, sizeof(path), "%s/cache", dir);
+	write_importer(path, "free");
+	cr_assert_eq(elf_imports_any("/", path, "munmap madvise __madvise syscall"), 0);
+	cr_assert_eq(elf_imports_any("/", path, "malloc free"), 1);
+	cr_assert_eq(elf_imports_any("/", path, "fre"), 0); /* whole words only */
+	write_importer(path, "madvise");
+	cr_assert_eq(elf_imports_any("/", path, "munmap madvise __madvise syscall"), 1);
+	junk = scratch_write(dir, "junk", "\177ELF\002 but only a header's first bytes");
+	cr_assert_eq(elf_imports_any("/", junk, "madvise"), -1);
+	cr_assert_eq(scratch_remove(dir), 0);
+}

@@ -51,18 +51,22 @@ Test(explain, explain_causes_json_lists_most_first_and_skips_zeros)
 Test(explain, explain_task_json_names_top_cause_and_fix)
 {
 	struct task_row r = sample_row();
-	const struct allocator_rule *jemalloc =
-	    allocator_detect("7f00-7f01 r-xp 0 08:01 1 /usr/lib/libjemalloc.so.2\n", false);
-	struct json_object *t = explain_task_json(&r, "/svc/cache", true, jemalloc, NULL), *v;
+	const struct explain_alloc jemalloc = {
+	    allocator_detect("7f00-7f01 r-xp 0 08:01 1 /usr/lib/libjemalloc.so.2\n", false),
+	    "maps"};
+	const struct explain_alloc none = {NULL, NULL};
+	struct json_object *t = explain_task_json(&r, "/svc/cache", true, &jemalloc, NULL), *v;
 
 	cr_assert(json_object_object_get_ex(t, "top_cause", &v));
 	cr_assert_str_eq(json_object_get_string(v), "madvise_dontneed");
 	cr_assert(json_object_object_get_ex(t, "allocator", &v));
 	cr_assert_str_eq(json_object_get_string(v), "jemalloc");
+	cr_assert(json_object_object_get_ex(t, "allocator_from", &v));
+	cr_assert_str_eq(json_object_get_string(v), "maps");
 	json_object_put(t);
 	/* Gone, nothing told: nulls, not made-up values. */
 	memset(r.c.pmd_split_by_cause, 0, sizeof(r.c.pmd_split_by_cause));
-	t = explain_task_json(&r, NULL, false, NULL, NULL);
+	t = explain_task_json(&r, NULL, false, &none, NULL);
 	cr_assert(json_object_object_get_ex(t, "top_cause", &v) && !v);
 	cr_assert(json_object_object_get_ex(t, "allocator", &v) && !v);
 	cr_assert(json_object_object_get_ex(t, "cgroup", &v) && !v);
@@ -72,7 +76,8 @@ Test(explain, explain_task_json_names_top_cause_and_fix)
 Test(explain, explain_print_renders_cgroup_and_tasks)
 {
 	struct task_row rows[2] = {sample_row(), sample_row()};
-	const struct allocator_rule *glibc = allocator_detect("", false);
+	const struct explain_alloc glibc = {allocator_detect("", false), "stack"},
+				   none = {NULL, NULL};
 	struct json_object *reply = json_object_new_object(), *tasks = json_object_new_array();
 	__u64 sum[TAOD_CAUSE_MAX];
 	const char *text;
@@ -85,8 +90,8 @@ Test(explain, explain_print_renders_cgroup_and_tasks)
 	json_add_u64(reply, "pmd_split", 12);
 	json_add(reply, "split_causes", explain_causes_json(sum));
 	json_add_str(reply, "top_cause", "madvise_dontneed");
-	json_object_array_add(tasks, explain_task_json(&rows[0], "/svc/cache", true, glibc, NULL));
-	json_object_array_add(tasks, explain_task_json(&rows[1], "/svc/cache", false, NULL, NULL));
+	json_object_array_add(tasks, explain_task_json(&rows[0], "/svc/cache", true, &glibc, NULL));
+	json_object_array_add(tasks, explain_task_json(&rows[1], "/svc/cache", false, &none, NULL));
 	json_add(reply, "tasks", tasks);
 	text = render(reply);
 	cr_assert_str_eq(
@@ -95,11 +100,11 @@ Test(explain, explain_print_renders_cgroup_and_tasks)
 		  "pid 4242 redis-server in /svc/cache: 12 PMD splits, top cause "
 		  "madvise_dontneed; 3 whole unmaps\n"
 		  "  by cause: madvise_dontneed 9, munmap 2, cow 1\n"
-		  "  allocator: glibc malloc\n"
-		  "  fix: GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35+) makes malloc ask "
-		  "for THPs with huge-page-aligned heap growth; a larger M_TRIM_THRESHOLD and "
-		  "M_MMAP_THRESHOLD (glibc.malloc.trim_threshold, glibc.malloc.mmap_threshold) "
-		  "trim and munmap less\n"
+		  "  allocator: glibc malloc (from the splitting call's frames)\n"
+		  "  fix: GLIBC_TUNABLES=glibc.malloc.trim_threshold=N (M_TRIM_THRESHOLD), N "
+		  "above what the program frees at once (e.g. 268435456), stops malloc trimming "
+		  "the tops of its heaps and per-thread arenas, which leaves THPs partly mapped; "
+		  "glibc.malloc.hugetlb=1 alone does not stop that\n"
 		  "pid 4343 redis-server (gone) in /svc/cache: 0 PMD splits, top cause none "
 		  "told; 3 whole unmaps\n");
 	json_object_put(reply);
@@ -134,6 +139,7 @@ Test(explain, explain_print_renders_a_split_stack)
 	struct task_row r = sample_row();
 	struct json_object *reply = json_object_new_object(), *tasks = json_object_new_array();
 	struct json_object *stack = json_object_new_object(), *frames = json_object_new_array();
+	const struct explain_alloc none = {NULL, NULL};
 
 	json_object_array_add(frames, frame("/nonexistent/lib.so", NULL, 0x10, 0x7f0000000010));
 	json_object_array_add(frames, frame(NULL, "abcd", 0x20, -1));
@@ -141,7 +147,7 @@ Test(explain, explain_print_renders_a_split_stack)
 	json_add_u64(stack, "samples", 3);
 	json_add_str(stack, "cause", "munmap");
 	json_add(stack, "frames", frames);
-	json_object_array_add(tasks, explain_task_json(&r, "/svc", true, NULL, stack));
+	json_object_array_add(tasks, explain_task_json(&r, "/svc", true, &none, stack));
 	json_add(reply, "tasks", tasks);
 	cr_assert_str_eq(
 	    render(reply),

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "account/size_held.h"
 #include "decide_fixture.h"
 
 #define ID     42
@@ -20,7 +21,7 @@ static struct decide_state st;
 static struct policy_set policies;
 static struct policy *pol;
 static struct decide_fixture fx;
-static uint64_t now, allocs, splits;
+static uint64_t now, allocs, splits, collapses;
 static bool tao;
 static task_alive_fn alive;	       /* NULL: every task lives */
 static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
@@ -28,6 +29,14 @@ static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulati
 static const struct decide_need *need; /* NULL: no need gating */
 static uint64_t other_fallbacks;       /* > 0: a second tenant, /t/other, whose faults fell back */
 static uint64_t other_step;	       /* ... this many more every window */
+static bool tasks_left;		       /* the tenant has a task (tenant_tasks) */
+
+static bool tenant_tasks(void *ctx, const char *path)
+{
+	(void)ctx;
+	(void)path;
+	return tasks_left;
+}
 
 static void setup(void)
 {
@@ -46,7 +55,7 @@ static void setup(void)
 	memset(&fx, 0, sizeof(fx));
 	fx.nrows = 2;
 	now = 100000;
-	allocs = splits = 0;
+	allocs = splits = collapses = 0;
 	tao = false;
 	no_memcg_zones = false;
 	memset(&sizes_now, 0, sizeof(sizes_now));
@@ -54,6 +63,7 @@ static void setup(void)
 	other_fallbacks = 0;
 	other_step = 10;
 	alive = NULL;
+	tasks_left = true;
 	fx.rows[0].tgid = 777; /* most splits first, as task_rows_collect sorts */
 	fx.rows[0].c.cgroup_id = ID;
 	fx.rows[0].c.pmd_split = 90;
@@ -85,6 +95,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 			       .tasks = decide_fixture_tasks,
 			       .tasks_ctx = &fx,
 			       .task_alive = alive,
+			       .tenant_tasks = tenant_tasks,
 			       .need = need};
 	struct taod_cg_counters o = {.thp_fault_fallback = other_fallbacks};
 	struct cgroup_entry *e;
@@ -93,6 +104,7 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 	allocs += a;
 	splits += s;
 	c.thp_fault_alloc = allocs;
+	c.thp_collapse_alloc = collapses;
 	c.pmd_split = splits;
 	c.pmd_split_pages = splits * (DECIDE_THP_BYTES / 4096);
 	cgroup_table_begin_tick(&table);
@@ -746,4 +758,140 @@ Test(decide, an_action_names_a_live_offender_or_the_whole_tenant)
 	ABUSE;
 	cr_assert_gt(fx.nreqs, 1);
 	cr_assert_eq(fx.reqs[fx.nreqs - 1].pid, 0);
+}
+
+/* Issue 26: where BPF counts the THPs partly mapped now, what lasts is the
+ * waste. 100 splits a window that khugepaged repairs (2 left partly mapped
+ * at each judgement) weigh 2 of 100 faulted; 60 left partly mapped with no
+ * new split weigh 60. Given are faults: khugepaged's re-collapses of what
+ * a tenant strands give it nothing new. */
+static void tick_partly_mapped(uint64_t s, int64_t partly)
+{
+	table.partial_gauge = true;
+	sizes_now.nr_partial[size_pmd_order()] = partly;
+	tick(100, s);
+}
+
+Test(decide, splits_repaired_within_the_window_weigh_little)
+{
+	for (int i = 0; i < 4; i++)
+		tick_partly_mapped(100, 2);
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.02, 1e-9);
+	cr_assert_eq(cls(), CLASS_GOOD);
+}
+
+Test(decide, thps_left_partly_mapped_are_the_waste)
+{
+	for (int i = 0; i < 4; i++)
+		tick_partly_mapped(0, 60);
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.6, 1e-9);
+	cr_assert_neq(cls(), CLASS_GOOD);
+}
+
+Test(decide, re_collapses_of_stranded_thps_are_not_given)
+{
+	table.partial_gauge = true;
+	sizes_now.nr_partial[size_pmd_order()] = 30;
+	/* 10 faulted, 90 collapsed by khugepaged a window; 30 stranded of the
+	 * 50 held: given are the 10, against the 50 held. */
+	for (int i = 0; i < 4; i++) {
+		collapses += 90;
+		tick(10, 0);
+	}
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0.6, 1e-9);
+}
+
+/* Issue 26 item 4: a tenant that held a few THPs (below min_allocs) for
+ * windows starts stranding them, then faults and strands more: the window
+ * its waste began, too small to judge, counts toward the streak, so it is
+ * classed abuser at its first judged window, two windows from its first
+ * waste, not escalate_after judged windows later. */
+Test(decide, a_late_abuser_is_classed_within_two_windows_of_its_first_waste)
+{
+	pol->horizon_ms = 600000;
+	tick(0, 0);
+	tick_mem(4, 0, 100 * MIB, 8 * MIB); /* 4 THPs, kept whole */
+	tick_mem(0, 0, 100 * MIB, 8 * MIB);
+	tick_mem(0, 0, 100 * MIB, 8 * MIB);
+	cr_assert(!decide_find(&st, ID)->last.judged);
+	tick_mem(2, 6, 100 * MIB, 0); /* its first waste: 6 of 6, too few to judge */
+	cr_assert(!decide_find(&st, ID)->last.judged);
+	cr_assert_eq(decide_find(&st, ID)->last.unjudged_level, CLASS_ABUSER);
+	cr_assert_eq(cls(), CLASS_GOOD);
+	tick_mem(8, 8, 100 * MIB, 0); /* 14 of 14: judged */
+	cr_assert(decide_find(&st, ID)->last.judged);
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	assert_req(0, ACTION_WARN);
+}
+
+/* A tenant that only ever wastes below min_allocs is never classed: an
+ * unjudged window counts toward a streak but cannot end one. */
+Test(decide, waste_too_small_to_judge_never_classes)
+{
+	pol->escalate_after = 1;
+	tick(0, 0);
+	for (int i = 0; i < 6; i++)
+		tick_mem(3, 3, 100 * MIB, 0);
+	cr_assert_eq(cls(), CLASS_GOOD);
+	cr_assert_eq(fx.nreqs, 0);
+}
+
+/* Issue 26 item 3: a good glibc server whose workers free their caches at
+ * exit splits THPs that its exit frees within the second. Once it holds
+ * no task and no anon memory it gets no class and no action, and what its
+ * teardown broke does not weigh if it starts again in the same cgroup. */
+Test(decide, a_tenant_that_shut_down_gets_no_class_and_no_action)
+{
+	char held[128];
+	struct cg_judge *j;
+
+	pol->horizon_ms = 600000;
+	tick(0, 0);
+	GOOD;
+	GOOD;
+	tasks_left = false;
+	tick_mem(0, 150, 0, 0); /* the exit: 150 splits, then nothing left */
+	for (int i = 0; i < 4; i++)
+		tick_mem(0, 0, 0, 0);
+	j = decide_find(&st, ID);
+	cr_assert_eq(cls(), CLASS_GOOD);
+	cr_assert_eq(fx.nreqs, 0);
+	cr_assert(j->last.empty && !j->last.judged);
+	cr_assert_float_eq(j->broken, 0, 1e-9);
+	cr_assert_not(hysteresis_held(j, pol, held, sizeof(held)), "%s", held);
+	tasks_left = true;
+	GOOD; /* started again: its teardown is not held against it */
+	cr_assert_float_eq(decide_find(&st, ID)->last.waste, 0, 1e-9);
+}
+
+/* ... and an abuser that shut down keeps its class (no new one), with no
+ * further action, and says why. */
+Test(decide, an_abuser_that_shut_down_keeps_its_class_and_is_not_acted_on)
+{
+	char held[128];
+
+	pol->horizon_ms = 600000;
+	pol->ladder[RUNG_WARN] = 1;
+	tick(0, 0);
+	ABUSE;
+	ABUSE;
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	cr_assert_eq(fx.nreqs, 1);
+	tasks_left = false;
+	for (int i = 0; i < 5; i++)
+		tick_mem(0, 0, 0, 0);
+	cr_assert_eq(cls(), CLASS_ABUSER);
+	cr_assert_eq(fx.nreqs, 1);
+	cr_assert(hysteresis_held(decide_find(&st, ID), pol, held, sizeof(held)));
+	cr_assert_str_eq(held, "no live task and no anon memory: nothing to judge");
+}
+
+/* No anon memory but a task left (moved in, its memory charged elsewhere):
+ * judged as ever. */
+Test(decide, a_tenant_with_a_task_and_no_anon_memory_is_judged)
+{
+	tick(0, 0);
+	tick_mem(100, 100, 0, 0);
+	tick_mem(100, 100, 0, 0);
+	cr_assert_eq(cls(), CLASS_ABUSER);
 }

@@ -39,6 +39,24 @@ Test(hysteresis, held_down_says_not_above_or_unjudged)
 	cr_assert_str_eq(buf, "too few THPs to judge for 2 of 3 windows");
 }
 
+/* Too few THPs to judge, a score past the class: one window of the streak. */
+Test(hysteresis, an_unjudged_window_past_the_class_counts_but_does_not_move)
+{
+	struct cg_judge j = {.cls = CLASS_GOOD, .has_verdict = true};
+	char buf[96];
+
+	j.last = (struct verdict){.judged = false, .score = 4.0, .unjudged_level = CLASS_ABUSER};
+	cr_assert_not(hysteresis_window(&j, &j.last, &pol, 1000));
+	cr_assert_not(hysteresis_window(&j, &j.last, &pol, 2000));
+	cr_assert_eq(j.cls, CLASS_GOOD);
+	cr_assert_eq(j.up_streak, 1);
+	cr_assert(hysteresis_held(&j, &pol, buf, sizeof(buf)));
+	cr_assert_str_eq(buf, "score 4.00 above 2 for 1 of 2 windows, too few THPs to class");
+	j.last = (struct verdict){.judged = true, .score = 4.0, .level = CLASS_ABUSER};
+	cr_assert(hysteresis_window(&j, &j.last, &pol, 3000));
+	cr_assert_eq(j.cls, CLASS_ABUSER);
+}
+
 Test(hysteresis, never_judged_is_never_held)
 {
 	struct cg_judge j = {.cls = CLASS_GOOD};

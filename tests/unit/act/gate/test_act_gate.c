@@ -313,6 +313,36 @@ Test(act_gate, vanished_cgroup_and_task)
 	cr_assert_str_eq(fx.writes, "");
 }
 
+/* Issue 26 item 3: a tenant that shut down (no task, no anon memory) is
+ * not warned, shattered or restricted on decide's word, and the record
+ * says why; a task left in it lets the action through; a grant always
+ * puts back what was taken, and an operator's request is carried out. */
+Test(act_gate, a_tenant_with_no_task_and_no_anon_memory_is_not_acted_on)
+{
+	static const enum action_kind refused[] = {ACTION_WARN, ACTION_SHATTER, ACTION_RESTRICT};
+	struct action_record rec;
+	struct action_request req;
+	char why[160];
+
+	fx_file("/sys/fs/cgroup/app/b/memory.stat", "anon 0\nanon_thp 0\n");
+	fx_file("/sys/fs/cgroup/app/b/cgroup.procs", "");
+	fx_open(&backend_tao_ops);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		cr_assert_eq(fx_submit(refused[i], "/app/b", 0, 4096, &rec), RESULT_VANISHED);
+		snprintf(why, sizeof(why),
+			 "/app/b holds no task and no anon memory (it shut down): nothing to %s",
+			 action_kind_name(refused[i]));
+		cr_assert(strstr(rec.detail, why), "%s", rec.detail);
+	}
+	cr_assert_str_eq(fx.writes, "");
+	cr_assert_neq(fx_submit(ACTION_GRANT, "/app/b", 0, 0, &rec), RESULT_VANISHED);
+	req = fx_req(ACTION_WARN, "/app/b", 0, 0);
+	req.asked = true; /* taoctl act: the operator's to ask */
+	cr_assert_eq(actor_submit(fx.actor, &req, &rec), RESULT_DONE, "%s", rec.detail);
+	fx_file("/sys/fs/cgroup/app/b/cgroup.procs", "4243\n"); /* moved in, memory left behind */
+	cr_assert_eq(fx_submit(ACTION_WARN, "/app/b", 0, 0, &rec), RESULT_DONE, "%s", rec.detail);
+}
+
 Test(act_gate, stock_shatter_splits_the_ranges_holding_thps)
 {
 	struct action_record rec;
