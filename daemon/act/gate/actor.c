@@ -448,6 +448,10 @@ static void costed(struct actor *a, act_op_fn op, const struct action_request *r
 	a->ctx.cost = cost;
 	op(&a->ctx, req, budget, o);
 	a->ctx.cost = NULL;
+	/* The dry-run backend did nothing: no cost, and no follow-up that
+	 * would credit the kernel's own work in the next minutes to it. */
+	if (o->result == RESULT_DRY_RUN)
+		return;
 	action_cost_end(&run, &a->k, cost);
 }
 

@@ -131,6 +131,8 @@ static void dry_run_writes_nothing(const struct act_backend_ops *be)
 		}
 		cr_assert_eq(r, RESULT_DRY_RUN, "%s: %s", action_kind_name(kinds[i]), rec.detail);
 		cr_assert(strstr(rec.detail, "would"), "%s", rec.detail);
+		/* Nothing done: nothing costed, so no benefit follow-up either. */
+		cr_assert_not(rec.cost.measured, "%s", action_kind_name(kinds[i]));
 	}
 	after = fx_snapshot();
 	cr_assert_str_eq(fx.writes, "");
