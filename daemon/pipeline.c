@@ -40,7 +40,39 @@
 struct tick_ctx {
 	struct taod *d;
 	uint64_t now;
+	/* Removed cgroups whose late events made new BPF rows this tick. */
+	uint64_t *late;
+	size_t nlate, late_cap;
 };
+
+static void note_late(struct tick_ctx *t, uint64_t id)
+{
+	if (t->nlate == t->late_cap) {
+		size_t cap = t->late_cap * 2 + 16;
+		uint64_t *v = realloc(t->late, cap * sizeof(*v));
+
+		if (!v)
+			return; /* taken out at a later tick, or when its tombstone goes */
+		t->late = v;
+		t->late_cap = cap;
+	}
+	t->late[t->nlate++] = id;
+}
+
+/* Rows late events made for removed cgroups go back to the map too (after
+ * the walk of it, which a delete would restart), what they held folded. */
+static void reclaim_late_rows(struct tick_ctx *t)
+{
+	for (size_t i = 0; i < t->nlate; i++) {
+		struct cg_taken rows;
+
+		if (!thp_observe_take_cgroup(t->d->obs, t->late[i], &rows))
+			cgroup_fold_reclaimed(&t->d->cgroups, t->late[i],
+					      rows.has_counters ? &rows.counters : NULL,
+					      rows.has_sizes ? &rows.sizes : NULL, t->now);
+	}
+	free(t->late);
+}
 
 static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counters *c)
 {
@@ -48,6 +80,8 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 	struct cgroup_entry *e = cgroup_table_set_counters(&t->d->cgroups, id, c, t->now);
 	struct taod_cg_ancestry a;
 
+	if (!e && cgroup_fold_follows(&t->d->cgroups, id))
+		note_late(t, id);
 	/* Once per id no walk found: a cgroup made and removed between two
 	 * ticks folds into the ancestor BPF saw, not into nothing. */
 	if (e && cgroup_entry_wants_ancestry(e))
@@ -306,6 +340,7 @@ int pipeline_tick(struct taod *d)
 	 * is found by it unless it was removed. */
 	r = log_errno(LOG_WARNING, thp_observe_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
+	reclaim_late_rows(&t);
 	log_errno(LOG_WARNING, thp_observe_drain_overflow(d->obs, on_bpf_spilled, &t),
 		  "draining BPF overflow counters");
 	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),

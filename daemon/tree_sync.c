@@ -32,6 +32,9 @@ struct sync_ctx {
 	uint64_t *at_depth;
 	size_t depth_cap;
 	size_t removed; /* entries marked removed this tick */
+	/* Ids the sweep dropped, whose BPF rows are taken out after it. */
+	uint64_t *gone;
+	size_t ngone, gone_cap;
 };
 
 static size_t path_depth(const char *rel)
@@ -83,17 +86,48 @@ static int walk_below(struct sync_ctx *s, const char *rel, uint64_t parent_id)
 
 static void on_cgroup_gone(void *user, const struct cgroup_entry *e)
 {
-	struct taod *d = user;
+	struct sync_ctx *s = user;
 
 	log_debug("cgroup %s (id %llu) is gone", e->path ? e->path : "?",
 		  (unsigned long long)e->id);
-	cgroup_watch_drop(&d->watch, e->watch);
+	cgroup_watch_drop(&s->d->watch, e->watch);
+	if (s->ngone == s->gone_cap) {
+		size_t cap = s->gone_cap * 2 + 16;
+		uint64_t *v = realloc(s->gone, cap * sizeof(*v));
+
+		if (!v)
+			return; /* its rows go when its tombstone does */
+		s->gone = v;
+		s->gone_cap = cap;
+	}
+	s->gone[s->ngone++] = e->id;
 }
 
 /* Its late events no longer fold into an ancestor: BPF may drop its row. */
 static void on_cgroup_forgotten(void *user, uint64_t id)
 {
-	thp_observe_forget_cgroup(((struct taod *)user)->obs, id);
+	thp_observe_forget_cgroup(((struct sync_ctx *)user)->d->obs, id);
+}
+
+/*
+ * The BPF rows of the cgroups just dropped go back to the maps at once, not
+ * when their tombstones do (minutes later): a tenant making and removing
+ * cgroups faster would otherwise fill cg_counters, and every cgroup made
+ * after would be counted only through the overflow LRU. Their tombstones
+ * (made by the sweep) fold what the rows held since the tick's reading.
+ */
+static void reclaim_rows(struct sync_ctx *s)
+{
+	for (size_t i = 0; i < s->ngone; i++) {
+		struct cg_taken rows;
+
+		if (thp_observe_take_cgroup(s->d->obs, s->gone[i], &rows))
+			continue;
+		cgroup_fold_reclaimed(&s->d->cgroups, s->gone[i],
+				      rows.has_counters ? &rows.counters : NULL,
+				      rows.has_sizes ? &rows.sizes : NULL, s->now);
+	}
+	s->ngone = 0;
 }
 
 static void dropped(struct taod *d, size_t n)
@@ -121,7 +155,8 @@ static int walk_whole(struct sync_ctx *s)
 	r = cgroup_tree_walk(&d->tree, on_cgroup_dir, s);
 	if (r)
 		log_warn("walking %s: %s", d->tree.mount, strerror(-r));
-	dropped(d, cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, d, s->now));
+	dropped(d, cgroup_table_sweep(&d->cgroups, on_cgroup_gone, on_cgroup_forgotten, s, s->now));
+	reclaim_rows(s);
 	return r;
 }
 
@@ -311,10 +346,12 @@ int tree_sync(struct taod *d, uint64_t now_ms)
 		r = walk_whole(&s);
 	} else if (s.removed) {
 		dropped(d, cgroup_table_sweep_removed(&d->cgroups, on_cgroup_gone,
-						      on_cgroup_forgotten, d, now_ms));
+						      on_cgroup_forgotten, &s, now_ms));
+		reclaim_rows(&s);
 	} else {
-		cgroup_fold_expire(&d->cgroups, on_cgroup_forgotten, d, now_ms);
+		cgroup_fold_expire(&d->cgroups, on_cgroup_forgotten, &s, now_ms);
 	}
 	free(s.at_depth);
+	free(s.gone);
 	return r;
 }
