@@ -40,7 +40,33 @@
 struct tick_ctx {
 	struct taod *d;
 	uint64_t now;
+	/* Removed cgroups whose late events made new BPF rows this tick. */
+	uint64_t *late;
+	size_t nlate, late_cap;
 };
+
+static void note_late(struct tick_ctx *t, uint64_t id)
+{
+	if (t->nlate == t->late_cap) {
+		size_t cap = t->late_cap * 2 + 16;
+		uint64_t *v = realloc(t->late, cap * sizeof(*v));
+
+		if (!v)
+			return; /* taken out at a later tick, or when its tombstone goes */
+		t->late = v;
+		t->late_cap = cap;
+	}
+	t->late[t->nlate++] = id;
+}
+
+/* Rows late events made for removed cgroups go back to the map too (after
+ * the walk of it, which a delete would restart), what they held folded. */
+static void reclaim_late_rows(struct tick_ctx *t)
+{
+	for (size_t i = 0; i < t->nlate; i++)
+		tree_sync_reclaim(t->d, t->late[i], t->now);
+	free(t->late);
+}
 
 static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counters *c)
 {
@@ -48,6 +74,8 @@ static void on_bpf_counters(void *user, uint64_t id, const struct taod_cg_counte
 	struct cgroup_entry *e = cgroup_table_set_counters(&t->d->cgroups, id, c, t->now);
 	struct taod_cg_ancestry a;
 
+	if (!e && cgroup_fold_follows(&t->d->cgroups, id))
+		note_late(t, id);
 	/* Once per id no walk found: a cgroup made and removed between two
 	 * ticks folds into the ancestor BPF saw, not into nothing. */
 	if (e && cgroup_entry_wants_ancestry(e))
@@ -207,10 +235,22 @@ static void read_memstat_of(struct taod *d, struct cgroup_entry *e)
 	e->memstat_read = true;
 }
 
+/* Whether @e is due in @pass: 0, its counters moved since its last read;
+ * 1, new with THP events. A new cgroup without any waits for the slice
+ * (1,000 made at once cost 2 ms a tick for ten ticks, read at once). */
+static bool due_in_pass(const struct cgroup_entry *e, int pass)
+{
+	static const struct taod_cg_counters none;
+
+	if (!e->memstat_due || e->memstat_read == pass)
+		return false;
+	return !pass || memcmp(&e->counters, &none, sizeof(none));
+}
+
 /*
  * memory.stat of the cgroups that are due, at most MEMSTAT_TICK_MAX a
- * tick and for MEMSTAT_TICK_US: first those whose counters moved, then new ones (10,000 made at
- * once are read over many ticks, not in one), then a slice of the others.
+ * tick and for MEMSTAT_TICK_US: first those whose counters moved, then new
+ * ones with events, then a slice of the others (new ones among them).
  * Each pass starts at the round-robin cursor, so none waits for ever.
  */
 static void read_memstats(struct taod *d)
@@ -226,7 +266,7 @@ static void read_memstats(struct taod *d)
 		for (size_t i = 0; i < c->n && budget; i++) {
 			struct cgroup_entry *e = c->v[(d->memstat_cursor + i) % c->n];
 
-			if (e->memstat_due && e->memstat_read == !pass) {
+			if (due_in_pass(e, pass)) {
 				read_memstat_of(d, e);
 				budget = monotonic_us() < until ? budget - 1 : 0;
 			}
@@ -314,6 +354,7 @@ int pipeline_tick(struct taod *d)
 	 * is found by it unless it was removed. */
 	r = log_errno(LOG_WARNING, thp_observe_read_cgroups(d->obs, on_bpf_counters, &t),
 		      "reading BPF cgroup counters");
+	reclaim_late_rows(&t);
 	log_errno(LOG_WARNING, thp_observe_drain_overflow(d->obs, on_bpf_spilled, &t),
 		  "draining BPF overflow counters");
 	log_errno(LOG_WARNING, thp_observe_read_sizes(d->obs, on_bpf_sizes, &t),

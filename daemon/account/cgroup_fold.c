@@ -211,6 +211,27 @@ bool cgroup_fold_spilled(struct cgroup_table *t, uint64_t id, const struct taod_
 	return true;
 }
 
+bool cgroup_fold_reclaimed(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+			   const struct taod_cg_sizes *s, uint64_t now_ms)
+{
+	struct cg_tomb *tb = tomb_find(t, id);
+
+	if (!tb)
+		return false;
+	/* What came since the tick's reading, folded as any late event is,
+	 * and BPF's next row for the id starts from zero: so does what it is
+	 * measured against, or its first events would be taken as seen. */
+	if (c) {
+		cgroup_fold_late(t, id, c, now_ms);
+		memset(&tb->seen, 0, sizeof(tb->seen));
+	}
+	if (s) {
+		cgroup_fold_late_sizes(t, id, s, now_ms);
+		memset(&tb->seen_sizes, 0, sizeof(tb->seen_sizes));
+	}
+	return true;
+}
+
 struct expire_ctx {
 	bool cut;	       /* any tombstone old enough to go */
 	uint64_t keep_from_ms; /* then those changed since stay */
@@ -278,6 +299,11 @@ void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *c
 			adopt_partial(t, tb->into, NULL, tb->seen_sizes.nr_partial);
 	}
 	id_vec_filter(&t->tombs, tomb_keep, tomb_drop, &ec);
+}
+
+bool cgroup_fold_follows(const struct cgroup_table *t, uint64_t id)
+{
+	return tomb_find(t, id) != NULL;
 }
 
 size_t cgroup_fold_tombstones(const struct cgroup_table *t)

@@ -7,7 +7,9 @@
  * cgroup_entry.folded. A tenant that hops between child cgroups, removing
  * each, leaves all its evidence in the parent. A removed id is followed as
  * a tombstone until it has been quiet for FOLD_TOMB_IDLE_MS, at most
- * FOLD_TOMB_MAX of them (the quietest go first).
+ * FOLD_TOMB_MAX of them (the quietest go first). Its BPF rows are taken
+ * out of the maps as it goes, and again whenever late events made new
+ * ones (cgroup_fold_reclaimed), so removed cgroups never fill them.
  */
 #ifndef TAOD_CGROUP_FOLD_H
 #define TAOD_CGROUP_FOLD_H
@@ -40,11 +42,21 @@ bool cgroup_fold_spilled(struct cgroup_table *t, uint64_t id, const struct taod_
  * live ancestor's folded_sizes), false when it is not one. */
 bool cgroup_fold_late_sizes(struct cgroup_table *t, uint64_t id, const struct taod_cg_sizes *s,
 			    uint64_t now_ms);
+/* BPF's rows of removed cgroup @id as they were when taken out of the
+ * maps (NULL: none was taken): what moved since the last reading folds,
+ * and the baseline of each row taken goes to zero, as BPF's next row for
+ * @id counts from zero. A row left in its map (live gauges) is a late
+ * reading (cgroup_fold_late_sizes), its baseline kept.
+ * False when @id is not a removed cgroup followed. */
+bool cgroup_fold_reclaimed(struct cgroup_table *t, uint64_t id, const struct taod_cg_counters *c,
+			   const struct taod_cg_sizes *s, uint64_t now_ms);
 /* Stops following quiet tombstones; @forget (may be NULL) is told each id. */
 void cgroup_fold_expire(struct cgroup_table *t, cgroup_forget_fn forget, void *ctx,
 			uint64_t now_ms);
 /* The live entry @id folds into: itself, or through tombstones; NULL if none. */
 struct cgroup_entry *cgroup_fold_target(const struct cgroup_table *t, uint64_t id);
+/* Whether @id is a removed cgroup whose late events are followed. */
+bool cgroup_fold_follows(const struct cgroup_table *t, uint64_t id);
 size_t cgroup_fold_tombstones(const struct cgroup_table *t);
 void cgroup_fold_free(struct cgroup_table *t);
 

@@ -63,12 +63,14 @@ static struct json_object *events_json(const struct taod *d)
 	return o;
 }
 
-/* The BPF per-cgroup maps: their size, and the events that found them full. */
+/* The BPF per-cgroup maps: their size, cg_counters' rows in use, and the
+ * events that found them full. */
 static struct json_object *cgroup_maps_json(const struct taod *d)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_add_u64(o, "entries", d->cfg->cgroup_map_entries);
+	json_add_u64(o, "counters_rows", thp_observe_cgroup_rows(d->obs));
 	json_add_u64(o, "counters_full", d->bpf_stats[TAOD_STAT_CG_COUNTERS_FULL]);
 	json_add_u64(o, "sizes_full", d->bpf_stats[TAOD_STAT_CG_SIZES_FULL]);
 	return o;
@@ -207,6 +209,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_str(o, "cgroup_root", d->tree.mount);
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
 	json_add_u64(o, "tree_walks", d->tree_walks);
+	json_add_u64(o, "tree_backlog", d->tree_backlog.n);
 	json_add(o, "events", events_json(d));
 	json_add(o, "cgroup_maps", cgroup_maps_json(d));
 	json_add(o, "programs", programs_json(d));

@@ -26,6 +26,7 @@ struct thp_observe {
 	struct huge_zero_probe zero; /* held in THP paths mode before 6.2 */
 	char sizes[160];	     /* what the per-size (mTHP) counters see here */
 	bool partial_gauge;	     /* nr_partial is counted */
+	size_t cg_rows;		     /* rows in cg_counters at the last reading */
 };
 
 /* Kernel function names for each exact-split program, newest first. */
@@ -493,15 +494,39 @@ int thp_observe_read_cgroups(struct thp_observe *o, cg_counters_fn fn, void *ctx
 	__u64 key, next, *prev = NULL;
 	struct taod_cg_counters sum;
 
+	size_t rows = 0;
+
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, o->percpu_buf))
 			continue; /* deleted meanwhile */
+		rows++;
 		cg_counters_sum(o->percpu_buf, o->ncpus, &sum);
 		fn(ctx, key, &sum);
 	}
+	o->cg_rows = rows;
 	return errno == ENOENT ? 0 : -errno;
+}
+
+size_t thp_observe_cgroup_rows(const struct thp_observe *o)
+{
+	return o->cg_rows;
+}
+
+/*
+ * Takes @key's value out of map @fd into @buf: 0, or -ENOENT when it has
+ * none. Atomic where the kernel has it (5.14+); else a count made between
+ * the two calls is lost, which only a full map or a removed cgroup risks.
+ */
+static int take_elem(int fd, const void *key, void *buf)
+{
+	if (!bpf_map_lookup_and_delete_elem(fd, key, buf))
+		return 0;
+	if (errno == ENOENT || bpf_map_lookup_elem(fd, key, buf))
+		return -ENOENT;
+	bpf_map_delete_elem(fd, key);
+	return 0;
 }
 
 int thp_observe_drain_overflow(struct thp_observe *o, cg_counters_fn fn, void *ctx)
@@ -517,13 +542,8 @@ int thp_observe_drain_overflow(struct thp_observe *o, cg_counters_fn fn, void *c
 		n++;
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* Atomic where the kernel has it (5.14+); else a count made
-		 * between the two calls is lost, which only a full map risks. */
-		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], o->percpu_buf)) {
-			if (bpf_map_lookup_elem(fd, &keys[i], o->percpu_buf))
-				continue;
-			bpf_map_delete_elem(fd, &keys[i]);
-		}
+		if (take_elem(fd, &keys[i], o->percpu_buf))
+			continue;
 		cg_counters_sum(o->percpu_buf, o->ncpus, &sum);
 		fn(ctx, keys[i], &sum);
 	}
@@ -539,6 +559,32 @@ int thp_observe_forget_cgroup(struct thp_observe *o, uint64_t cgroup_id)
 	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_parent), &key) && errno != ENOENT)
 		return -errno;
 	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_sizes), &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static bool sizes_gauges_live(const struct taod_cg_sizes *s)
+{
+	for (int i = 0; i < TAOD_MAX_ORDER; i++)
+		if (s->nr_partial[i] || s->nr_anon[i])
+			return true;
+	return false;
+}
+
+int thp_observe_take_cgroup(struct thp_observe *o, uint64_t cgroup_id, struct cg_taken *out)
+{
+	__u64 key = cgroup_id;
+
+	memset(out, 0, sizeof(*out));
+	out->has_counters = !take_elem(bpf_map__fd(o->skel->maps.cg_counters), &key, o->percpu_buf);
+	if (out->has_counters)
+		cg_counters_sum(o->percpu_buf, o->ncpus, &out->counters);
+	out->has_sizes =
+	    !bpf_map_lookup_elem(bpf_map__fd(o->skel->maps.cg_sizes), &key, &out->sizes);
+	out->sizes_kept = out->has_sizes && sizes_gauges_live(&out->sizes);
+	if (out->has_sizes && !out->sizes_kept)
+		out->has_sizes = !take_elem(bpf_map__fd(o->skel->maps.cg_sizes), &key, &out->sizes);
+	if (bpf_map_delete_elem(bpf_map__fd(o->skel->maps.cg_parent), &key) && errno != ENOENT)
 		return -errno;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #define TAOD_OBSERVE_THP_OBSERVE_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,8 +37,29 @@ int thp_observe_read_cgroups(struct thp_observe *o, cg_counters_fn fn, void *ctx
 /* Calls @fn with each cgroup's counts in cg_overflow (what did not fit
  * cg_counters) since the last drain, and drops them from the map. */
 int thp_observe_drain_overflow(struct thp_observe *o, cg_counters_fn fn, void *ctx);
+/* Rows in cg_counters at the last thp_observe_read_cgroups. */
+size_t thp_observe_cgroup_rows(const struct thp_observe *o);
 /* Drops the cgroup's counters and ancestry. */
 int thp_observe_forget_cgroup(struct thp_observe *o, uint64_t cgroup_id);
+
+/* A cgroup's rows as they were when taken out of the maps; has_*: it had one. */
+struct cg_taken {
+	bool has_counters, has_sizes;
+	bool sizes_kept;		  /* the cg_sizes row was read but stays: its gauges live */
+	struct taod_cg_counters counters; /* summed over CPUs */
+	struct taod_cg_sizes sizes;
+};
+/*
+ * Takes a removed cgroup's rows out of cg_counters and cg_sizes (each read
+ * and deleted in one call) and drops its ancestry, so the entries go back
+ * to the maps for cgroups made later; events charged to the id after this
+ * make it a new row that counts from zero. A cg_sizes row whose gauges are
+ * not zero (folios its dying memcg still holds, or holds partly mapped) is
+ * read and left: BPF only takes a gauge down in a row that exists, and the
+ * parent's count of what the child strands follows that row until the
+ * folios go. 0, or a negative errno.
+ */
+int thp_observe_take_cgroup(struct thp_observe *o, uint64_t cgroup_id, struct cg_taken *out);
 /* The ancestors BPF noted at the cgroup's first charge; -ENOENT if none. */
 int thp_observe_cgroup_ancestry(struct thp_observe *o, uint64_t cgroup_id,
 				struct taod_cg_ancestry *out);

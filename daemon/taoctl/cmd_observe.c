@@ -132,14 +132,16 @@ static void print_sinks(struct json_object *sinks)
 	}
 }
 
-/* "cgroup maps: 16384 entries, full: 0 counted events, 0 per-size events" */
+/* "cgroup maps: 16384 entries, 12 in use; never full" */
 static void print_cgroup_maps(struct json_object *m)
 {
 	uint64_t counters = jget_u64(m, "counters_full"), sizes = jget_u64(m, "sizes_full");
 
 	if (!m)
 		return;
-	printf("cgroup maps: %llu entries; ", (unsigned long long)jget_u64(m, "entries"));
+	printf("cgroup maps: %llu entries, %llu in use; ",
+	       (unsigned long long)jget_u64(m, "entries"),
+	       (unsigned long long)jget_u64(m, "counters_rows"));
 	if (!counters && !sizes) {
 		printf("never full\n");
 		return;

@@ -39,6 +39,12 @@ const char *thp_observe_sizes_mode(const struct thp_observe *o)
 	return "tracepoint: none (fuzzing)";
 }
 
+size_t thp_observe_cgroup_rows(const struct thp_observe *o)
+{
+	(void)o;
+	return 3;
+}
+
 int thp_observe_costs(struct thp_observe *o, struct bpf_prog_cost *out, size_t max)
 {
 	(void)o;

@@ -3,7 +3,9 @@ cg_counters sized small through the config and filled by many cgroups
 that each fault one THP, a later abuser is still counted and judged (its
 events go to the overflow LRU, which taod drains every tick), and the
 drops are told in status and metrics."""
-from conftest import finish, judged, wait_for
+import signal
+
+from conftest import cgroup_row, finish, judged, rmdir_retry, vmstat, wait_for
 
 ENTRIES = 64
 FILLERS = ENTRIES + 6
@@ -41,3 +43,61 @@ def test_abuser_judged_when_counter_map_is_full(daemon_factory, cgroups):
     assert full and int(full[0].split()[1]) > 0, full
     rc, out, err = d.ctl_rc("status")
     assert "FULL" in out and "cgroup_map_entries" in out, out
+
+
+BATCH = 16  # fillers alive at once: a tenant's churn, each batch removed before the next
+ROUNDS = 3 * ENTRIES // BATCH  # three times the map's size in all
+
+
+def test_removed_cgroups_rows_are_reclaimed_so_a_later_abuser_is_counted_exactly(
+        daemon_factory, cgroups):
+    """The attack of issue 27 item 6 with cgroups that go: many short-lived
+    cgroups, each faulting one THP and removed, three times the map's size
+    in all. Their rows are taken out of cg_counters the tick they go (what
+    they held folded into the live parent), so the map never fills, its
+    rows go back down, and an abuser made afterwards is counted in it
+    exactly and judged. Kept until their tombstones went (minutes), the
+    rows would fill it by the fifth batch."""
+    base = cgroups.rel(cgroups.base)
+    d = daemon_factory(f"[kernel]\ncgroup_map_entries = {ENTRIES}\n"
+                       f"[policy tests]\nmatch = {base}/taodtest-*\nwindow = 2s\n"
+                       f"min_allocs = 8\nmax_split_ratio = 0.25\nescalate_after = 2\n")
+    d.wait_ticks(2)
+    rows_before = d.ctl("status")["cgroup_maps"]["counters_rows"]
+    for r in range(ROUNDS):
+        batch = [cgroups.make(f"fill{r}-{i}") for i in range(BATCH)]
+        for c in batch:
+            assert finish(cgroups.workload(c, "fault", 1))["faulted"] == 1
+        for c in batch:
+            assert rmdir_retry(c)
+            cgroups.made.remove(c)
+        d.wait_ticks(2)
+    assert d.ctl("status")["cgroup_maps"]["counters_full"] == 0, "removed cgroups filled it"
+    # Back down (other tests on the host may hold a few rows meanwhile).
+    wait_for(lambda: d.ctl("status")["cgroup_maps"]["counters_rows"] <= rows_before + BATCH,
+             what=f"cg_counters back to about its {rows_before} rows")
+
+    a = cgroups.make("abuse")
+    rel = cgroups.rel(a)
+    vm_before = vmstat()
+    p = cgroups.workload(a, "abuse", 4, "wait-signal")
+    wait_for(lambda: (r := judged(d, rel)) and r["class"] == "abuser",
+             timeout=30, what="the abuser judged after the churn")
+    p.send_signal(signal.SIGUSR1)
+    out = finish(p)
+    vm_after = vmstat()
+    d.wait_ticks(2)
+    row = cgroup_row(d, rel)
+    # Each step of "abuse" faults one THP and splits it.
+    n = out["abuse_splits"]
+    assert n >= 8, out
+    assert row["thp_alloc"] == n and row["pmd_split"] == n, (row, out)
+    assert row["pmd_split_pages"] == n * 512, row
+    # The kernel counted at least as many (equal on a host with no other THP traffic).
+    assert vm_after["thp_fault_alloc"] - vm_before["thp_fault_alloc"] >= row["thp_alloc"]
+    assert vm_after["thp_split_pmd"] - vm_before["thp_split_pmd"] >= row["pmd_split"]
+    # Counted in cg_counters itself: the overflow LRU was never needed.
+    assert d.ctl("status")["cgroup_maps"]["counters_full"] == 0
+    # The fillers' THPs are the parent's evidence, none lost.
+    parent = cgroup_row(d, cgroups.rel(cgroups.base))
+    assert parent and parent["folded"]["thp_alloc"] >= ROUNDS * BATCH, parent

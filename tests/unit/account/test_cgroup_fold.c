@@ -324,3 +324,55 @@ Test(cgroup_fold, partly_mapped_thps_of_a_removed_child_stay_its_parents_while_t
 	cr_assert_eq(cgroup_fold_tombstones(&t), 0);
 	cr_assert_eq(evidence(10).partly_mapped_thps, 1);
 }
+
+/* BPF's row of a removed cgroup taken out of the map as it goes: what came
+ * after the tick's reading folds, and the row BPF makes anew for a late
+ * event counts from zero, so nothing is lost or counted twice. */
+Test(cgroup_fold, a_reclaimed_row_folds_the_rest_and_counts_anew_from_zero)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+	struct taod_cg_counters read = counts(8, 6), taken = counts(9, 7), late = counts(2, 1);
+
+	walk(all, paths, 3, 1000);
+	cgroup_table_set_counters(&t, 11, &read, 1000);
+	walk(all, paths, 2, 2000); /* hop1 removed: folded as read */
+	cr_assert(cgroup_fold_follows(&t, 11));
+	cr_assert(cgroup_fold_reclaimed(&t, 11, &taken, NULL, 2000)); /* one more of each */
+	cr_assert_eq(evidence(10).thp_alloc, 9);
+	cr_assert_eq(evidence(10).pmd_split, 7);
+	/* A late split makes a new row, from zero: all of it is new. */
+	cgroup_table_set_counters(&t, 11, &late, 3000);
+	cr_assert_eq(evidence(10).thp_alloc, 11);
+	cr_assert_eq(evidence(10).pmd_split, 8);
+	cr_assert_eq(evidence(10).split_pages, 8 * 512);
+	cr_assert_null(cgroup_table_find(&t, 11));
+	cr_assert_not(cgroup_fold_reclaimed(&t, 10, &late, NULL, 3000), "a live cgroup");
+	cr_assert_not(cgroup_fold_follows(&t, 10));
+}
+
+/* A removed child's cg_sizes row that still holds folios partly mapped is
+ * read and left in its map (BPF takes a gauge down only in a row that
+ * exists): its baseline stays, so the same reading adds nothing and a drop
+ * of the gauge is the parent's too. */
+Test(cgroup_fold, a_sizes_row_kept_for_its_gauges_keeps_its_baseline)
+{
+	const uint64_t all[][2] = {{1, 0}, {10, 1}, {11, 10}};
+	const char *const paths[] = {"/", "/p", "/p/hop1"};
+	struct taod_cg_counters taken = counts(3, 2);
+	struct taod_cg_sizes child = {0};
+	int pmd = size_pmd_order();
+
+	walk(all, paths, 3, 1000);
+	child.nr_partial[pmd] = 5;
+	cgroup_table_find(&t, 11)->sizes = child;
+	walk(all, paths, 2, 2000);
+	cr_assert_eq(evidence(10).partly_mapped_thps, 5);
+	/* The counters row taken, the sizes row kept and read again. */
+	cr_assert(cgroup_fold_reclaimed(&t, 11, &taken, NULL, 2500));
+	cr_assert(cgroup_fold_late_sizes(&t, 11, &child, 2500));
+	cr_assert_eq(evidence(10).partly_mapped_thps, 5);
+	child.nr_partial[pmd] = 2;
+	cgroup_fold_late_sizes(&t, 11, &child, 3000);
+	cr_assert_eq(evidence(10).partly_mapped_thps, 2);
+}
