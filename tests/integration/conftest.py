@@ -517,4 +517,7 @@ def collapse_all(pid):
                 libc.syscall(440, fd, ctypes.byref(io), 1, 25, 0)  # MADV_COLLAPSE
     finally:
         os.close(fd)
-    return anon_huge_kib(pid) // 2048
+    try:
+        return anon_huge_kib(pid) // 2048
+    except (ProcessLookupError, FileNotFoundError):
+        return 0  # it exited meanwhile: none it holds

@@ -46,14 +46,14 @@ def test_abuser_judged_when_counter_map_is_full(daemon_factory, cgroups):
 
 
 BATCH = 16  # fillers alive at once: a tenant's churn, each batch removed before the next
-ROUNDS = 3 * ENTRIES // BATCH  # three times the map's size in all
+ROUNDS = 2 * ENTRIES // BATCH  # twice the map's size in all: kept, the rows fill it
 
 
 def test_removed_cgroups_rows_are_reclaimed_so_a_later_abuser_is_counted_exactly(
         daemon_factory, cgroups):
     """The attack of issue 27 item 6 with cgroups that go: many short-lived
-    cgroups, each faulting one THP and removed, three times the map's size
-    in all. Their rows are taken out of cg_counters the tick they go (what
+    cgroups, each faulting one THP and removed, twice the map's size in
+    all. Their rows are taken out of cg_counters the tick they go (what
     they held folded into the live parent), so the map never fills, its
     rows go back down, and an abuser made afterwards is counted in it
     exactly and judged. Kept until their tombstones went (minutes), the
