@@ -496,11 +496,12 @@ def fixture_daemon(daemon_factory, tmp_path, root, enforce, conf="", **kw):
         + conf, **kw)
 
 
-def collapse_all(pid):
+def collapse_all(pid, max_bytes=None):
     """MADV_COLLAPSE of every anonymous read-write mapping of @pid of 2 MiB
-    or more, through process_madvise: what khugepaged does for a server
-    under THP "always", here where the mode is madvise (a per-thread glibc
-    heap is never advised). THPs it holds after."""
+    or more (of its first @max_bytes each, if given), through
+    process_madvise: what khugepaged does for a server under THP "always",
+    here where the mode is madvise (a per-thread glibc heap is never
+    advised). THPs it holds after (0 if it exited meanwhile)."""
     libc = ctypes.CDLL(None, use_errno=True)
 
     class IoVec(ctypes.Structure):
@@ -513,7 +514,7 @@ def collapse_all(pid):
             f = line.split()
             start, end = (int(x, 16) for x in f[0].split("-"))
             if f[1].startswith("rw") and len(f) < 6 and end - start >= 2 << 20:
-                io = IoVec(start, end - start)
+                io = IoVec(start, min(end - start, max_bytes or end - start))
                 libc.syscall(440, fd, ctypes.byref(io), 1, 25, 0)  # MADV_COLLAPSE
     finally:
         os.close(fd)
