@@ -201,7 +201,11 @@ TENANTS = {
             "MiB), every other key deleted and MEMORY PURGE: each value is a jemalloc extent "
             "of its own, so the deletes free 20 KiB runs spread over the whole heap, and the "
             "purge gives them back with MADV_DONTNEED inside nearly every THP, which stays "
-            "partly mapped by the surviving values: most of its THPs broken",
+            "partly mapped by the surviving values: most of its THPs broken. Where taod "
+            "cannot count what is left partly mapped (the TAO kernel's 6.6) its waste sits "
+            "at the line, measured twice there: misuser at 117 s (score 1.54), then good "
+            "(score 1.52): misuser there, reported, not asserted",
+        expect_blind="misuser",
         cmd=redis("redis-blobs", 5000, 4000, 20000), env={}),
     "numpy": dict(
         expect="good",
