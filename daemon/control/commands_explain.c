@@ -57,7 +57,7 @@ static struct json_object *task_json(struct taod *d, const struct task_row *r,
 		stack = split_stack_json(&st, maps, prefix, l);
 	/* The splitting call's frames name its allocator; the maps only what
 	 * is loaded (mimalloc preloaded beside glibc). */
-	alloc.rule = stack_allocator(stack, (pid_t)r->tgid, prefix, l);
+	alloc.rule = stack_allocator(stack, (pid_t)r->tgid, prefix, maps, l);
 	alloc.from = "stack";
 	if (!alloc.rule) {
 		/* With the budget spent, a library the maps name still tells. */

@@ -8,6 +8,7 @@
 #include "stack_allocator.h"
 
 #include <json-c/json.h>
+#include <string.h>
 
 #include "file_lookups.h"
 #include "taod/thp_observe.h"
@@ -44,43 +45,77 @@ static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr
 }
 
 /*
- * Whether the frame below libc's innermost frames is a program that
- * imports none of libc's munmap/madvise wrappers: it cannot have called
- * one, so libc's own code did (glibc's malloc). libc keeps no frame
- * pointers, so a stack sampled in madvise called by glibc's heap trim (a
- * per-thread arena's shrink_heap) shows the program's frame next (issue
- * 26 item 5: a glibc server's trims were told "the program itself").
- * Asked from the files alone, before any symbol is looked up: one small
- * file, where a loaded guest's budget ran out on libc's symbols. False
- * when unknown (a static program, the budget spent) or when no libc frame
- * comes first (the program's own system call).
+ * libc keeps no frame pointers and its wrappers no frame at all: a stack
+ * sampled in munmap/madvise shows below libc's frames not the caller but
+ * the nearest frame that kept one (the caller's caller; the program's,
+ * under an allocator library built without them). So that frame names
+ * the caller only where nothing else could have called (issue 26 item 5:
+ * a glibc server's per-thread trims were told "the program itself", and
+ * preloaded mimalloc's decommits "glibc malloc"). Asked of the files
+ * alone before any symbol: one small file, where a loaded guest's budget
+ * ran out on libc's symbols. @decided false: the frames' names tell.
  */
-static bool caller_imports_no_wrapper(const struct named_frames *nf, const char *root,
-				      struct file_lookups *l)
+static const struct allocator_rule *below_libc(const struct named_frames *nf, const char *root,
+					       const char *maps, struct file_lookups *l,
+					       bool *decided)
 {
 	size_t i = allocator_caller(nf->f, nf->n);
+	const struct allocator_rule *mapped = allocator_of_libs(maps);
+	int imports;
 
+	*decided = false;
 	if (i == 0 || i >= nf->n)
+		return NULL; /* the program's own system call, or no caller shown */
+	imports = file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers);
+	*decided = imports < 0 || imports == 0 || mapped;
+	if (imports < 0)
+		return NULL; /* unknown (a static program, the budget spent): the maps */
+	if (mapped)
+		return mapped; /* the loaded allocator could have called it */
+	return imports == 0 ? allocator_detect("", false) : NULL; /* only libc's malloc could */
+}
+
+/*
+ * Whether @stack's split came from a call that returns or remaps memory:
+ * a split in a page fault, at exit or by the kernel's own work (issue 26
+ * item 3) names no allocator, whatever the frames above it.
+ */
+static bool split_by_a_call(struct json_object *stack)
+{
+	static const char *const calls[] = {
+	    "munmap",	     "madvise_dontneed", "madvise_free", "madvise_pageout",
+	    "madvise_other", "mprotect",	 "mremap",	 "brk"};
+	struct json_object *cause;
+	const char *name;
+
+	if (!json_object_object_get_ex(stack, "cause", &cause) ||
+	    !(name = json_object_get_string(cause)))
 		return false;
-	return file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers) == 0;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(name, calls[i]))
+			return true;
+	return false;
 }
 
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
-					     struct file_lookups *l)
+					     const char *maps, struct file_lookups *l)
 {
 	struct json_object *frames;
 	struct named_frames nf = {.n = 0};
 	const struct allocator_rule *r;
+	bool decided;
 
-	if (!stack || !json_object_object_get_ex(stack, "frames", &frames))
+	if (!stack || !split_by_a_call(stack) ||
+	    !json_object_object_get_ex(stack, "frames", &frames))
 		return NULL;
 	for (size_t i = 0; i < json_object_array_length(frames) && nf.n < TAOD_STACK_FRAMES; i++)
 		file_of_frame(&nf, json_object_array_get_idx(frames, i));
 	/* An allocator's library among the files needs no symbol looked up. */
 	if ((r = allocator_of_frame_files(nf.f, nf.n)))
 		return r;
-	if (caller_imports_no_wrapper(&nf, root, l))
-		return allocator_detect("", false);
+	r = below_libc(&nf, root, maps, l, &decided);
+	if (decided)
+		return r;
 	for (size_t i = 0; i < nf.n; i++)
 		name_frame(&nf, i, json_object_array_get_idx(frames, i), root, l);
 	r = allocator_of_frames(nf.f, nf.n);

@@ -11,12 +11,18 @@ struct json_object;
 struct file_lookups;
 
 /*
- * allocator_of_frames() over split_stack_json()'s @stack of task @pid,
- * each frame's function looked up in its file under @root within @l's
- * budget; the program itself is the Go runtime's when the task's
- * executable is Go. NULL when the stack names no file (or @stack is NULL).
+ * The allocator that made split_stack_json()'s @stack of task @pid, its
+ * files looked up under @root within @l's budget, the task's mappings
+ * @maps (NULL: unknown) the second witness: a frame in an allocator's
+ * library names it; libc's wrappers called from below (a caller frame
+ * that frame-pointer unwinding cannot show) are the allocator library the
+ * maps name, else glibc's malloc where the caller shown cannot have called
+ * them, else allocator_of_frames() (the program itself: the Go runtime's
+ * when the executable is Go). NULL when the stack cannot tell (a split not
+ * made by a call that returns memory, no file, the caller's imports
+ * unknown: the budget spent): the maps decide.
  */
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
-					     struct file_lookups *l);
+					     const char *maps, struct file_lookups *l);
 
 #endif
