@@ -92,6 +92,19 @@ static bool file_of_build_id(const char *maps, const char *root, const unsigned 
 	return false;
 }
 
+/*
+ * Whether frame @f can be a user frame: its file offset or IP below 2^56
+ * (the top of user space with 5-level page tables). A kernel address in a
+ * user stack sample (seen: 0xffffa9af7004c000 as a file offset) is no
+ * frame of the task's code; shown, it read "reqchurn+0x7fffffffffffffff".
+ */
+static bool user_frame(const struct bpf_stack_build_id *f)
+{
+	uint64_t v = f->status == BPF_STACK_BUILD_ID_VALID ? f->offset : f->ip;
+
+	return v >> 56 == 0;
+}
+
 static struct json_object *frame_json(const struct bpf_stack_build_id *f, const char *maps,
 				      const char *root, struct file_lookups *l)
 {
@@ -125,7 +138,7 @@ struct json_object *split_stack_json(const struct taod_split_stack *s, const cha
 	json_add_u64(o, "samples", s->samples);
 	json_add_str(o, "cause", split_cause_name((int)s->cause));
 	for (unsigned i = 0; i < s->nframes && i < TAOD_STACK_FRAMES; i++)
-		if (s->frames[i].status != BPF_STACK_BUILD_ID_EMPTY)
+		if (s->frames[i].status != BPF_STACK_BUILD_ID_EMPTY && user_frame(&s->frames[i]))
 			json_object_array_add(frames, frame_json(&s->frames[i], maps, root, l));
 	json_add(o, "frames", frames);
 	return o;

@@ -186,13 +186,16 @@ static void print_abuser(struct json_object *a)
 	for (size_t i = 0; i < json_object_array_length(off); i++) {
 		struct json_object *t = json_object_array_get_idx(off, i);
 
-		printf("  offender: pid %llu %s, %llu splits of %llu THP faults, top cause %s\n",
+		/* Its own faults only: khugepaged's collapses are the tenant's,
+		 * counted in the evidence's given, never a task's. */
+		printf("  offender: pid %llu %s, %llu splits, top cause %s; %llu THP faults of "
+		       "its own (collapses: the tenant's given)\n",
 		       (unsigned long long)jget_u64(t, "pid"), jget_text(t, "comm"),
 		       (unsigned long long)jget_u64(t, "pmd_split"),
-		       (unsigned long long)jget_u64(t, "thp_fault_alloc"),
 		       json_object_get_type(jget(t, "top_cause")) == json_type_string
 			   ? jget_text(t, "top_cause")
-			   : "untold");
+			   : "untold",
+		       (unsigned long long)jget_u64(t, "thp_fault_alloc"));
 	}
 	if (next)
 		printf("  next: %s in %.1fs if %s\n", jget_text(next, "action"),

@@ -125,3 +125,24 @@ Test(split_stack, split_stack_json_never_opens_a_deleted_files_name)
 	unlink(fifo);
 	rmdir(dir);
 }
+
+
+/* Issue 26: a kernel address in a user stack sample is no frame; taoctl
+ * showed it as "reqchurn+0x7fffffffffffffff". */
+Test(split_stack, split_stack_json_drops_frames_at_kernel_addresses)
+{
+	static const char maps[] = "401000-405000 r-xp 00001000 08:01 7 /usr/bin/app\n";
+	struct taod_split_stack s = {.samples = 1, .cause = TAOD_CAUSE_MUNMAP, .nframes = 3};
+	struct json_object *o;
+
+	s.frames[0].status = BPF_STACK_BUILD_ID_VALID;
+	s.frames[0].offset = 0xffffa9af7004c000ULL;
+	s.frames[1].status = BPF_STACK_BUILD_ID_IP;
+	s.frames[1].ip = 0xffffffff81000000ULL;
+	s.frames[2].status = BPF_STACK_BUILD_ID_IP;
+	s.frames[2].ip = 0x402345;
+	o = stack_json(&s, maps);
+	cr_assert_str_eq(frames_text(o),
+			 "[{\"ip\":4203333,\"offset\":9029,\"file\":\"/usr/bin/app\"}]");
+	json_object_put(o);
+}
