@@ -126,7 +126,6 @@ Test(split_stack, split_stack_json_never_opens_a_deleted_files_name)
 	rmdir(dir);
 }
 
-
 /* Issue 26: a kernel address in a user stack sample is no frame; taoctl
  * showed it as "reqchurn+0x7fffffffffffffff". */
 Test(split_stack, split_stack_json_drops_frames_at_kernel_addresses)
