@@ -26,15 +26,18 @@ static const struct allocator_rule rules[] = {
     {"mimalloc", ALLOC_MATCH_LIB, "libmimalloc", "mi_* _mi_*", NULL,
      "MIMALLOC_ALLOW_DECOMMIT=0 (mimalloc 2.0 and older; 2.1+: MIMALLOC_PURGE_DELAY=-1) "
      "stops mimalloc decommitting (madvise) parts of its segments, which leaves THPs "
-     "partly mapped"},
+     "partly mapped",
+     true},
     {"jemalloc", ALLOC_MATCH_LIB, "libjemalloc.so", "je_*", NULL,
      "MALLOC_CONF=thp:never stops jemalloc (5.1+) from asking for THPs; to keep them, purge "
      "less often: a longer dirty_decay_ms and muzzy_decay_ms (-1: never purge), and "
-     "metadata_thp:auto for its metadata"},
+     "metadata_thp:auto for its metadata",
+     true},
     {"tcmalloc", ALLOC_MATCH_LIB, "libtcmalloc", "_ZN8tcmalloc* _Z22TCMalloc_SystemRelease*", NULL,
      "TCMALLOC_RELEASE_RATE=0 (gperftools) stops tcmalloc returning free spans to the kernel; "
      "with Google's tcmalloc, turn off background release "
-     "(MallocExtension::SetBackgroundReleaseRate(0))"},
+     "(MallocExtension::SetBackgroundReleaseRate(0))",
+     true},
     {"jvm", ALLOC_MATCH_LIB, "libjvm.so", NULL, NULL,
      "-XX:+UseTransparentHugePages with -XX:+AlwaysPreTouch, and -Xms equal to -Xmx so the "
      "heap is never uncommitted (G1: keep G1PeriodicGCInterval=0, its default)"},

@@ -29,6 +29,8 @@ struct allocator_rule {
 	const char *syms;
 	const char *syms_in;
 	const char *advice;
+	/* Loaded, it takes malloc's place (LD_PRELOAD): glibc's goes unused. */
+	bool replaces_malloc;
 };
 
 /* One frame of a split's user stack: its file (NULL: none found) and the

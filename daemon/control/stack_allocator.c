@@ -102,7 +102,7 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 {
 	struct json_object *frames;
 	struct named_frames nf = {.n = 0};
-	const struct allocator_rule *r;
+	const struct allocator_rule *r, *mapped;
 	bool decided;
 
 	if (!stack || !split_by_a_call(stack) ||
@@ -119,6 +119,11 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	for (size_t i = 0; i < nf.n; i++)
 		name_frame(&nf, i, json_object_array_get_idx(frames, i), root, l);
 	r = allocator_of_frames(nf.f, nf.n);
+	/* libc's frames tell glibc's malloc only where no loaded allocator
+	 * took its place (jemalloc preloaded: libc's own calls reach it too). */
+	if (r && r->match == ALLOC_MATCH_ALWAYS && (mapped = allocator_of_libs(maps)) &&
+	    mapped->replaces_malloc)
+		return mapped;
 	/* Go calls the kernel from its runtime, stripped or not. */
 	if (r && r->match == ALLOC_MATCH_FRAMES && task_exe_is_go(pid))
 		return allocator_detect("", true);

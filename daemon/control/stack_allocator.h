@@ -18,7 +18,8 @@ struct file_lookups;
  * that frame-pointer unwinding cannot show) are the allocator library the
  * maps name, else glibc's malloc where the caller shown cannot have called
  * them, else allocator_of_frames() (the program itself: the Go runtime's
- * when the executable is Go). NULL when the stack cannot tell (a split not
+ * when the executable is Go; glibc's malloc only where no loaded library
+ * replaces malloc). NULL when the stack cannot tell (a split not
  * made by a call that returns memory, no file, the caller's imports
  * unknown: the budget spent): the maps decide.
  */

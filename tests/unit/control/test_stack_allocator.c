@@ -132,3 +132,32 @@ Test(stack_allocator, an_allocators_frame_names_it_whatever_the_maps_say)
 	json_object_put(s);
 	cr_assert_null(stack_allocator(NULL, getpid(), "/", "", &l));
 }
+
+/* jemalloc preloaded, a sample of only libc's frames, unnamed (6.12 lab:
+ * "libc.so.6+0x101b07 < ?" was told glibc's malloc): glibc's malloc is
+ * unused where a library replaced it. */
+Test(stack_allocator, libc_frames_alone_are_the_allocator_that_replaced_malloc)
+{
+	struct json_object *s = json_object_new_object(), *frames = json_object_new_array();
+	struct json_object *libc = json_object_new_object();
+	struct file_lookups l;
+
+	json_object_object_add(libc, "file", json_object_new_string(libc_path));
+	json_object_object_add(libc, "offset", json_object_new_int64(0)); /* no symbol */
+	json_object_array_add(frames, libc);
+	json_object_object_add(s, "frames", frames);
+	json_object_object_add(s, "cause", json_object_new_string("madvise_dontneed"));
+	file_lookups_init(&l);
+	cr_assert_str_eq(stack_allocator(s, getpid(), "/", "", &l)->name, "glibc malloc");
+	cr_assert_str_eq(stack_allocator(s, getpid(), "/",
+					 MAPS_LINE("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"),
+					 &l)
+			     ->name,
+			 "jemalloc");
+	cr_assert_str_eq(stack_allocator(s, getpid(), "/",
+					 MAPS_LINE("/usr/lib/jvm/java-17/lib/server/libjvm.so"), &l)
+			     ->name,
+			 "glibc malloc", "the JVM's native code mallocs with glibc's");
+	file_lookups_free(&l);
+	json_object_put(s);
+}
