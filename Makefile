@@ -229,9 +229,9 @@ VM_PKGS := qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 # Real tenants for make vmtest-tenants, from Debian (the guests see the
 # host's root, so what is installed here runs there): jemalloc, tcmalloc
 # (gperftools), Go (to build the Go tenant), a JDK (javac for the JVM
-# tenant), Redis, numpy, mimalloc.
+# tenant), Redis, numpy, mimalloc, Node.js, Ruby, PHP, memcached.
 VM_TENANT_PKGS := libjemalloc2 libmimalloc2.0 libgoogle-perftools4 golang-go openjdk-17-jdk-headless \
-	redis-server redis-tools python3-numpy
+	redis-server redis-tools python3-numpy nodejs ruby php-cli memcached
 
 DEB_PKGS := make gcc clang llvm bpftool libbpf-dev libsystemd-dev libinih-dev \
 	libjson-c-dev libsqlite3-dev libcriterion-dev pkg-config git systemd \
