@@ -201,8 +201,12 @@ def test_mthp_mapped_bytes_equal_kernel_nr_anon(mthp_sizes_always, daemon_factor
     except AssertionError:
         pass
     assert held() == want, f"taod {held()}, kernel nr_anon x size {want}"
-    row = sizes_of(cgroup_row(d, rel))
-    anon = cgroup_row(d, rel)["anon_bytes"]
+    # One row for both: the share needs the cgroup's memory.stat, read by a
+    # tick of its own (a 7.3 guest asked between the two and got null).
+    wait_for(lambda: sizes_of(cgroup_row(d, rel))[64]["coverage_pct"] is not None,
+             what="the cgroup's memory.stat read")
+    full = cgroup_row(d, rel)
+    row, anon = sizes_of(full), full["anon_bytes"]
     cov = row[64]["coverage_pct"]
     assert cov == pytest.approx(min(100.0, 100.0 * want[64] / anon), abs=1.0), (cov, anon)
 
