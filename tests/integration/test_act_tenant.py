@@ -30,7 +30,9 @@ def test_a_tenants_shatter_and_collapse_reach_its_child_cgroups(daemon_factory, 
     child = cg / "child"
     child.mkdir()
     cgroups.made.append(child)
-    p = cgroups.workload(child, "fault", N, "hold", 60)
+    # THP off once faulted: khugepaged cannot collapse the split range
+    # back before the count (seen in a 6.12 guest: 10240 KiB whole again).
+    p = cgroups.workload(child, "fault", N, "thp-off", "hold", 60)
     wait_for(lambda: anon_huge_kib(p.pid) >= N * THP_KIB, what="THPs faulted")
     rec = d.act("shatter", "--cgroup", cgroups.rel(cg))
     assert rec["result"] == "done", rec
