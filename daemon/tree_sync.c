@@ -276,7 +276,8 @@ static bool walk_backlog(struct sync_ctx *s)
 		close(mp.fd);
 	if (!ok)
 		return false;
-	memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
+	if (done && done < q->n) /* none queued yet: no vector at all */
+		memmove(q->v, q->v + done, (q->n - done) * sizeof(*q->v));
 	q->n -= done;
 	if (q->n)
 		log_debug("%zu cgroup directories made are left for the next tick", q->n);
