@@ -36,10 +36,13 @@ struct taod {
 	struct cgroup_table cgroups;
 	struct cgroup_watch watch;	  /* walk the tree only when it changed */
 	struct cgroup_events tree_events; /* the last drain's (tree_sync.c) */
-	size_t verify_cursor;		  /* round robin over the directories checked */
-	uint64_t tree_walks;		  /* whole walks of the tree since start */
-	size_t dropped_untrimmed;	  /* entries freed since the heap was last trimmed */
-	uint64_t dropped_tick;		  /* the last tick that freed any */
+	/* Directories made that no tick has walked yet (a few thousand made
+	 * at once are walked over several ticks), oldest first. */
+	struct cgroup_events tree_backlog;
+	size_t verify_cursor;	  /* round robin over the directories checked */
+	uint64_t tree_walks;	  /* whole walks of the tree since start */
+	size_t dropped_untrimmed; /* entries freed since the heap was last trimmed */
+	uint64_t dropped_tick;	  /* the last tick that freed any */
 	/* A directory with more or fewer subdirectories than known, and how
 	 * many links it had: walked if the next tick finds the same. */
 	uint64_t suspect_id, suspect_nlink;

@@ -374,6 +374,7 @@ static void stop(struct taod *d)
 	cgroup_table_free(&d->cgroups);
 	cgroup_watch_close(&d->watch);
 	cgroup_events_free(&d->tree_events);
+	cgroup_events_free(&d->tree_backlog);
 	decide_free(&d->decide);
 	free(d->cfg);
 }

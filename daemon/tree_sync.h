@@ -7,6 +7,9 @@
  * inotify) or BPF names a cgroup no walk found. A slice of the known
  * directories is checked every tick (still there, the same inode, as many
  * subdirectories as known), so a lost event is found within a round.
+ * Directories made are walked a budget a tick (a count and a time), the
+ * rest kept in order for the next (struct taod.tree_backlog); meanwhile the
+ * checks that would take them for lost events wait.
  */
 #ifndef TAOD_TREE_SYNC_H
 #define TAOD_TREE_SYNC_H

@@ -4,6 +4,8 @@
  * own BPF counters and per-size counts, and added up when removed cgroups
  * fold into their ancestor or a tenant sums its subtree.
  */
+#include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cg_evidence.h"
@@ -48,8 +50,13 @@ void cg_evidence_add(struct cg_evidence *to, const struct cg_evidence *e)
  */
 static void sizes_evidence(const struct taod_cg_sizes *s, struct cg_evidence *out)
 {
+	static const struct taod_cg_sizes none;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t pmd = page * (page / 8); /* a page table of 8-byte entries */
+
+	/* Every tick for every cgroup, and most have no per-size event. */
+	if (!memcmp(s, &none, offsetof(struct taod_cg_sizes, nr_anon)))
+		return;
 
 	for (int order = 2; order < TAOD_MAX_ORDER && (page << order) < pmd; order++) {
 		out->mthp_alloc_bytes += size_made(s, order) * (page << order);

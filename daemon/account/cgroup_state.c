@@ -255,11 +255,28 @@ static void update_rates(struct cgroup_entry *e, size_t cap, uint64_t window_ms)
 	e->split_rate = rate_per_s(then->pmd_split, now->pmd_split, span);
 }
 
+/*
+ * Whether @e's rates stay zero with a sample of @allocs and @splits: they
+ * were zero, so every sample in the last window held the newest counts,
+ * and the new one holds them too. Most cgroups are idle: their ring is
+ * not walked back every tick.
+ */
+static bool stays_idle(const struct cgroup_entry *e, uint64_t allocs, uint64_t splits)
+{
+	const struct cg_sample *last;
+
+	if (!e->ring_len || e->alloc_rate != 0.0 || e->split_rate != 0.0)
+		return false;
+	last = ring_at(e, e->ring_cap, 0);
+	return last->thp_alloc == allocs && last->pmd_split == splits;
+}
+
 void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_window_ms)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		struct cgroup_entry *e = t->v[i];
 		struct cg_sample *s = &e->ring[e->ring_head];
+		bool idle = stays_idle(e, cg_thp_allocs(&e->counters), e->counters.pmd_split);
 
 		s->t_ms = now_ms;
 		s->thp_alloc = cg_thp_allocs(&e->counters);
@@ -269,7 +286,8 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 		e->ring_head = (e->ring_head + 1) % e->ring_cap;
 		if (e->ring_len < e->ring_cap)
 			e->ring_len++;
-		update_rates(e, e->ring_cap, rate_window_ms);
+		if (!idle)
+			update_rates(e, e->ring_cap, rate_window_ms);
 	}
 	t->sampled = true;
 	t->last_sample_ms = now_ms;

@@ -199,12 +199,12 @@ static int order_of_kb(unsigned kb)
 }
 
 /* "always [inherit] madvise never": the bracketed word is in force. */
-static bool size_enabled(const char *dir, bool top_on)
+static bool size_enabled(int basefd, const char *size_dir, bool top_on)
 {
-	char path[PATH_MAX], buf[128];
+	char path[NAME_MAX + 16], buf[128];
 
-	snprintf(path, sizeof(path), "%s/enabled", dir);
-	if (read_file(path, buf, sizeof(buf)) <= 0 || strstr(buf, "[never]"))
+	snprintf(path, sizeof(path), "%s/enabled", size_dir);
+	if (read_file_at(basefd, path, buf, sizeof(buf)) <= 0 || strstr(buf, "[never]"))
 		return false;
 	return !strstr(buf, "[inherit]") || top_on;
 }
@@ -218,8 +218,10 @@ static int read_mthp(const char *base, unsigned pmd_kb, bool top_on, struct pres
 
 	if (!d)
 		return 0;
+	/* Files named from the directory opened: read every tick, each open
+	 * resolves three names rather than the whole sysfs path. */
 	while ((de = readdir(d))) {
-		char dir[PATH_MAX], path[PATH_MAX + 32], buf[32];
+		char path[NAME_MAX + 32], buf[32];
 		unsigned kb;
 		uint64_t v;
 		int o;
@@ -227,11 +229,11 @@ static int read_mthp(const char *base, unsigned pmd_kb, bool top_on, struct pres
 		if (sscanf(de->d_name, "hugepages-%ukB", &kb) != 1 || kb >= pmd_kb ||
 		    (o = order_of_kb(kb)) < 0)
 			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
-		snprintf(path, sizeof(path), "%s/stats/anon_fault_fallback", dir);
-		if (read_file(path, buf, sizeof(buf)) > 0 && !count_of(first_line(buf), &v))
+		snprintf(path, sizeof(path), "%s/stats/anon_fault_fallback", de->d_name);
+		if (read_file_at(dirfd(d), path, buf, sizeof(buf)) > 0 &&
+		    !count_of(first_line(buf), &v))
 			add_value(r, PIN_MTHP_FAULT_FALLBACK, (double)v);
-		if (size_enabled(dir, top_on) && (!smallest || o < smallest))
+		if (size_enabled(dirfd(d), de->d_name, top_on) && (!smallest || o < smallest))
 			smallest = o;
 	}
 	closedir(d);

@@ -62,8 +62,8 @@ static size_t chunk_len(const char *c)
 	return n;
 }
 
-/* One chunk down: @fd is closed, the directory's fd (or -errno) returned. */
-static int step_down(int fd, const char *c, size_t n)
+/* One chunk down from @fd (closed unless it is @keep): the directory's fd, or -errno. */
+static int step_down(int fd, int keep, const char *c, size_t n)
 {
 	char chunk[PATH_MAX];
 	int child = -ENAMETOOLONG; /* one component longer than any name can be */
@@ -73,24 +73,27 @@ static int step_down(int fd, const char *c, size_t n)
 		chunk[n] = '\0';
 		child = open_beneath_once(fd, chunk);
 	}
-	close(fd);
+	if (fd != keep)
+		close(fd);
 	return child;
 }
 
-/* Chunks of fewer than PATH_MAX bytes: a path of any length, in few system calls. */
+/* Chunks of fewer than PATH_MAX bytes: a path of any length, in few system
+ * calls (one for a path shorter than PATH_MAX). */
 int dir_open_beneath(int rootfd, const char *rel)
 {
-	int fd;
+	int fd = rootfd;
 
 	if (!cgroup_path_canonical(rel, NULL, 0))
 		return -EINVAL;
-	fd = openat(rootfd, ".", DIR_FLAGS);
-	if (fd < 0)
-		return -errno;
+	if (!rel[1]) { /* the root itself */
+		fd = openat(rootfd, ".", DIR_FLAGS);
+		return fd < 0 ? -errno : fd;
+	}
 	for (const char *c = rel + 1; *c && fd >= 0;) {
 		size_t n = chunk_len(c);
 
-		fd = step_down(fd, c, n);
+		fd = step_down(fd, rootfd, c, n);
 		c += n + (c[n] == '/');
 	}
 	return fd;
@@ -107,12 +110,50 @@ int cgroup_dir_open(const struct cgroup_tree *t, const char *rel)
 	return fd;
 }
 
+/*
+ * @file of @rel opened in one openat2 from the mount, beneath it and through
+ * no symlink (a file read every tick: memory.stat); -EAGAIN when that
+ * cannot be (a path too long, no openat2), for the walk a directory at a
+ * time.
+ */
+static int file_open_once(int root, const char *rel, const char *file)
+{
+	struct open_how how = {.flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC,
+			       .resolve =
+				   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	char path[PATH_MAX];
+	long fd;
+
+	if (!cgroup_path_canonical(rel, NULL, 0) || strchr(file, '/'))
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel[1] ? rel + 1 : ".", file) >=
+	    sizeof(path))
+		return -EAGAIN;
+	fd = syscall(SYS_openat2, root, path, &how, sizeof(how));
+	if (fd < 0)
+		return errno == ENOSYS || errno == EPERM ? -EAGAIN : -errno;
+	return (int)fd;
+}
+
 ssize_t cgroup_file_read(const struct cgroup_tree *t, const char *rel, const char *file, char *buf,
 			 size_t len)
 {
-	int dir = cgroup_dir_open(t, rel);
+	int root = open(t->mount, DIR_FLAGS), dir, fd;
 	ssize_t r;
 
+	if (root < 0)
+		return -errno;
+	fd = len ? file_open_once(root, rel, file) : -EINVAL;
+	if (fd != -EAGAIN) {
+		close(root);
+		if (fd < 0)
+			return fd;
+		r = read_fd(fd, buf, len);
+		close(fd);
+		return r;
+	}
+	dir = dir_open_beneath(root, rel);
+	close(root);
 	if (dir < 0)
 		return dir;
 	r = read_file_at(dir, file, buf, len);

@@ -209,11 +209,36 @@ static bool may_have_subdirs(const struct stat *st)
 	return st->st_nlink != 2;
 }
 
+static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ctx);
+
+/* Subdirectory @name of @dirfd (@p its parent's path) and all below it:
+ * -ENOENT when it vanished or is not a directory (a symlink is not followed). */
+static int walk_entry(int dirfd, struct walk_path *p, const char *name, cgroup_visit_fn fn,
+		      void *ctx)
+{
+	size_t at = p->len;
+	struct stat st;
+	int child, r;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	if (!walk_push(p, name))
+		return -ENOMEM;
+	r = fn(ctx, (uint64_t)st.st_ino, p->s, dirfd, name);
+	if (!r && may_have_subdirs(&st)) {
+		child = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (child >= 0)
+			r = walk_dir(child, p, fn, ctx);
+	}
+	p->len = at;
+	p->s[at] = '\0';
+	return r;
+}
+
 /* Depth-first walk by directory fds: no path length or fd-count surprises. */
 static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ctx)
 {
 	DIR *d = fdopendir(dirfd);
-	size_t at = p->len;
 	struct dirent *de;
 	int r = 0;
 
@@ -222,24 +247,11 @@ static int walk_dir(int dirfd, struct walk_path *p, cgroup_visit_fn fn, void *ct
 		return 0;
 	}
 	while (!r && (de = readdir(d))) {
-		struct stat st;
-		int child;
-
 		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		/* Vanished meanwhile, or not a directory (a symlink is not followed). */
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
-		    !walk_push(p, de->d_name))
-			continue;
-		r = fn(ctx, (uint64_t)st.st_ino, p->s, dirfd, de->d_name);
-		if (!r && may_have_subdirs(&st)) {
-			child = openat(dirfd, de->d_name,
-				       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (child >= 0)
-				r = walk_dir(child, p, fn, ctx);
-		}
-		p->len = at;
-		p->s[at] = '\0';
+		r = walk_entry(dirfd, p, de->d_name, fn, ctx);
+		if (r == -ENOENT || r == -ENOMEM) /* vanished meanwhile; a path: as before */
+			r = 0;
 	}
 	closedir(d);
 	return r;
@@ -277,4 +289,14 @@ int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 int cgroup_subtree_walk(const struct cgroup_tree *t, const char *rel, cgroup_visit_fn fn, void *ctx)
 {
 	return walk_from(cgroup_dir_open(t, rel), rel, fn, ctx);
+}
+
+int cgroup_child_walk(int dirfd, const char *parent_rel, const char *name, cgroup_visit_fn fn,
+		      void *ctx)
+{
+	struct walk_path p = {0};
+	int r = walk_push(&p, parent_rel) ? walk_entry(dirfd, &p, name, fn, ctx) : -ENOMEM;
+
+	free(p.s);
+	return r;
 }

@@ -40,6 +40,12 @@ int cgroup_tree_walk(const struct cgroup_tree *t, cgroup_visit_fn fn, void *ctx)
 int cgroup_subtree_walk(const struct cgroup_tree *t, const char *rel, cgroup_visit_fn fn,
 			void *ctx);
 
+/* The same for the subdirectory @name of the open directory @dirfd, the
+ * cgroup @parent_rel (many children of one parent, one open of it):
+ * -ENOENT when it is gone or not a directory. */
+int cgroup_child_walk(int dirfd, const char *parent_rel, const char *name, cgroup_visit_fn fn,
+		      void *ctx);
+
 /* The memory cgroup named in a /proc/PID/cgroup file's text; -ENAMETOOLONG
  * when its line is cut short or does not fit @len. */
 int cgroup_of_proc_text(const char *text, int version, char *out, size_t len);

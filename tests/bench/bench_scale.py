@@ -6,7 +6,9 @@
    runs only: the stats themselves cost time) the BPF program runs and ns
    per fault of each kind, summed over all taod programs.
 2. Scale: taod's tick cost and RSS with N extra empty memory cgroups (made
-   under our own memory cgroup and removed after), for each N given.
+   under our own memory cgroup and removed after), for each N given, once
+   taod has walked them all (it walks new directories a budget a tick:
+   how many ticks that took, and their maximum, are shown too).
 3. Start-up on a busy host: taod started on a tree that already holds N
    cgroups (the first walk finds them all at once), tick cost and RSS.
 4. Churn: the largest N made and removed twice while taod runs: every
@@ -138,20 +140,32 @@ def fault_path(sock_daemon):
                                  for name, (r, n) in per[k].items() if r > 0.005))
 
 
+def walked(sock):
+    """Ticks until taod has walked every directory made (`tree_backlog`:
+    those it walks a budget a tick); their costs."""
+    costs = []
+    while ctl_status(sock).get("tree_backlog", 0):
+        costs += tick_costs(sock, 1)
+    return costs
+
+
 def scale(sock_daemon, counts):
     cgs = CgroupSet()
     parent = cgs.make("scale")
     daemon, sock = sock_daemon()
-    print(f"{'cgroups':>8}{'tracked':>9}{'tick median us':>16}{'tick max us':>13}{'RSS MiB':>9}")
+    print(f"{'cgroups':>8}{'tracked':>9}{'tick median us':>16}{'tick max us':>13}{'RSS MiB':>9}"
+          f"{'walk ticks':>12}{'walk max us':>13}")
     try:
         for n in counts:
             made = make_children(parent, n)
             try:
-                tick_costs(sock, 3)  # the walk that finds them, then settle
+                walk = tick_costs(sock, 1) + walked(sock)  # the walk that finds them
+                tick_costs(sock, 3)  # settle
                 costs = tick_costs(sock, 12)  # spans a history batch (every 10)
                 st = ctl_status(sock)
                 print(f"{n:>8}{st['cgroups_tracked']:>9}{statistics.median(costs):>16.0f}"
-                      f"{max(costs):>13}{rss_kib(daemon.pid) / 1024:>9.1f}")
+                      f"{max(costs):>13}{rss_kib(daemon.pid) / 1024:>9.1f}"
+                      f"{len(walk):>12}{max(walk):>13}")
             finally:
                 remove(made)
     finally:

@@ -1,8 +1,8 @@
 """End to end on the real kernel: BPF counts per cgroup and per task."""
 import os
 
-from conftest import (any_mode, cgroup_row, exact_splits, finish, host_only, rmdir_retry,
-                      kernel_has_memcg_tracepoints, needs_thp_madvise, wait_for)
+from conftest import (any_mode, cgroup_row, enable_memory_below, exact_splits, finish, host_only,
+                      kernel_has_memcg_tracepoints, needs_thp_madvise, rmdir_retry, wait_for)
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -120,6 +120,48 @@ def test_tree_followed_by_its_events_not_whole_walks(daemon, cgroups):
         assert cgroup_row(daemon, rel + "/inner") is None
     # Another test on this host may force one (a rename, a queue overflow).
     assert daemon.ctl("status")["tree_walks"] - walks < changes // 2
+
+
+@any_mode
+def test_many_cgroups_made_at_once_are_walked_over_ticks_and_counted_exactly(daemon, cgroups):
+    """Thousands of cgroups made at once are walked a budget a tick (issue 29
+    part 10: 10,000 in one tick cost half a second), the rest waiting in
+    `tree_backlog`; all are found in the end, with no whole walk for the
+    ones BPF names first, and one that faults THPs before its walk is
+    counted exactly."""
+    n = 4000
+    parent = cgroups.make("many")
+    enable_memory_below(parent, cgroups.version)
+    wait_for(lambda: cgroup_row(daemon, cgroups.rel(parent)), what="the parent walked")
+    walks = daemon.ctl("status")["tree_walks"]
+    made, backlog = [], 0
+    try:
+        for i in range(n):
+            c = parent / f"c{i}"
+            c.mkdir()
+            made.append(c)
+            if i % 500 == 0:
+                backlog = max(backlog, daemon.ctl("status")["tree_backlog"])
+        last = made[-1]
+        p = cgroups.workload(last, "fault", 6, "partial", 2)
+        backlog = max(backlog, daemon.ctl("status")["tree_backlog"])
+        assert finish(p)["partial"] == 2
+        wait_for(lambda: daemon.ctl("status")["tree_backlog"] == 0, timeout=60,
+                 what="the backlog walked")
+        base = cgroups.rel(parent)
+        rows = {r["path"] for r in daemon.ctl("cgroups", "--glob", base + "/*")}
+        assert all(f"{base}/c{i}" in rows for i in range(n)), "every cgroup found"
+        row = wait_for(lambda: (r := cgroup_row(daemon, cgroups.rel(last))) and
+                       r["pmd_split"] >= 2 and r, what="the last cgroup's events")
+        daemon.wait_ticks(2)
+        row = cgroup_row(daemon, cgroups.rel(last))
+        assert row["thp_alloc"] == 6 and row["pmd_split"] == 2, row
+        assert backlog > 0, "made faster than a tick walks: some waited"
+        # Another test on this host may force one (a rename, a queue overflow).
+        assert daemon.ctl("status")["tree_walks"] - walks <= 1
+    finally:
+        for c in reversed(made):
+            rmdir_retry(c)
 
 
 def test_filter_and_sort(daemon, cgroups):
