@@ -8,9 +8,9 @@
 #include "stack_allocator.h"
 
 #include <json-c/json.h>
-#include <string.h>
 
 #include "file_lookups.h"
+#include "observe/split_cause.h"
 #include "taod/thp_observe.h"
 
 struct named_frames {
@@ -56,18 +56,17 @@ static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr
  * ran out on libc's symbols. @decided false: the frames' names tell.
  */
 static const struct allocator_rule *below_libc(const struct named_frames *nf, const char *root,
-					       const char *maps, struct file_lookups *l,
-					       bool *decided)
+					       const struct allocator_rule *mapped,
+					       struct file_lookups *l, bool *decided)
 {
 	size_t i = allocator_caller(nf->f, nf->n);
-	const struct allocator_rule *mapped = allocator_of_libs(maps);
 	int imports;
 
 	*decided = false;
 	if (i == 0 || i >= nf->n)
 		return NULL; /* the program's own system call, or no caller shown */
 	imports = file_lookups_imports(l, root, nf->f[i].file, allocator_libc_wrappers);
-	*decided = imports < 0 || imports == 0 || mapped;
+	*decided = imports <= 0 || mapped;
 	if (imports < 0)
 		return NULL; /* unknown (a static program, the budget spent): the maps */
 	if (mapped)
@@ -75,26 +74,17 @@ static const struct allocator_rule *below_libc(const struct named_frames *nf, co
 	return imports == 0 ? allocator_detect("", false) : NULL; /* only libc's malloc could */
 }
 
-/*
- * Whether @stack's split came from a call that returns or remaps memory:
- * a split in a page fault, at exit or by the kernel's own work (issue 26
- * item 3) names no allocator, whatever the frames above it.
- */
+/* Whether @stack's split came from a call that returns or remaps memory:
+ * a split in a fault, at exit or by the kernel's own work (issue 26 item
+ * 3) names no allocator, whatever the frames above it. */
 static bool split_by_a_call(struct json_object *stack)
 {
-	static const char *const calls[] = {
-	    "munmap",	     "madvise_dontneed", "madvise_free", "madvise_pageout",
-	    "madvise_other", "mprotect",	 "mremap",	 "brk"};
 	struct json_object *cause;
 	const char *name;
 
-	if (!json_object_object_get_ex(stack, "cause", &cause) ||
-	    !(name = json_object_get_string(cause)))
-		return false;
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (!strcmp(name, calls[i]))
-			return true;
-	return false;
+	return json_object_object_get_ex(stack, "cause", &cause) &&
+	       (name = json_object_get_string(cause)) &&
+	       split_cause_returns_memory(split_cause_from_name(name));
 }
 
 const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pid, const char *root,
@@ -102,7 +92,7 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 {
 	struct json_object *frames;
 	struct named_frames nf = {.n = 0};
-	const struct allocator_rule *r, *mapped;
+	const struct allocator_rule *r, *mapped = allocator_of_libs(maps);
 	bool decided;
 
 	if (!stack || !split_by_a_call(stack) ||
@@ -113,7 +103,7 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	/* An allocator's library among the files needs no symbol looked up. */
 	if ((r = allocator_of_frame_files(nf.f, nf.n)))
 		return r;
-	r = below_libc(&nf, root, maps, l, &decided);
+	r = below_libc(&nf, root, mapped, l, &decided);
 	if (decided)
 		return r;
 	for (size_t i = 0; i < nf.n; i++)
@@ -121,8 +111,7 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 	r = allocator_of_frames(nf.f, nf.n);
 	/* libc's frames tell glibc's malloc only where no loaded allocator
 	 * took its place (jemalloc preloaded: libc's own calls reach it too). */
-	if (r && r->match == ALLOC_MATCH_ALWAYS && (mapped = allocator_of_libs(maps)) &&
-	    mapped->replaces_malloc)
+	if (r && r->match == ALLOC_MATCH_ALWAYS && mapped && mapped->replaces_malloc)
 		return mapped;
 	/* Go calls the kernel from its runtime, stripped or not. */
 	if (r && r->match == ALLOC_MATCH_FRAMES && task_exe_is_go(pid))

@@ -21,6 +21,22 @@ int split_cause_from_name(const char *name)
 	return -1;
 }
 
+bool split_cause_returns_memory(int cause)
+{
+	switch (cause) {
+	case TAOD_CAUSE_MUNMAP:
+	case TAOD_CAUSE_MADV_DONTNEED:
+	case TAOD_CAUSE_MADV_FREE:
+	case TAOD_CAUSE_MADV_PAGEOUT:
+	case TAOD_CAUSE_MADV_OTHER:
+	case TAOD_CAUSE_MPROTECT:
+	case TAOD_CAUSE_MREMAP:
+	case TAOD_CAUSE_BRK:
+		return true;
+	}
+	return false;
+}
+
 int split_cause_top(const __u64 by_cause[TAOD_CAUSE_MAX])
 {
 	int top = -1;

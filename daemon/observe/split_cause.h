@@ -7,6 +7,7 @@
 #define TAOD_SPLIT_CAUSE_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 
 #include "taod/thp_observe.h"
 
@@ -14,6 +15,10 @@
 const char *split_cause_name(int cause);
 /* The cause named @name, or -1. */
 int split_cause_from_name(const char *name);
+/* Whether @cause is a call by which a task returns or remaps its memory
+ * (munmap, madvise, mprotect, mremap, brk): the splits an allocator makes;
+ * false for faults, exits, migration, the kernel's threads, others. */
+bool split_cause_returns_memory(int cause);
 /* The cause with the most splits in @by_cause (the lowest on a tie), or -1
  * when no split is counted. */
 int split_cause_top(const __u64 by_cause[TAOD_CAUSE_MAX]);

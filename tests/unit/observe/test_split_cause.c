@@ -54,3 +54,19 @@ Test(split_cause, split_cause_top_takes_the_most_and_the_first_on_a_tie)
 	by[TAOD_CAUSE_RECLAIM] = 6;
 	cr_assert_eq(split_cause_top(by), TAOD_CAUSE_RECLAIM);
 }
+
+Test(split_cause, split_cause_returns_memory_only_for_a_tasks_memory_calls)
+{
+	const char *calls[] = {
+	    "munmap",	     "madvise_dontneed", "madvise_free", "madvise_pageout",
+	    "madvise_other", "mprotect",	 "mremap",	 "brk"};
+	const char *others[] = {"other", "cow", "exit", "migration", "khugepaged", "reclaim"};
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		cr_assert(split_cause_returns_memory(split_cause_from_name(calls[i])), "%s",
+			  calls[i]);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		cr_assert_not(split_cause_returns_memory(split_cause_from_name(others[i])), "%s",
+			      others[i]);
+	cr_assert_not(split_cause_returns_memory(-1));
+}
