@@ -65,7 +65,7 @@ int file_lookups_symbol(struct file_lookups *l, const char *root, const char *pa
 	char *plus;
 
 	if (!may_open(l))
-		return -1;
+		return FILE_LOOKUPS_SPENT;
 	l->opened++;
 	if (elf_symbolize(root, path, off, out, len))
 		return -1;

@@ -40,9 +40,12 @@ size_t file_lookups_build_id(struct file_lookups *l, const char *root, const cha
 			     unsigned char id[ELF_BUILD_ID_MAX]);
 /*
  * The function at file offset @off of @path under @root (elf_symbolize,
- * without its "+0x.." part), into @out: 0, or -1 when no symbol covers it
- * or the budget is spent (->stopped). Each call opens the file once.
+ * without its "+0x.." part), into @out: 0, -1 when no symbol covers it
+ * or the file cannot be read, FILE_LOOKUPS_SPENT when the budget was spent
+ * before the file was opened (->stopped): then nothing is known of it.
+ * Each call opens the file once.
  */
+#define FILE_LOOKUPS_SPENT (-2)
 int file_lookups_symbol(struct file_lookups *l, const char *root, const char *path, uint64_t off,
 			char *out, size_t len);
 

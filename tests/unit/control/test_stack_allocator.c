@@ -161,3 +161,23 @@ Test(stack_allocator, libc_frames_alone_are_the_allocator_that_replaced_malloc)
 	file_lookups_free(&l);
 	json_object_put(s);
 }
+
+/* 7.3 lab: the hopper's own munmap was told glibc's malloc when the budget
+ * ran out between the caller's imports and libc's symbols: a libc frame
+ * whose file was never read is unknown, not malloc's internals. */
+Test(stack_allocator, a_libc_frame_the_budget_left_unread_leaves_it_to_the_maps)
+{
+	struct json_object *s = stack_of(A_WRAPPER);
+	struct file_lookups l;
+
+	file_lookups_init(&l);
+	l.opened = FILE_LOOKUPS_FILES - 1; /* room for the caller's imports only */
+	cr_assert_null(stack_allocator(s, getpid(), "/", "", &l));
+	cr_assert_str_eq(l.stopped, "files");
+	file_lookups_free(&l);
+	file_lookups_init(&l);
+	cr_assert_str_eq(stack_allocator(s, getpid(), "/", "", &l)->name, "the program itself",
+			 "with the budget whole, libc's munmap is named");
+	file_lookups_free(&l);
+	json_object_put(s);
+}
