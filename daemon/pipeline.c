@@ -383,6 +383,7 @@ int pipeline_tick(struct taod *d)
 	thp_observe_stats(d->obs, d->bpf_stats);
 	d->ticks++;
 	pipeline_report_tick(d, &report);
+	report.started_us = start_us;
 	report_stage_tick(&d->report, &report);
 	tree_sync_trim(d);
 	d->last_tick_cost_us = monotonic_us() - start_us;

@@ -168,6 +168,9 @@ struct report {
 	char db[PATH_MAX];
 	int64_t generated_ms, since_ms, until_ms;
 	int64_t first_sample_ms, last_sample_ms; /* 0: none */
+	/* The last batch written whole (schema 9+; 0: none known, then the
+	 * last sample's): a batch is written in slices over ticks. */
+	int64_t last_batch_ms;
 	size_t batches;
 	int64_t *run_starts; /* daemon (re)starts in the window */
 	size_t nruns;

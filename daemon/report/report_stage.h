@@ -20,6 +20,7 @@ struct report_stage {
 	struct machine_stats *machine; /* zones and mTHP stats, read when needed */
 	uint64_t batches;
 	uint64_t last_tick;	     /* tick of the last batch due (written or lost) */
+	bool batch_open;	     /* a batch is written a slice a tick: more is left */
 	struct sink_health textfile; /* the metrics textfile's writes, errors logged once */
 	bool opened;		     /* only an opened stage leaves a last textfile at close */
 };
@@ -29,6 +30,7 @@ struct report_tick {
 	const struct taod_config *cfg;
 	const struct cgroup_table *cgroups;
 	uint64_t ticks;
+	uint64_t started_us;	   /* the tick's start (CLOCK_MONOTONIC; 0: now) */
 	history_class_fn class_of; /* decide's class of a cgroup */
 	void *class_ctx;
 	/* The figures of the metrics textfile; the stage fills in its own. */

@@ -20,7 +20,7 @@
 #include "account/cgroup_state.h"
 #include "account/machine_stats.h"
 
-#define HISTORY_SCHEMA_VERSION 8
+#define HISTORY_SCHEMA_VERSION 9
 
 struct history;
 struct sqlite3;
@@ -38,10 +38,33 @@ int history_begin_run(struct history *h, uint64_t wall_ms, const char *version);
 /* Class of a cgroup as decide sees it; NULL or "" for unknown. */
 typedef const char *(*history_class_fn)(void *ctx, const struct cgroup_entry *e);
 
+/* How much of a batch one call writes: at most @max cgroups, and none
+ * more once CLOCK_MONOTONIC passes @until_us (0: no time limit) when
+ * HISTORY_SLICE_MIN are written. */
+struct history_slice {
+	size_t max;
+	uint64_t until_us;
+};
+#define HISTORY_SLICE_MIN 256
+
 /*
- * One batch in one transaction: every cgroup with a path, and the machine
- * figures (@m may be NULL). @class_of may be NULL.
+ * A batch: a sample of every cgroup with a path, all at the batch's time,
+ * then the machine figures (@m may be NULL) and a row saying it is
+ * complete. Written in slices (@sl), a transaction each, so one call's
+ * work is bounded however many cgroups there are (issue 29
+ * part 10): the first call opens the batch at @wall_ms, later calls go on
+ * from where it stopped (their @wall_ms unused; cgroups made meanwhile
+ * with a higher id are in it, others wait for the next batch). @class_of
+ * may be NULL. Returns HISTORY_MORE while cgroups are left, 0 when the
+ * batch is complete, or a negative errno: the slice is rolled back and
+ * the batch abandoned (what earlier slices wrote stays, and is known).
  */
+#define HISTORY_MORE 1
+int history_record_slice(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
+			 const struct machine_stats *m, history_class_fn class_of, void *ctx,
+			 const struct history_slice *sl);
+/* The whole batch (or the rest of an open one) in one slice: 0 or a
+ * negative errno. */
 int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
 		   const struct machine_stats *m, history_class_fn class_of, void *ctx);
 /*

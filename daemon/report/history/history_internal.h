@@ -25,6 +25,7 @@ enum history_stmt {
 	HS_INSERT_PRESSURE,
 	HS_INSERT_COST,
 	HS_INSERT_BENEFIT,
+	HS_INSERT_BATCH,
 	HS_MAX,
 };
 
@@ -54,6 +55,13 @@ struct history {
 	int64_t run;
 	struct hist_cg *cgs;
 	size_t n;
+	/* The batch being written in slices (history_record_slice): its time,
+	 * the last cgroup id a committed slice reached, and the memory it
+	 * builds, which takes the place of cgs when it completes. */
+	bool batch_open, batch_started;
+	uint64_t batch_ms, batch_after;
+	struct hist_cg *next;
+	size_t nnext, next_cap;
 	/* mTHP values as the database has them, to write only changes. */
 	struct mthp_stat *mthp_last;
 	size_t nmthp_last;

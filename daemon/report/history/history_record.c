@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One history batch: a sample per cgroup and the machine figures
- * (history_machine.c), in one transaction. The writer's memory of each cgroup is rebuilt per batch
- * and kept only when the transaction commits, so a failed batch leaves
- * memory and database in step.
+ * (history_machine.c), in slices of a transaction each. The writer's
+ * memory of each cgroup is rebuilt per batch and a slice's part of it kept
+ * only when the slice commits, so a failed slice leaves memory and
+ * database in step.
  */
 #include <assert.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "history_internal.h"
 #include "common/log.h"
 #include "account/size_held.h"
+#include "common/clock.h"
 
 static const struct hist_cg *remembered(const struct history *h, uint64_t id)
 {
@@ -232,64 +234,181 @@ static int update_cgroup(struct history *h, struct hist_cg *c, uint64_t wall_ms,
 	return hst_done(h, st);
 }
 
-static void free_cgs(struct hist_cg *v, size_t n)
+/* Room in the batch's memory for @more cgroups. */
+static int reserve_next(struct history *h, size_t more)
 {
-	for (size_t i = 0; i < n; i++)
-		free(v[i].path);
-	free(v);
+	size_t cap = h->next_cap;
+	struct hist_cg *v;
+
+	if (h->nnext + more <= cap)
+		return 0;
+	cap = h->nnext + more > 2 * cap ? h->nnext + more : 2 * cap;
+	v = realloc(h->next, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	h->next = v;
+	h->next_cap = cap;
+	return 0;
 }
 
-static int record_cgroups(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
-			  history_class_fn class_of, void *ctx, struct hist_cg *next, size_t *n)
+/* The first entry of @t the open batch has not reached (sorted by id). */
+static size_t slice_start(const struct history *h, const struct cgroup_table *t)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		const struct cgroup_entry *e = t->v[i];
+	size_t lo = 0, hi = t->n;
+
+	if (!h->batch_started)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid]->id <= h->batch_after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a slice that took @taken cgroups may take one more. */
+static bool slice_has_room(const struct history_slice *sl, size_t taken)
+{
+	if (taken >= sl->max)
+		return false;
+	return taken < HISTORY_SLICE_MIN || !sl->until_us || monotonic_us() < sl->until_us;
+}
+
+/* Cgroups from entry @i on, as @sl allows; *@i ends past the last one taken. */
+static int record_cgroups(struct history *h, const struct cgroup_table *t, size_t *i,
+			  const struct history_slice *sl, history_class_fn class_of, void *ctx)
+{
+	for (size_t taken = 0; *i < t->n && slice_has_room(sl, taken); ++*i, taken++) {
+		const struct cgroup_entry *e = t->v[*i];
 		const char *cls = class_of ? class_of(ctx, e) : NULL;
-		struct hist_cg *c = &next[*n];
+		struct hist_cg *c = &h->next[h->nnext];
 		int r;
 
 		if (!e->path)
 			continue; /* the walk has not named it yet */
-		r = resolve(h, e, c, wall_ms);
+		r = resolve(h, e, c, h->batch_ms);
 		if (c->path)
-			(*n)++;
-		if (r || (r = insert_sample(h, e, c, wall_ms, cls)) ||
-		    (r = insert_sizes(h, e, c, wall_ms)) || (r = update_cgroup(h, c, wall_ms, cls)))
+			h->nnext++;
+		if (r || (r = insert_sample(h, e, c, h->batch_ms, cls)) ||
+		    (r = insert_sizes(h, e, c, h->batch_ms)) ||
+		    (r = update_cgroup(h, c, h->batch_ms, cls)))
 			return r;
 	}
+	return 0;
+}
+
+/* The batch complete: a row saying so, with the machine figures. */
+static int record_complete(struct history *h, const struct machine_stats *m)
+{
+	sqlite3_stmt *st = hst(h, HS_INSERT_BATCH);
+	int r = m ? history_record_machine(h, m, h->batch_ms) : 0;
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)h->batch_ms);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)h->nnext);
+	return hst_done(h, st);
+}
+
+/*
+ * Ends the open batch. Complete: its memory replaces the last batch's.
+ * Abandoned: what its committed slices wrote is remembered, and for the
+ * cgroups it had not reached, the last batch's memory (the database holds
+ * nothing newer of them), unless there is no room for it.
+ */
+static void close_batch(struct history *h, bool complete)
+{
+	size_t k = 0, moved = h->n;
+
+	if (!complete) {
+		while (h->batch_started && k < h->n && h->cgs[k].id <= h->batch_after)
+			k++;
+		if (k < h->n && !reserve_next(h, h->n - k)) {
+			memcpy(&h->next[h->nnext], &h->cgs[k], (h->n - k) * sizeof(*h->cgs));
+			h->nnext += h->n - k;
+			moved = k;
+		}
+	}
+	for (size_t i = 0; i < moved; i++)
+		free(h->cgs[i].path);
+	free(h->cgs);
+	h->cgs = h->next;
+	h->n = h->nnext;
+	h->next = NULL;
+	h->nnext = h->next_cap = 0;
+	h->batch_open = h->batch_started = false;
+}
+
+/* One slice in one transaction; its memory kept only when it commits. */
+static int record_slice(struct history *h, const struct cgroup_table *t,
+			const struct machine_stats *m, history_class_fn class_of, void *ctx,
+			const struct history_slice *sl, bool *complete)
+{
+	size_t i = slice_start(h, t), kept = h->nnext;
+	int r;
+
+	if ((r = reserve_next(h, t->n - i < sl->max ? t->n - i : sl->max)))
+		return r;
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return history_failed(h, "starting a batch");
+	r = record_cgroups(h, t, &i, sl, class_of, ctx);
+	*complete = i >= t->n;
+	if (!r && *complete)
+		r = record_complete(h, m);
+	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		r = history_failed(h, "commit");
+	if (r) {
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		for (size_t k = kept; k < h->nnext; k++)
+			free(h->next[k].path);
+		h->nnext = kept;
+		return r;
+	}
+	if (i > 0) {
+		h->batch_after = t->v[i - 1]->id;
+		h->batch_started = true;
+	}
+	return 0;
+}
+
+int history_record_slice(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
+			 const struct machine_stats *m, history_class_fn class_of, void *ctx,
+			 const struct history_slice *sl)
+{
+	assert(h);
+	assert(t);
+	assert(sl && sl->max > 0);
+
+	bool complete = false;
+	int r;
+
+	if (!h->batch_open) {
+		h->batch_open = true;
+		h->batch_ms = wall_ms;
+		/* One block for the batch's memory, sized as the table is now,
+		 * not grown slice by slice. */
+		(void)reserve_next(h, t->n + 1);
+	}
+	r = record_slice(h, t, m, class_of, ctx, sl, &complete);
+	if (r) {
+		close_batch(h, false);
+		return r;
+	}
+	if (!complete)
+		return HISTORY_MORE;
+	close_batch(h, true);
+	if (m)
+		history_machine_committed(h, m);
 	return 0;
 }
 
 int history_record(struct history *h, const struct cgroup_table *t, uint64_t wall_ms,
 		   const struct machine_stats *m, history_class_fn class_of, void *ctx)
 {
-	assert(h);
-	assert(t);
+	static const struct history_slice whole = {.max = SIZE_MAX};
 
-	struct hist_cg *next = calloc(t->n + 1, sizeof(*next));
-	size_t n = 0;
-	int r;
-
-	if (!next)
-		return -ENOMEM;
-	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		free(next);
-		return history_failed(h, "starting a batch");
-	}
-	r = record_cgroups(h, t, wall_ms, class_of, ctx, next, &n);
-	if (!r && m)
-		r = history_record_machine(h, m, wall_ms);
-	if (!r && sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		r = history_failed(h, "commit");
-	if (r) {
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
-		free_cgs(next, n);
-		return r;
-	}
-	free_cgs(h->cgs, h->n);
-	h->cgs = next;
-	h->n = n;
-	if (m)
-		history_machine_committed(h, m);
-	return 0;
+	return history_record_slice(h, t, wall_ms, m, class_of, ctx, &whole);
 }

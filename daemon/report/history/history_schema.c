@@ -131,6 +131,15 @@ static const char schema_v8[] = "ALTER TABLE actions ADD COLUMN split_bytes INTE
 				"ALTER TABLE actions ADD COLUMN pages_migrated INTEGER;";
 
 /*
+ * Version 9: a row per complete batch (issue 29 part 10). A batch of many
+ * cgroups is written in slices over several ticks, so a reader may find
+ * one half written: a cgroup is present when the last complete batch saw
+ * it. Older databases have none: each of their batches was written whole.
+ */
+static const char schema_v9[] = "CREATE TABLE batches(t_ms INTEGER PRIMARY KEY,"
+				" cgroups INTEGER NOT NULL);";
+
+/*
  * A step per version: its text, and after it the counter columns of rows
  * of the counter list and the event columns of rows of the per-size event
  * list that name this version (for version 1, the counters inside its
@@ -147,7 +156,8 @@ static const struct {
 		  {"", NULL},
 		  {schema_v6, NULL},
 		  {schema_v7, NULL},
-		  {schema_v8, NULL}};
+		  {schema_v8, NULL},
+		  {schema_v9, NULL}};
 _Static_assert(sizeof(migrations) / sizeof(*migrations) == HISTORY_SCHEMA_VERSION,
 	       "a migration per schema version");
 

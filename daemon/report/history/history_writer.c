@@ -45,6 +45,7 @@ static const char *const stmt_sql[HS_MAX] = {
 			 " VALUES(?1, (SELECT cg FROM cgroups WHERE cgroup_id = ?3 AND path = ?2"
 			 "  ORDER BY cg DESC LIMIT 1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 			 " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+    [HS_INSERT_BATCH] = "INSERT OR REPLACE INTO batches VALUES(?1, ?2)",
     [HS_INSERT_RUN] = "INSERT INTO runs(started_ms, pid, version) VALUES(?1, ?2, ?3)",
     [HS_INSERT_PRESSURE] = "INSERT OR REPLACE INTO pressure_samples VALUES(?1, ?2, ?3)",
     [HS_INSERT_COST] = "INSERT OR REPLACE INTO action_costs VALUES(?1, ?2, ?3)",
@@ -212,6 +213,9 @@ void history_close(struct history *h)
 	for (size_t i = 0; i < h->n; i++)
 		free(h->cgs[i].path);
 	free(h->cgs);
+	for (size_t i = 0; i < h->nnext; i++) /* a batch left open */
+		free(h->next[i].path);
+	free(h->next);
 	free(h->mthp_last);
 	sqlite3_close(h->db);
 	free(h);

@@ -22,6 +22,7 @@ static const struct {
     {"runs", 1},	 {"cgroups", 1},	  {"samples", 1},      {"class_changes", 1},
     {"actions", 1},	 {"zone_samples", 1},	  {"mthp_samples", 1}, {"tao_samples", 2},
     {"size_samples", 3}, {"pressure_samples", 6}, {"action_costs", 7}, {"action_benefits", 7},
+    {"batches", 9},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

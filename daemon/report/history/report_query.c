@@ -282,6 +282,22 @@ static int load_cgroups(struct loader *l)
 	return r ? (sqlite3_finalize(st), r) : report_step_end(st);
 }
 
+/* The last batch written whole in the window: a reader may find the next
+ * one half written (schema 9 on; older batches were written whole). */
+static int load_last_batch(struct loader *l)
+{
+	sqlite3_stmt *st;
+
+	if (l->version < 9)
+		return 0;
+	st = prepare_window(l, "SELECT max(t_ms) FROM batches WHERE t_ms > ?1 AND t_ms <= ?2");
+	if (!st)
+		return -EIO;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		l->r->last_batch_ms = sqlite3_column_int64(st, 0);
+	return report_step_end(st);
+}
+
 static int load_span(struct loader *l)
 {
 	sqlite3_stmt *st = prepare_window(l, "SELECT min(t_ms), max(t_ms), count(DISTINCT t_ms)"
@@ -294,7 +310,7 @@ static int load_span(struct loader *l)
 		l->r->last_sample_ms = sqlite3_column_int64(st, 1);
 		l->r->batches = (size_t)sqlite3_column_int64(st, 2);
 	}
-	if (report_step_end(st))
+	if (report_step_end(st) || load_last_batch(l))
 		return -EIO;
 	st = prepare_window(l, "SELECT started_ms FROM runs WHERE started_ms > ?1"
 			       " AND started_ms <= ?2 ORDER BY started_ms");
@@ -488,7 +504,7 @@ double report_split_ratio(const struct report_cgroup *c)
 
 bool report_cgroup_present(const struct report *r, const struct report_cgroup *c)
 {
-	return c->last_seen_ms >= r->last_sample_ms;
+	return c->last_seen_ms >= (r->last_batch_ms ? r->last_batch_ms : r->last_sample_ms);
 }
 
 bool report_guarantee_missed(const struct report_cgroup *c)

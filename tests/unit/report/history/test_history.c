@@ -216,6 +216,88 @@ Test(history, gone_and_reused_cgroups_keep_their_own_history)
 	cgroup_table_free(&t);
 }
 
+/* Issue 29 part 10: a batch of many cgroups is written a slice a tick. A
+ * report read between slices still finds every cgroup of the last whole
+ * batch present, and the whole batch counts as one. */
+static const struct history_slice two = {.max = 2};
+
+/* Cgroups 10, 11, ... at @paths, each with @allocs faults, half its anon THP. */
+static void set_all(struct cgroup_table *t, const char *const *paths, int n, uint64_t allocs)
+{
+	for (int i = 0; i < n; i++)
+		set_cg(t, 10 + i, paths[i], allocs, 0, 100, 50);
+}
+
+Test(history, a_batch_in_slices_reads_as_the_last_whole_one_until_done)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+	static const char *const paths[] = {"/a", "/b", "/c", "/d", "/e"};
+
+	cgroup_table_init(&t, 8);
+	set_all(&t, paths, 5, 2);
+	cr_assert_eq(history_record(h, &t, 1000, NULL, NULL, NULL), 0);
+	set_all(&t, paths, 5, 6);
+	cr_assert_eq(history_record_slice(h, &t, 2000, NULL, NULL, NULL, &two), HISTORY_MORE);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.last_batch_ms, 1000, "the batch at 2000 is not whole yet");
+	for (int i = 0; i < 5; i++)
+		cr_assert(report_cgroup_present(&r, find(&r, paths[i], 0)), "%s", paths[i]);
+	report_free(&r);
+	cr_assert_eq(history_record_slice(h, &t, 9999, NULL, NULL, NULL, &two), HISTORY_MORE);
+	cr_assert_eq(history_record_slice(h, &t, 9999, NULL, NULL, NULL, &two), 0);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	cr_assert_eq(r.last_batch_ms, 2000, "every slice has the batch's time");
+	cr_assert_eq(r.batches, 2);
+	for (int i = 0; i < 5; i++) {
+		const struct report_cgroup *c = find(&r, paths[i], 0);
+
+		cr_assert_eq(c->samples, 2, "%s", paths[i]);
+		cr_assert_eq(c->thp_alloc, 6, "%s: 2, then 4 more", paths[i]);
+	}
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
+/* A slice that fails abandons its batch: what the earlier slices wrote is
+ * remembered, the rest keeps the last batch's memory, so the next batch
+ * counts every event once. */
+Test(history, an_abandoned_slice_loses_and_doubles_nothing)
+{
+	struct history *h = open_h();
+	struct cgroup_table t;
+	struct report r;
+	sqlite3 *other;
+	static const char *const paths[] = {"/a", "/b", "/c", "/d"};
+
+	cgroup_table_init(&t, 8);
+	set_all(&t, paths, 4, 1);
+	cr_assert_eq(history_record(h, &t, 1000, NULL, NULL, NULL), 0);
+	set_all(&t, paths, 4, 5);
+	cr_assert_eq(history_record_slice(h, &t, 2000, NULL, NULL, NULL, &two), HISTORY_MORE);
+	/* Another writer holds the database: the second slice cannot start. */
+	cr_assert_eq(sqlite3_open(db_path, &other), SQLITE_OK);
+	sqlite3_busy_timeout(history_db(h), 1);
+	cr_assert_eq(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_lt(history_record_slice(h, &t, 2000, NULL, NULL, NULL, &two), 0);
+	sqlite3_exec(other, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(other);
+	set_all(&t, paths, 4, 9);
+	cr_assert_eq(history_record(h, &t, 3000, NULL, NULL, NULL), 0);
+	history_close(h);
+	load(&r, 0, 10000, NULL);
+	for (int i = 0; i < 4; i++) {
+		const struct report_cgroup *c = find(&r, paths[i], 0);
+
+		cr_assert_eq(c->thp_alloc, 9, "%s: each fault once", paths[i]);
+		cr_assert_eq(c->samples, i < 2 ? 3 : 2, "%s", paths[i]);
+	}
+	report_free(&r);
+	cgroup_table_free(&t);
+}
+
 static const char *class_by_time(void *ctx, const struct cgroup_entry *e)
 {
 	(void)e;
