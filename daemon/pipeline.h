@@ -39,6 +39,7 @@ struct taod {
 	/* Directories made that no tick has walked yet (a few thousand made
 	 * at once are walked over several ticks), oldest first. */
 	struct cgroup_events tree_backlog;
+	size_t removed_left;	  /* cgroups marked removed that a sweep left for the next tick */
 	size_t verify_cursor;	  /* round robin over the directories checked */
 	uint64_t tree_walks;	  /* whole walks of the tree since start */
 	size_t dropped_untrimmed; /* entries freed since the heap was last trimmed */

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -295,20 +296,28 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 
 struct sweep_ctx {
 	const struct cgroup_table *t;
-	bool whole; /* a whole walk: what it did not see is gone too */
+	bool whole;	     /* a whole walk: what it did not see is gone too */
+	size_t budget, left; /* entries this sweep may drop; gone ones kept */
 	cgroup_gone_fn gone;
 	void *ctx;
 	struct cgroup_entry **dropped;
 	size_t ndropped;
 };
 
+/* Whether @item stays: seen, or gone past the sweep's budget. */
 static int seen_this_tick(void *ctx, void *item)
 {
-	const struct sweep_ctx *sc = ctx;
-
+	struct sweep_ctx *sc = ctx;
 	const struct cgroup_entry *e = item;
 
-	return !e->removed && (!sc->whole || e->seen_gen == sc->t->gen);
+	if (!e->removed && (!sc->whole || e->seen_gen == sc->t->gen))
+		return 1;
+	if (!sc->budget) {
+		sc->left++;
+		return 1; /* for a later sweep */
+	}
+	sc->budget--;
+	return 0;
 }
 
 /* Kept aside until every dropped entry has its tombstone: a child and
@@ -323,9 +332,9 @@ static void set_aside(void *ctx, void *item)
 }
 
 static size_t sweep(struct cgroup_table *t, bool whole, cgroup_gone_fn gone,
-		    cgroup_forget_fn forget, void *ctx, uint64_t now_ms)
+		    cgroup_forget_fn forget, void *ctx, uint64_t now_ms, size_t max, size_t *left)
 {
-	struct sweep_ctx sc = {.t = t, .whole = whole, .gone = gone, .ctx = ctx};
+	struct sweep_ctx sc = {.t = t, .whole = whole, .budget = max, .gone = gone, .ctx = ctx};
 
 	sc.dropped = malloc((t->n ? t->n : 1) * sizeof(*sc.dropped));
 	if (!sc.dropped)
@@ -338,19 +347,23 @@ static size_t sweep(struct cgroup_table *t, bool whole, cgroup_gone_fn gone,
 		entry_free(sc.dropped[i]);
 	free(sc.dropped);
 	cgroup_fold_expire(t, forget, ctx, now_ms);
+	if (left)
+		*left = sc.left;
 	return sc.ndropped;
 }
 
 size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
 			  void *ctx, uint64_t now_ms)
 {
-	return sweep(t, true, gone, forget, ctx, now_ms);
+	return sweep(t, true, gone, forget, ctx, now_ms, SIZE_MAX, NULL);
 }
 
 size_t cgroup_table_sweep_removed(struct cgroup_table *t, cgroup_gone_fn gone,
-				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms)
+				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms, size_t max,
+				  size_t *left)
 {
-	return sweep(t, false, gone, forget, ctx, now_ms);
+	assert(max > 0);
+	return sweep(t, false, gone, forget, ctx, now_ms, max, left);
 }
 
 static void add_coverage(struct cg_window *w, const struct cg_sample *s, double *sum, size_t *n)

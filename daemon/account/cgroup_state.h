@@ -62,9 +62,12 @@ void cgroup_table_sample(struct cgroup_table *t, uint64_t now_ms, uint64_t rate_
 size_t cgroup_table_sweep(struct cgroup_table *t, cgroup_gone_fn gone, cgroup_forget_fn forget,
 			  void *ctx, uint64_t now_ms);
 /* The same after a look at part of the tree: drops only the entries
- * marked removed (cgroup_removed.h); the others stay unseen. */
+ * marked removed (cgroup_removed.h), at most @max of them, lowest ids
+ * first; the others stay unseen, and *@left says how many marked removed
+ * stay for a later sweep. */
 size_t cgroup_table_sweep_removed(struct cgroup_table *t, cgroup_gone_fn gone,
-				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms);
+				  cgroup_forget_fn forget, void *ctx, uint64_t now_ms, size_t max,
+				  size_t *left);
 
 /* Splits per allocation; 0 when there were no allocations. */
 double cg_split_ratio(uint64_t splits, uint64_t allocs);

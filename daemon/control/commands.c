@@ -210,6 +210,7 @@ static struct json_object *cmd_status(struct taod *d, struct json_object *req)
 	json_add_u64(o, "cgroups_tracked", d->cgroups.n);
 	json_add_u64(o, "tree_walks", d->tree_walks);
 	json_add_u64(o, "tree_backlog", d->tree_backlog.n);
+	json_add_u64(o, "tree_gone_backlog", d->removed_left);
 	json_add(o, "events", events_json(d));
 	json_add(o, "cgroup_maps", cgroup_maps_json(d));
 	json_add(o, "programs", programs_json(d));

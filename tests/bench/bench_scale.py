@@ -11,9 +11,10 @@
    how many ticks that took, and their maximum, are shown too).
 3. Start-up on a busy host: taod started on a tree that already holds N
    cgroups (the first walk finds them all at once), tick cost and RSS.
-4. Churn: the largest N made and removed twice while taod runs: every
-   tick's cost meanwhile (median, maximum) and RSS before, at the peak and
-   after (once taod has forgotten them).
+4. Churn: the largest N made and removed twice while taod runs, each
+   round long enough for a history batch of all N: every tick's cost
+   meanwhile (median, maximum) and RSS before, at the peak and after (once
+   taod has forgotten them).
 Usage: bench_scale.py [N ...] (default 0 1000 10000).
 """
 import json
@@ -30,6 +31,7 @@ from conftest import TAOD, CgroupSet, ctl_status  # noqa: E402
 
 FAULT_BENCH = TAOD.parent / "fault_bench"
 STATS = Path("/proc/sys/kernel/bpf_stats_enabled")
+HISTORY_EVERY = 10  # ticks, as start_daemon's config says
 KINDS = {"4 KiB": ("4k", 65536, 8), "2 MiB THP": ("2m", 64, 8)}
 
 
@@ -111,7 +113,7 @@ def start_daemon(tmp):
     sock = str(tmp / "taod.sock")
     conf = tmp / "taod.conf"
     conf.write_text(f"[daemon]\ntick = 1s\n[control]\nsocket = {sock}\n"
-                    f"[history]\npath = {tmp}/history.db\n")
+                    f"[history]\npath = {tmp}/history.db\nevery = {HISTORY_EVERY}\n")
     daemon = subprocess.Popen([str(TAOD), "-c", str(conf)], stderr=subprocess.DEVNULL)
     while not os.path.exists(sock):
         time.sleep(0.1)
@@ -233,11 +235,16 @@ def churn(sock_daemon, n, rounds=2):
         with TickLog(sock) as log:
             for _ in range(rounds):
                 made = make_children(parent, n)
-                tick_costs(sock, 2)
+                # A history batch is due every 10 ticks (the bench's
+                # config): each round holds one with all N cgroups.
+                tick_costs(sock, HISTORY_EVERY + 2)
                 peak = max(peak, rss_kib(daemon.pid))
                 remove(made)
                 tick_costs(sock, 2)
-        # taod gives the heap back once no cgroup went for two ticks.
+        # taod drops removed cgroups a budget a tick, and gives the heap
+        # back once none went for two ticks.
+        while ctl_status(sock).get("tree_gone_backlog", 0):
+            tick_costs(sock, 1)
         tick_costs(sock, 3)
         after = rss_kib(daemon.pid)
         costs = log.costs

@@ -128,7 +128,7 @@ def test_many_cgroups_made_at_once_are_walked_over_ticks_and_counted_exactly(dae
     part 10: 10,000 in one tick cost half a second), the rest waiting in
     `tree_backlog`; all are found in the end, with no whole walk for the
     ones BPF names first, and one that faults THPs before its walk is
-    counted exactly."""
+    counted exactly; removed at once, all are dropped, a budget a tick."""
     n = 4000
     parent = cgroups.make("many")
     enable_memory_below(parent, cgroups.version)
@@ -157,6 +157,14 @@ def test_many_cgroups_made_at_once_are_walked_over_ticks_and_counted_exactly(dae
         row = cgroup_row(daemon, cgroups.rel(last))
         assert row["thp_alloc"] == 6 and row["pmd_split"] == 2, row
         assert backlog > 0, "made faster than a tick walks: some waited"
+        # Removed at once, they are dropped a budget a tick (2,000), the
+        # rest waiting in `tree_gone_backlog`, and all go in the end.
+        for c in reversed(made):
+            rmdir_retry(c)
+        made = []
+        wait_for(lambda: daemon.ctl("status")["tree_gone_backlog"] == 0 and
+                 not daemon.ctl("cgroups", "--glob", base + "/*"), timeout=60,
+                 what="every removed cgroup dropped")
         # Another test on this host may force one (a rename, a queue overflow).
         assert daemon.ctl("status")["tree_walks"] - walks <= 1
     finally:
