@@ -2,7 +2,8 @@
 import os
 
 from conftest import (any_mode, cgroup_row, enable_memory_below, exact_splits, finish, host_only,
-                      kernel_has_memcg_tracepoints, needs_thp_madvise, rmdir_retry, wait_for)
+                      kernel_has_memcg_tracepoints, needs_thp_madvise, rmdir_retry, vmstat,
+                      wait_for)
 
 N_FAULT = 12
 M_PARTIAL = 5
@@ -11,6 +12,7 @@ THP_KIB = 2048
 
 def test_splits_told_from_whole_unmaps(daemon, cgroups):
     a, b = cgroups.make("A"), cgroups.make("B")
+    before = vmstat()
     pa = cgroups.workload(a, "fault", N_FAULT, "partial", M_PARTIAL, "hold", 30)
     pb = cgroups.workload(b, "fault", 6, "unmap-whole", "fault", 6, "dontneed-whole",
                           "hold", 30)
@@ -48,7 +50,13 @@ def test_splits_told_from_whole_unmaps(daemon, cgroups):
         # fentry on the split functions: each partial munmap splits the PMD
         # (the folio split may follow later, from the deferred-split shrinker).
         assert ra["split_exact"] >= M_PARTIAL
-        assert rb["split_exact"] == 0
+        # B's own calls split no folio (none of its PMDs was split). A
+        # split it did not ask for is the kernel's: compaction splits a THP
+        # it cannot migrate whole, whoever's it is, and counts it in
+        # thp_migration_split (6.1 lab, once: 2 folio splits in B).
+        moved = {k: v - before.get(k, 0) for k, v in vmstat().items()
+                 if k.startswith(("thp_", "compact_")) and v != before.get(k, 0)}
+        assert rb["split_exact"] <= moved.get("thp_migration_split", 0), (rb, moved)
     else:
         assert ra["split_exact"] == rb["split_exact"] == 0
 
