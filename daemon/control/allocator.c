@@ -142,9 +142,12 @@ const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f
 	 * direct system call) means the caller below them returned the memory
 	 * itself; any other libc function there, or one stripped of its name,
 	 * is malloc's (its internals have no exported symbol). */
-	for (; i < n && (in_libc(&f[i]) || !f[i].file); i++)
+	for (; i < n && (in_libc(&f[i]) || !f[i].file); i++) {
+		if (f[i].unread)
+			return NULL; /* 7.3 lab: a spent budget read as malloc's */
 		if (f[i].file && !(f[i].func && sym_listed(allocator_libc_wrappers, f[i].func)))
 			wrappers = false;
+	}
 	if (!wrappers)
 		return rule_matching(ALLOC_MATCH_ALWAYS);
 	return i < n ? rule_matching(ALLOC_MATCH_FRAMES) : NULL;

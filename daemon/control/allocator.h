@@ -34,10 +34,12 @@ struct allocator_rule {
 };
 
 /* One frame of a split's user stack: its file (NULL: none found) and the
- * function it is in (NULL: not known, e.g. a stripped internal one). */
+ * function it is in (NULL: not known, e.g. a stripped internal one;
+ * @unread: its file was never read, so not even that is known). */
 struct allocator_frame {
 	const char *file;
 	const char *func;
+	bool unread;
 };
 
 /* The first rule that matches /proc/PID/maps text @maps (NUL-terminated)
@@ -48,7 +50,8 @@ const struct allocator_rule *allocator_detect(const char *maps, bool go_binary);
  * innermost first): the first frame in an allocator's file or function;
  * else, when the innermost frames are libc's munmap/madvise wrappers
  * called from outside libc, the program itself; else glibc's malloc when
- * they are libc's other (malloc's) functions. NULL when no frame has a file.
+ * they are libc's other (malloc's) functions. NULL when no frame has a
+ * file, or one of those libc frames was left unread (nothing tells then).
  */
 const struct allocator_rule *allocator_of_frames(const struct allocator_frame *f, size_t n);
 /* libc's system call wrappers that return memory or change a mapping,

@@ -16,7 +16,6 @@
 struct named_frames {
 	struct allocator_frame f[TAOD_STACK_FRAMES];
 	char func[TAOD_STACK_FRAMES][256];
-	bool looked[TAOD_STACK_FRAMES]; /* its file was read for a name */
 	size_t n;
 };
 
@@ -44,7 +43,7 @@ static void name_frame(struct named_frames *nf, size_t i, struct json_object *fr
 		return;
 	r = file_lookups_symbol(l, root, a->file, (uint64_t)json_object_get_int64(off), nf->func[i],
 				sizeof(nf->func[0]));
-	nf->looked[i] = r != FILE_LOOKUPS_SPENT;
+	a->unread = r == FILE_LOOKUPS_SPENT;
 	if (!r)
 		a->func = nf->func[i];
 }
@@ -77,18 +76,6 @@ static const struct allocator_rule *below_libc(const struct named_frames *nf, co
 	if (mapped)
 		return mapped; /* the loaded allocator could have called it */
 	return imports == 0 ? allocator_detect("", false) : NULL; /* only libc's malloc could */
-}
-
-/* Whether a frame of the innermost libc run has no name because the
- * budget ran out before its file was read, not because none covers it. */
-static bool libc_frame_unlooked(const struct named_frames *nf)
-{
-	size_t caller = allocator_caller(nf->f, nf->n);
-
-	for (size_t i = 0; i < caller; i++)
-		if (nf->f[i].file && !nf->f[i].func && !nf->looked[i])
-			return true;
-	return false;
 }
 
 /* Whether @stack's split came from a call that returns or remaps memory:
@@ -125,11 +112,6 @@ const struct allocator_rule *stack_allocator(struct json_object *stack, pid_t pi
 		return r;
 	for (size_t i = 0; i < nf.n; i++)
 		name_frame(&nf, i, json_object_array_get_idx(frames, i), root, l);
-	/* An unnamed libc frame reads as malloc's internals: only where its
-	 * file was looked at (7.3 lab: a spent budget told the program's own
-	 * munmap "glibc malloc"). */
-	if (libc_frame_unlooked(&nf))
-		return NULL;
 	r = allocator_of_frames(nf.f, nf.n);
 	/* libc's frames tell glibc's malloc only where no loaded allocator
 	 * took its place (jemalloc preloaded: libc's own calls reach it too). */

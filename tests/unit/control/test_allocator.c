@@ -69,6 +69,7 @@ Test(allocator, allocator_of_frames_tells_glibc_malloc_from_the_program)
 	    {LIBC, "__madvise"}, {LIBC, NULL}, {LIBC, "free"}, {"/usr/bin/app", "main"}};
 	struct allocator_frame stripped[] = {
 	    {LIBC, "munmap"}, {LIBC, NULL}, {"/usr/bin/app", NULL}};
+	struct allocator_frame unread[] = {{LIBC, NULL, true}, {"/usr/bin/app", NULL}};
 	struct allocator_frame own_free[] = {{LIBC, "munmap"}, {"/usr/bin/app", "free"}};
 	struct allocator_frame only_libc[] = {{LIBC, "munmap"}};
 	struct allocator_frame nofile[] = {{NULL, NULL}};
@@ -77,6 +78,7 @@ Test(allocator, allocator_of_frames_tells_glibc_malloc_from_the_program)
 	cr_assert_str_eq(from_frames(syscall, 1), "the program itself");
 	cr_assert_str_eq(from_frames(trim, 4), "glibc malloc");
 	cr_assert_str_eq(from_frames(stripped, 3), "glibc malloc");
+	cr_assert_str_eq(from_frames(unread, 2), "(none)", "a libc frame never read tells nothing");
 	/* A program's own function named free is not glibc's. */
 	cr_assert_str_eq(from_frames(own_free, 2), "the program itself");
 	cr_assert_str_eq(from_frames(only_libc, 1), "(none)");
