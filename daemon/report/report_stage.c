@@ -84,9 +84,8 @@ static void write_batch(struct report_stage *rs, const struct report_tick *t, bo
 	rs->batch_open = false;
 	if (!h)
 		return;
-	uint64_t started = t->started_us ? t->started_us : monotonic_us();
 	struct history_slice sl = {.max = SIZE_MAX,
-				   .until_us = whole ? 0 : started + TICK_WITH_HISTORY_US};
+				   .until_us = whole ? 0 : t->started_us + TICK_WITH_HISTORY_US};
 	int r;
 
 	r = history_record_slice(h, t->cgroups, now, rs->machine, t->class_of, t->class_ctx, &sl);
@@ -135,8 +134,7 @@ void report_stage_tick(struct report_stage *rs, struct report_tick *t)
 		   t->ticks - rs->last_tick >= t->cfg->history_every;
 	const char *textfile = t->cfg->metrics_textfile;
 
-	/* An open batch keeps the machine figures of the tick it was due. */
-	if ((due || (textfile[0] && !rs->batch_open)) && rs->machine)
+	if ((due || textfile[0]) && rs->machine)
 		machine_stats_read(&t->cfg->k, rs->machine);
 	if (due || rs->batch_open)
 		write_batch(rs, t, false);
@@ -164,7 +162,7 @@ static void write_last_textfile(struct report_stage *rs, struct report_tick *t)
 void report_stage_close(struct report_stage *rs, struct report_tick *t)
 {
 	if (rs->history.h && (rs->batch_open || t->ticks > rs->last_tick)) {
-		if (rs->machine && !rs->batch_open)
+		if (rs->machine)
 			machine_stats_read(&t->cfg->k, rs->machine);
 		write_batch(rs, t, true);
 	}

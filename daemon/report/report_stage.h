@@ -30,7 +30,7 @@ struct report_tick {
 	const struct taod_config *cfg;
 	const struct cgroup_table *cgroups;
 	uint64_t ticks;
-	uint64_t started_us;	   /* the tick's start (CLOCK_MONOTONIC; 0: now) */
+	uint64_t started_us;	   /* the tick's start (CLOCK_MONOTONIC), set by the tick */
 	history_class_fn class_of; /* decide's class of a cgroup */
 	void *class_ctx;
 	/* The figures of the metrics textfile; the stage fills in its own. */

@@ -56,9 +56,9 @@ struct history {
 	struct hist_cg *cgs;
 	size_t n;
 	/* The batch being written in slices (history_record_slice): its time,
-	 * the last cgroup id a committed slice reached, and the memory it
-	 * builds, which takes the place of cgs when it completes. */
-	bool batch_open, batch_started;
+	 * the last cgroup id a committed slice reached (0: none yet), and the
+	 * memory it builds, which takes the place of cgs when it completes. */
+	bool batch_open;
 	uint64_t batch_ms, batch_after;
 	struct hist_cg *next;
 	size_t nnext, next_cap;

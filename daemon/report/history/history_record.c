@@ -251,24 +251,6 @@ static int reserve_next(struct history *h, size_t more)
 	return 0;
 }
 
-/* The first entry of @t the open batch has not reached (sorted by id). */
-static size_t slice_start(const struct history *h, const struct cgroup_table *t)
-{
-	size_t lo = 0, hi = t->n;
-
-	if (!h->batch_started)
-		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid]->id <= h->batch_after)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Whether a slice that took @taken cgroups may take one more. */
 static bool slice_has_room(const struct history_slice *sl, size_t taken)
 {
@@ -324,7 +306,7 @@ static void close_batch(struct history *h, bool complete)
 	size_t k = 0, moved = h->n;
 
 	if (!complete) {
-		while (h->batch_started && k < h->n && h->cgs[k].id <= h->batch_after)
+		while (k < h->n && h->cgs[k].id <= h->batch_after)
 			k++;
 		if (k < h->n && !reserve_next(h, h->n - k)) {
 			memcpy(&h->next[h->nnext], &h->cgs[k], (h->n - k) * sizeof(*h->cgs));
@@ -339,7 +321,8 @@ static void close_batch(struct history *h, bool complete)
 	h->n = h->nnext;
 	h->next = NULL;
 	h->nnext = h->next_cap = 0;
-	h->batch_open = h->batch_started = false;
+	h->batch_open = false;
+	h->batch_after = 0;
 }
 
 /* One slice in one transaction; its memory kept only when it commits. */
@@ -347,7 +330,8 @@ static int record_slice(struct history *h, const struct cgroup_table *t,
 			const struct machine_stats *m, history_class_fn class_of, void *ctx,
 			const struct history_slice *sl, bool *complete)
 {
-	size_t i = slice_start(h, t), kept = h->nnext;
+	/* The first entry the batch has not reached (cgroup ids start at 1). */
+	size_t i = id_vec_lower_bound(&t->ids, h->batch_after + 1), kept = h->nnext;
 	int r;
 
 	if ((r = reserve_next(h, t->n - i < sl->max ? t->n - i : sl->max)))
@@ -367,10 +351,8 @@ static int record_slice(struct history *h, const struct cgroup_table *t,
 		h->nnext = kept;
 		return r;
 	}
-	if (i > 0) {
+	if (i > 0)
 		h->batch_after = t->v[i - 1]->id;
-		h->batch_started = true;
-	}
 	return 0;
 }
 
@@ -388,6 +370,7 @@ int history_record_slice(struct history *h, const struct cgroup_table *t, uint64
 	if (!h->batch_open) {
 		h->batch_open = true;
 		h->batch_ms = wall_ms;
+		h->batch_after = 0;
 		/* One block for the batch's memory, sized as the table is now,
 		 * not grown slice by slice. */
 		(void)reserve_next(h, t->n + 1);
