@@ -12,6 +12,8 @@
  *   thp_paths.bpf.c  fentry on the kernel's split functions (exact
  *                    splits) and on its THP paths (THP paths mode)
  *   sizes.bpf.c      fentry for multi-size THP: large folios per order
+ *   partial_queue.bpf.c  fentry before 6.12: the folios partly mapped
+ *                    now, as the deferred split queue holds them
  *   shared.bpf.c     the license and the definitions of what this
  *                    header declares extern: the config and the maps more
  *                    than one family counts into
@@ -121,6 +123,10 @@ struct thp_path_ctx {
 	__u32 size_split_new_order;
 	__u8 size_split_anon;
 	__u8 size_split_partial; /* the folio was partly mapped (nr_partial) */
+	/* Before 6.12, inside a folio split: the folio, whose queue entry
+	 * goes if it splits (the page given may be a tail page, which the
+	 * split makes a folio of its own). */
+	__u64 queued_split_folio;
 };
 
 TAOD_SHARED struct {

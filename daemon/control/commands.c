@@ -49,6 +49,7 @@ static struct json_object *events_json(const struct taod *d)
 	    [TAOD_STAT_MTHP_EVENTS] = "mthp_events",
 	    [TAOD_STAT_CG_COUNTERS_FULL] = "cg_counters_full",
 	    [TAOD_STAT_CG_SIZES_FULL] = "cg_sizes_full",
+	    [TAOD_STAT_QUEUED_FOLIOS_FULL] = "queued_folios_full",
 	};
 	struct json_object *o = json_object_new_object();
 	uint64_t total = 0;

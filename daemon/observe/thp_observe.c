@@ -255,6 +255,54 @@ static void select_held_programs(struct thp_observe_bpf *skel, const struct btf_
 	bpf_program__set_autoload(skel->progs.on_uncharge_folios, held);
 }
 
+/* The deferred split queue's functions, by kernel: the queue holds the
+ * folios partly mapped (before 6.12 a folio joins it only then). */
+static const struct queue_fns {
+	const char *queue, *free;
+	int queue_args;
+} queue_fns_by_kernel[] = {
+    {"deferred_split_folio", "folio_undo_large_rmappable", 1}, /* 6.6 to 6.11 */
+    {"deferred_split_huge_page", "free_transhuge_page", 1},    /* 6.1 */
+};
+
+/*
+ * Before 6.12 (deferred_split_folio takes no partially_mapped flag) the
+ * folios partly mapped now are the queue's, mirrored by
+ * partial_queue.bpf.c: attached where BTF has the functions of one row
+ * and the split function. Whether they are.
+ */
+static const struct queue_fns *queue_fns_of(const struct btf *vmlinux)
+{
+	size_t n = sizeof(queue_fns_by_kernel) / sizeof(queue_fns_by_kernel[0]);
+
+	for (size_t i = 0; vmlinux && i < n; i++) {
+		const struct queue_fns *q = &queue_fns_by_kernel[i];
+
+		if (fn_takes(vmlinux, q->queue, q->queue_args) && has_fn(vmlinux, q->free))
+			return q;
+	}
+	return NULL;
+}
+
+static bool select_queue_programs(struct thp_observe_bpf *skel, const struct btf *vmlinux,
+				  const struct btf_facts *f)
+{
+	__typeof__(skel->progs) *pr = &skel->progs;
+	const struct queue_fns *q = f->folio_split_fn ? queue_fns_of(vmlinux) : NULL;
+
+	bpf_program__set_autoload(pr->on_partial_queued, q);
+	bpf_program__set_autoload(pr->on_partial_freed, q);
+	bpf_program__set_autoload(pr->on_partial_split_enter, q);
+	bpf_program__set_autoload(pr->on_partial_split_exit, q);
+	if (!q)
+		return false;
+	bpf_program__set_attach_target(pr->on_partial_queued, 0, q->queue);
+	bpf_program__set_attach_target(pr->on_partial_freed, 0, q->free);
+	bpf_program__set_attach_target(pr->on_partial_split_enter, 0, f->folio_split_fn);
+	bpf_program__set_attach_target(pr->on_partial_split_exit, 0, f->folio_split_fn);
+	return true;
+}
+
 /*
  * The per-size (mTHP) programs, where fentry is allowed: splits by order
  * (6.12+ split functions take the order), partial maps (6.12+
@@ -273,6 +321,7 @@ static void select_size_programs(struct thp_observe *o, const struct taod_config
 	bool held = fault && split && has_fn(vmlinux, "__mem_cgroup_uncharge") &&
 		    has_fn(vmlinux, "__mem_cgroup_uncharge_folios");
 	bool collapse = bpf_program__autoload(pr->on_collapse_order); /* THP paths, 7.3+ */
+	bool queue;
 
 	bpf_program__set_autoload(pr->on_size_split_enter, split);
 	bpf_program__set_autoload(pr->on_size_split_exit, split);
@@ -284,17 +333,22 @@ static void select_size_programs(struct thp_observe *o, const struct taod_config
 	bpf_program__set_autoload(pr->on_new_anon_rmap, fault);
 	select_held_programs(o->skel, f, held);
 	/* Partly mapped now: counted in at the partial map, out at the split
-	 * and where a freed folio leaves the queue (6.13+). */
+	 * and where a freed folio leaves the queue (6.13+, 6.12.118+), or
+	 * the queue itself before 6.12. */
 	o->partial_gauge = partial && split && has_fn(vmlinux, "__folio_unqueue_deferred_split");
-	o->skel->rodata->taod_cfg.partial_gauge = o->partial_gauge;
 	bpf_program__set_autoload(pr->on_unqueue_deferred, o->partial_gauge);
+	queue = !partial && select_queue_programs(o->skel, vmlinux, f);
+	o->partial_gauge = o->partial_gauge || queue;
+	o->skel->rodata->taod_cfg.partial_gauge = o->partial_gauge;
 	snprintf(o->sizes, sizeof(o->sizes), "fentry: %s%s%s%s%s%s%s",
 		 fault	? "fault allocations, "
 		 : mthp ? ""
 			: "(no mTHP size enabled at start) ",
 		 held ? "folios held, " : "", partial ? "partial maps, " : "",
-		 o->partial_gauge ? "partly mapped now, " : "", collapse ? "collapses, " : "",
-		 split ? "splits" : "no splits",
+		 queue		    ? "partly mapped now (deferred split queue), "
+		 : o->partial_gauge ? "partly mapped now, "
+				    : "",
+		 collapse ? "collapses, " : "", split ? "splits" : "no splits",
 		 split || partial || fault || collapse ? " per size" : "");
 }
 

@@ -13,6 +13,9 @@
 #define TAOD_MAX_CGROUPS 16384 /* default of [kernel] cgroup_map_entries */
 #define TAOD_CG_OVERFLOW 1024  /* map "cg_overflow": cgroups counted past a full cg_counters */
 #define TAOD_MAX_TASKS	 8192
+/* Map "queued_folios": large folios partly mapped now, before 6.12 (a
+ * 2 MiB THP each: 512 GiB stranded before one goes uncounted). */
+#define TAOD_MAX_QUEUED_FOLIOS 262144
 
 #ifndef __bpf__
 #include <linux/bpf.h> /* struct bpf_stack_build_id (the BPF side has vmlinux.h) */
@@ -223,6 +226,9 @@ enum taod_stat {
 	 * their own: a status and an alert, never added to the totals. */
 	TAOD_STAT_CG_COUNTERS_FULL,
 	TAOD_STAT_CG_SIZES_FULL,
+	/* Folios left partly mapped that found queued_folios full: not in
+	 * their cgroup's nr_partial (kernels before 6.12). */
+	TAOD_STAT_QUEUED_FOLIOS_FULL,
 	TAOD_STAT_MAX,
 };
 
@@ -249,7 +255,8 @@ struct taod_bpf_config {
 	 * release programs are both attached. */
 	__u32 size_held;
 	/* The folios partly mapped now (nr_partial) are counted: the partial
-	 * map, split and unqueue programs are all attached. */
+	 * map, split and unqueue programs are all attached (6.12+), or the
+	 * deferred split queue's (before 6.12, partial_queue.bpf.c). */
 	__u32 partial_gauge;
 };
 

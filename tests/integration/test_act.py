@@ -61,10 +61,19 @@ def test_shatter_gives_back_partly_mapped_thps(enforcing, cgroups):
     except AssertionError as e:
         raise AssertionError(f"{e}: (THP chunks, AnonHugePages kB) = {state()}; "
                              f"{workload_where(p)}") from None
-    rec = enforcing.act("shatter", "--cgroup", cgroups.rel(cg), "--pid", str(p.pid))
+    rel = cgroups.rel(cg)
+    gauge = "partly mapped now" in enforcing.ctl("status")["mthp_observation"]
+    if gauge:
+        wait_for(lambda: cgroup_row(enforcing, rel)["partly_mapped_thps"] == N,
+                 what=f"{N} THPs counted partly mapped")
+    rec = enforcing.act("shatter", "--cgroup", rel, "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert f"split {N} THPs ({N * THP_KIB * 1024} bytes, {N} partly mapped)" in rec["detail"], rec
     assert thp_chunks(p.pid) == 0
+    if gauge:  # split, so off the kernel's deferred split queue: none left, p alive
+        wait_for(lambda: cgroup_row(enforcing, rel)["partly_mapped_thps"] == 0,
+                 what="none counted partly mapped once split")
+        assert p.poll() is None
 
 
 @host_only

@@ -2,6 +2,7 @@
 folios each cgroup has partly mapped now, per size (BPF's nr_partial, the
 kernel's nr_anon_partially_mapped per memcg), in `cgroups` and metrics."""
 import json
+import os
 import signal
 
 import pytest
@@ -18,8 +19,12 @@ def test_partly_mapped_thps_last_until_unmapped(daemon, cgroups):
     """3 THPs each left partly mapped by a munmap of one page count 3 for as
     long as they stay so; unmapped whole (freed), they count 0 again, the
     process still alive. A split event count only ever grows."""
-    if "partly mapped now" not in daemon.ctl("status")["mthp_observation"]:
-        pytest.skip(f"not counted here: {daemon.ctl('status')['mthp_observation']}")
+    seen = daemon.ctl("status")["mthp_observation"]
+    if "partly mapped now" not in seen:
+        # Every lab kernel lets fentry attach: 6.12+ counts by the folio's
+        # flag, 6.1 and 6.6 (the TAO kernel) by the deferred split queue.
+        assert "fentry" not in os.environ.get("TAOD_TEST_EXPECT_MODE", ""), seen
+        pytest.skip(f"not counted here: {seen}")
     a = cgroups.make("PM")
     rel = cgroups.rel(a)
     w = cgroups.workload(a, "fault", 4, "partial", 3, "ready", "wait-signal", "unmap-whole",

@@ -128,11 +128,14 @@ static void write_bpf(FILE *f, const uint64_t *stats)
 	metrics_family(
 	    f, "taod_bpf_map_full_total", "counter",
 	    "Events whose cgroup found a BPF map full: cg_counters (counted in the "
-	    "overflow LRU instead) or cg_sizes (lost). Raise [kernel] cgroup_map_entries.");
+	    "overflow LRU instead) or cg_sizes (lost; raise [kernel] cgroup_map_entries), "
+	    "or folios left partly mapped that queued_folios could not hold (before 6.12).");
 	fprintf(f, "taod_bpf_map_full_total{map=\"cg_counters\"} %llu\n",
 		(unsigned long long)stats[TAOD_STAT_CG_COUNTERS_FULL]);
 	fprintf(f, "taod_bpf_map_full_total{map=\"cg_sizes\"} %llu\n",
 		(unsigned long long)stats[TAOD_STAT_CG_SIZES_FULL]);
+	fprintf(f, "taod_bpf_map_full_total{map=\"queued_folios\"} %llu\n",
+		(unsigned long long)stats[TAOD_STAT_QUEUED_FOLIOS_FULL]);
 	metrics_family(f, "taod_bpf_pending_flushed_total", "counter",
 		       "PMD removals settled as splits by the tick's flush.");
 	fprintf(f, "taod_bpf_pending_flushed_total %llu\n",
