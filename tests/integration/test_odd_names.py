@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import (TAOCTL, TAOD, TIME_SCALE, WORKLOAD, anon_huge_kib, cgroup_row,
                       enable_memory_below, wait_for,
-                      host_only, any_mode)
+                      host_only, any_mode, one_kernel)
 from test_enforce import THP_KIB, WINDOW_S, enforce_conf
 
 ODD = b'taodtest-odd-\xff"q\\z\ttab'  # the kernel refuses '\n' in cgroup names
@@ -67,7 +67,8 @@ def test_odd_cgroup_names_leave_taod_well_formed(daemon_factory, cgroups, tmp_pa
             os.rmdir(m)
 
 
-@any_mode
+# A walk of cgroup v2's directories, no THP code: one guest in the lab.
+@one_kernel
 def test_a_tree_deeper_than_the_soft_fd_limit_is_seen_whole(daemon_factory, cgroups):
     """The walk holds a directory fd per level: a tenant nesting cgroups
     1100 deep under systemd's soft limit of 1024 fds hid its lower ones."""
