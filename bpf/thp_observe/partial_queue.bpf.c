@@ -68,8 +68,7 @@ int BPF_PROG(on_partial_queued, void *page_or_folio)
 	if (!r) { /* the kernel's split_deferred, and one more partly mapped */
 		count_size(memcg, q.order, SIZE_PARTIAL);
 		gauge_add_id(q.cgid, &memcg->css, q.order, 1, true);
-	}
-	else if (r != -17 /* EEXIST: queued already */)
+	} else if (r != -17 /* EEXIST: queued already */)
 		stat_inc(TAOD_STAT_QUEUED_FOLIOS_FULL);
 	return 0;
 }

@@ -65,7 +65,8 @@ static __always_inline bool folio_is_anon(struct folio *folio)
 /* folio_test_swapcache(): the kernel queues no folio in the swap cache. */
 static __always_inline bool folio_in_swapcache(struct folio *folio)
 {
-	return folio_flags(folio, false) & (1UL << bpf_core_enum_value(enum pageflags, PG_swapcache));
+	return folio_flags(folio, false) &
+	       (1UL << bpf_core_enum_value(enum pageflags, PG_swapcache));
 }
 
 /* The row of memcg @cgid (@css its memory css), made on first use. */
