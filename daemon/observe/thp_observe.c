@@ -256,13 +256,13 @@ static void select_held_programs(struct thp_observe_bpf *skel, const struct btf_
 }
 
 /* The deferred split queue's functions, by kernel: the queue holds the
- * folios partly mapped (before 6.12 a folio joins it only then). */
+ * folios partly mapped (before 6.12 a folio joins it only then, and the
+ * queueing function takes the folio alone). */
 static const struct queue_fns {
 	const char *queue, *free;
-	int queue_args;
 } queue_fns_by_kernel[] = {
-    {"deferred_split_folio", "folio_undo_large_rmappable", 1}, /* 6.6 to 6.11 */
-    {"deferred_split_huge_page", "free_transhuge_page", 1},    /* 6.1 */
+    {"deferred_split_folio", "folio_undo_large_rmappable"}, /* 6.6 to 6.11 */
+    {"deferred_split_huge_page", "free_transhuge_page"},    /* 6.1 */
 };
 
 /*
@@ -278,7 +278,7 @@ static const struct queue_fns *queue_fns_of(const struct btf *vmlinux)
 	for (size_t i = 0; vmlinux && i < n; i++) {
 		const struct queue_fns *q = &queue_fns_by_kernel[i];
 
-		if (fn_takes(vmlinux, q->queue, q->queue_args) && has_fn(vmlinux, q->free))
+		if (fn_takes(vmlinux, q->queue, 1) && has_fn(vmlinux, q->free))
 			return q;
 	}
 	return NULL;
