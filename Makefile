@@ -82,7 +82,8 @@ SKELS := $(BPF_DIRS:bpf/%=$(BUILD)/%.skel.h)
 	fuzz fuzz-smoke $(FUZZ_SMOKES) vm-deps vmtest vmtest-coverage vmtest-tenants vmtest-systemd vmtest-tao FORCE \
 	deb fleet-test
 
-all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so $(BUILD)/tenants/kvcache
+all: $(BUILD)/taod $(BUILD)/taoctl $(BUILD)/thp_workload $(BUILD)/tao_boot_split.so $(BUILD)/tenants/kvcache \
+	$(BUILD)/mmap_lock_holder
 
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
@@ -134,6 +135,11 @@ $(BUILD)/taoctl: $(TAOCTL_OBJS) $(BUILD)/libtaod.a
 $(BUILD)/thp_workload: tests/workload/thp_workload.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls $< -o $@
+
+# A tenant holding its own mmap lock against readers (test_lock_holder.py).
+$(BUILD)/mmap_lock_holder: tests/workload/mmap_lock_holder.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wall -Wextra -Werror -pthread $< -o $@
 
 # The boot-zone TAO fixture's debugfs split, preloaded into taod by its
 # test: never sanitized (a preloaded library must not bring its own runtime).

@@ -23,6 +23,7 @@
 #include "common/instance_lock.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/offload.h"
 #include "common/rootfs.h"
 #include "common/version.h"
 #include "report/history/history_peak.h"
@@ -173,6 +174,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *user)
 {
 	struct taod *d = user;
 	int r = pipeline_tick(d); /* logged where it failed */
+
+	offload_reap(); /* killed children that were slow to go */
 
 	sd_notifyf(0, "STATUS=%zu cgroups, %s mode, %s kernel%s%s", d->cgroups.n,
 		   thp_observe_mode(d->obs), kernel_kind_name(d->kernel.kind),
@@ -345,6 +348,7 @@ static int start(struct taod *d)
 		log_err("event loop: %s", strerror(-r));
 		return r;
 	}
+	actor_set_event(d->actor, d->event); /* shatters and collapses off the loop */
 	r = control_server_start(&d->ctl, d->event, d->cfg->socket_path, d->cfg->socket_mode,
 				 readers_group(d->cfg->group), commands_dispatch, d);
 	if (r) {
@@ -361,6 +365,10 @@ static void stop(struct taod *d)
 {
 	struct report_tick last;
 
+	/* Work off the loop ends first: its records and replies still go out. */
+	offload_stop_all();
+	if (d->actor)
+		actor_drop_pending(d->actor);
 	control_server_stop(d->ctl);
 	sd_event_source_disable_unref(d->tick_source);
 	sd_event_unref(d->event);

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <systemd/sd-event.h>
+
 #include "act_backend.h"
+#include "act/gate/action_queue.h"
 #include "act/gate/benefit_watch.h"
 
 struct actor;
@@ -40,11 +43,29 @@ const char *actor_backend_name(const struct actor *a);
 bool actor_can_reach(const struct actor *a, const char *cgroup, bool policy_dry_run);
 int actor_read_stats(struct actor *a, struct act_stats *out);
 /*
- * Gate, carry out, audit. Fills @rec (may be NULL) with the audit record.
- * Never fails: failures are results.
+ * Gate, carry out, audit, here in the caller. Fills @rec (may be NULL)
+ * with the audit record. Never fails: failures are results.
  */
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
 				struct action_record *rec);
+/*
+ * The loop off which kinds whose row says off_loop are carried out, one at
+ * a time, in an offload child (common/offload.h). Without it (NULL, the
+ * default) every kind is carried out in the caller.
+ */
+void actor_set_event(struct actor *a, sd_event *e);
+/*
+ * Like actor_submit, then @done(@ctx, record) (NULL: nobody told): at once,
+ * or for an off-loop kind when its child ends. A request for what is
+ * already under way or waiting (same kind and cgroup) backs off; more than
+ * ACTION_QUEUE_MAX waiting are rate-limited.
+ */
+void actor_submit_then(struct actor *a, const struct action_request *req, action_done_fn done,
+		       void *ctx);
+/* Actions under way off the loop or waiting for it. */
+unsigned actor_pending(const struct actor *a);
+/* Records every waiting request as not carried out (taod exiting). */
+void actor_drop_pending(struct actor *a);
 struct audit_log *actor_audit(const struct actor *a);
 /* Called with every audited record, after the audit log has it. */
 typedef void (*actor_record_fn)(void *ctx, const struct action_record *rec);

@@ -6,8 +6,8 @@
 #include "action_kinds.h"
 
 static const struct action_kind_row rows[ACTION_KIND_MAX] = {
-#define X(kind, word, rung, bytes, machine, task, what)                                            \
-	[ACTION_##kind] = {word, rung, bytes, machine, task, what},
+#define X(kind, word, rung, bytes, machine, task, off_loop, what)                                  \
+	[ACTION_##kind] = {word, rung, bytes, machine, task, off_loop, what},
     TAOD_ACTION_KINDS(X)
 #undef X
 };

@@ -13,7 +13,9 @@
  * (shatter_bytes_per_minute: the backend gets a budget, never 0), whether
  * it is machine-wide (no cgroup: not checked against the allowlist),
  * whether decide aims it at the tenant's top offending task (its pid in
- * the request), and what it does, as taoctl's help says it.
+ * the request), whether it reads the tenant's memory (its /proc maps and
+ * page tables, which the tenant's mmap lock guards: carried out off the
+ * loop, common/offload.h), and what it does, as taoctl's help says it.
  */
 #ifndef TAOD_ACTION_KINDS_H
 #define TAOD_ACTION_KINDS_H
@@ -22,16 +24,17 @@
 #include <stddef.h>
 
 #define TAOD_ACTION_KINDS(X)                                                                       \
-	/* KIND, word, rung, bytes, machine-wide, task, what */                                    \
-	X(WARN, "warn", true, false, false, true, "log and audit only")                            \
-	X(RESTRICT, "restrict", true, false, false, false,                                         \
+	/* KIND, word, rung, bytes, machine-wide, task, off loop, what */                          \
+	X(WARN, "warn", true, false, false, true, false, "log and audit only")                     \
+	X(RESTRICT, "restrict", true, false, false, false, false,                                  \
 	  "take THP room away: TAO policy zones, or stock memory.high/soft limit")                 \
-	X(GRANT, "grant", false, false, false, false, "give back what restrict took, or reward")   \
-	X(SHATTER, "shatter", true, true, false, true,                                             \
+	X(GRANT, "grant", false, false, false, false, false,                                       \
+	  "give back what restrict took, or reward")                                               \
+	X(SHATTER, "shatter", true, true, false, true, true,                                       \
 	  "split an offender's THPs (partly mapped first)")                                        \
-	X(COLLAPSE, "collapse", false, true, false, false,                                         \
+	X(COLLAPSE, "collapse", false, true, false, false, true,                                   \
 	  "MADV_COLLAPSE a guaranteed cgroup's memory")                                            \
-	X(RESIZE_ZONES, "resize-zones", false, false, true, false,                                 \
+	X(RESIZE_ZONES, "resize-zones", false, false, true, false, false,                          \
 	  "move memory blocks between the TAO policy zones")
 
 enum action_kind {
@@ -47,6 +50,7 @@ struct action_kind_row {
 	bool bytes;	   /* spends the byte budget */
 	bool machine_wide; /* acts on no cgroup */
 	bool task;	   /* aimed at the top offending task */
+	bool off_loop;	   /* reads the tenant's memory: carried out in an offload child */
 	const char *what;
 };
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/elf_file.h"
+#include "common/offload.h"
 #include "common/rootfs.h"
 
 /*
@@ -209,13 +210,16 @@ static char *read_proc_text(const char *rel)
 	if (!f)
 		return NULL;
 	out = open_memstream(&text, &len);
-	/* A tenant may map 64,000 files: its maps is read up to a cap. */
-	for (size_t total = 0; out && total < PROC_TEXT_MAX && (n = fread(buf, 1, sizeof(buf), f));
+	offload_note("reading %.140s", path);
+	/* A tenant may map 64,000 files: its maps is read up to a cap, and
+	 * within the time left (each read takes the task's mmap lock). */
+	for (size_t total = 0; out && total < PROC_TEXT_MAX && !offload_time_up() &&
+			       (n = fread(buf, 1, sizeof(buf), f));
 	     total += n)
 		fwrite(buf, 1, n, out);
 	if (out)
 		fclose(out);
-	if (ferror(f) || !len) {
+	if (ferror(f) || !len || offload_time_up()) {
 		free(text);
 		text = NULL;
 	}

@@ -27,7 +27,10 @@
 struct command {
 	const char *name;
 	bool needs_root; /* changes state, or readers = root */
-	struct json_object *(*run)(struct taod *d, struct json_object *req);
+	command_fn run;
+	/* Reads what tenants control (maps, files): answered off the loop in
+	 * this time (command_off_loop); 0: on the loop. */
+	uint64_t off_loop_ms;
 };
 
 static struct json_object *cmd_ping(struct taod *d, struct json_object *req)
@@ -406,13 +409,19 @@ static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
 }
 
 static const struct command commands[] = {
-    {"ping", false, cmd_ping},	     {"status", false, cmd_status},
-    {"cgroups", false, cmd_cgroups}, {"top-tasks", false, cmd_top_tasks},
-    {"actions", false, cmd_actions}, {"act", true, cmd_act},
-    {"policy", false, cmd_policy},   {"abusers", false, cmd_abusers},
-    {"reload", true, cmd_reload},    {"metrics", false, cmd_metrics},
-    {"zones", false, cmd_zones},     {"zones-apply", true, cmd_zones_apply},
-    {"explain", false, cmd_explain},
+    {"ping", false, cmd_ping},
+    {"status", false, cmd_status},
+    {"cgroups", false, cmd_cgroups},
+    {"top-tasks", false, cmd_top_tasks},
+    {"actions", false, cmd_actions},
+    {"act", true, cmd_act},
+    {"policy", false, cmd_policy},
+    {"abusers", false, cmd_abusers},
+    {"reload", true, cmd_reload},
+    {"metrics", false, cmd_metrics},
+    {"zones", false, cmd_zones},
+    {"zones-apply", true, cmd_zones_apply},
+    {"explain", false, cmd_explain, EXPLAIN_TIME_MS},
 };
 
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
@@ -430,6 +439,8 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 			return protocol_errorf(
 			    "permission denied: \"%s\" needs root (uid %u asked)", name,
 			    (unsigned)peer->uid);
+		if (c->off_loop_ms)
+			return command_off_loop(d, peer, name, c->run, request, c->off_loop_ms);
 		return privacy_filter(d, peer, name, c->run(d, request));
 	}
 	return protocol_errorf("unknown command \"%s\"", name);

@@ -10,6 +10,19 @@
 struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 				      struct json_object *request);
 
+typedef struct json_object *(*command_fn)(struct taod *d, struct json_object *req);
+/*
+ * @run's reply to @peer (privacy filtered) computed in an offload child
+ * given @time_ms (commands_off_loop.c): NULL, the reply deferred until the
+ * child ends, or an error reply now (busy). Without an event loop it runs
+ * here and returns the reply.
+ */
+struct json_object *command_off_loop(struct taod *d, const struct peer *peer, const char *name,
+				     command_fn run, struct json_object *req, uint64_t time_ms);
+/* An explain's time in its child: maps, stacks and files read within it
+ * (with OFFLOAD_GRACE_MS, within the client's PROTOCOL_EXPLAIN_WAIT_S). */
+#define EXPLAIN_TIME_MS 4000
+
 /* The act stage's commands (commands_act.c). */
 struct json_object *cmd_actions(struct taod *d, struct json_object *req);
 struct json_object *cmd_act(struct taod *d, struct json_object *req);

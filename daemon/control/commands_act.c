@@ -125,12 +125,28 @@ static struct json_object *act_absent(struct taod *d, const struct action_reques
 	return elsewhere ? protocol_errorf("task %d is not in %s", (int)ar->pid, ar->cgroup) : NULL;
 }
 
+/* The record, as the reply to `act`. */
+static struct json_object *act_reply(const struct action_record *rec)
+{
+	struct json_object *o = protocol_ok();
+
+	json_add(o, "record", action_record_json(rec));
+	return o;
+}
+
+/* The client waiting for an off-loop action's record (NULL: none waits). */
+static void act_replied(void *ctx, const struct action_record *rec)
+{
+	control_deferred_reply(ctx, protocol_reply_line(act_reply(rec)));
+}
+
 struct json_object *cmd_act(struct taod *d, struct json_object *req)
 {
 	struct action_request ar = {0};
 	struct action_record rec;
 	const char *kind = NULL, *cgroup = "";
-	struct json_object *o, *err;
+	struct control_deferred *h;
+	struct json_object *err;
 	char why[96], words[160];
 	struct stat st;
 	int dir;
@@ -162,10 +178,15 @@ struct json_object *cmd_act(struct taod *d, struct json_object *req)
 	err = act_absent(d, &ar, cgroup[0] ? dir : 0);
 	if (err)
 		return err;
-	actor_submit(d->actor, &ar, &rec);
-	o = protocol_ok();
-	json_add(o, "record", action_record_json(&rec));
-	return o;
+	/* A shatter or collapse is carried out off the loop: the client waits
+	 * for its record (the action's time, its child's grace, the queue's). */
+	h = control_server_defer(d->ctl, PROTOCOL_ACT_WAIT_S * 1000ULL);
+	if (!h) {
+		actor_submit(d->actor, &ar, &rec);
+		return act_reply(&rec);
+	}
+	actor_submit_then(d->actor, &ar, act_replied, h);
+	return NULL;
 }
 
 struct json_object *act_status_json(struct taod *d)
@@ -176,6 +197,7 @@ struct json_object *act_status_json(struct taod *d)
 	json_add_str(o, "backend", actor_backend_name(d->actor));
 	json_add_str(o, "mode", act_mode_name(d->cfg->enforce.mode));
 	json_add_u64(o, "audited", audit_count(actor_audit(d->actor)));
+	json_add_u64(o, "pending", actor_pending(d->actor));
 	if (actor_read_stats(d->actor, &s) || !s.tao)
 		return o;
 	json_add_u64(o, "pgalloc_nosplit", s.pgalloc_nosplit);

@@ -41,9 +41,14 @@ struct control_server {
 	control_handler_fn handler;
 	void *ctx;
 	unsigned clients;
-	struct client *list; /* open clients, for the per-uid count */
-	size_t reply_memory; /* budget of replies held for non-root clients */
-	size_t held;	     /* bytes of such replies held now */
+	struct client *list;	/* open clients, for the per-uid count */
+	size_t reply_memory;	/* budget of replies held for non-root clients */
+	size_t held;		/* bytes of such replies held now */
+	struct client *current; /* whose request a handler is answering */
+};
+
+struct control_deferred {
+	struct client *c; /* NULL once the client is gone */
 };
 
 struct client {
@@ -56,11 +61,16 @@ struct client {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off;
-	size_t held; /* out_len, when counted against the reply budget */
+	size_t held;			   /* out_len, when counted against the reply budget */
+	struct control_deferred *deferred; /* a reply to come */
 };
 
 static void client_close(struct client *c)
 {
+	if (c->deferred)
+		c->deferred->c = NULL;
+	if (c->srv->current == c)
+		c->srv->current = NULL;
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->timer);
 	close(c->fd);
@@ -125,11 +135,51 @@ static void client_handle(struct client *c)
 	char err[160];
 
 	c->in[c->in_len] = '\0';
-	if (protocol_parse_request(c->in, &req, err, sizeof(err)))
+	if (protocol_parse_request(c->in, &req, err, sizeof(err))) {
 		client_reply(c, protocol_error(err));
-	else
-		client_reply(c, c->srv->handler(c->srv->ctx, &c->peer, req));
+	} else {
+		struct json_object *reply;
+
+		c->srv->current = c;
+		reply = c->srv->handler(c->srv->ctx, &c->peer, req);
+		c->srv->current = NULL;
+		/* Deferred: the reply comes later, or came already. */
+		if (reply || (!c->deferred && !c->out))
+			client_reply(c, reply);
+	}
 	json_object_put(req);
+}
+
+struct control_deferred *control_server_defer(struct control_server *s, uint64_t timeout_ms)
+{
+	struct client *c = s ? s->current : NULL;
+	uint64_t now;
+
+	if (!c || c->deferred || !(c->deferred = calloc(1, sizeof(*c->deferred))))
+		return NULL;
+	c->deferred->c = c;
+	sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(c->timer, now + timeout_ms * 1000);
+	return c->deferred;
+}
+
+void control_deferred_reply(struct control_deferred *h, char *line)
+{
+	struct client *c = h ? h->c : NULL;
+
+	free(h);
+	if (!c) {
+		free(line);
+		return;
+	}
+	c->deferred = NULL;
+	c->out = within_reply_memory(c, line);
+	c->out_len = c->out ? strlen(c->out) : 0;
+	if (c->srv->current == c) /* within its handler: on_client_io sends it */
+		return;
+	sd_event_source_set_enabled(c->io, SD_EVENT_ON);
+	if (!c->out || client_write(c) != 0)
+		client_close(c);
 }
 
 static bool request_complete(const struct client *c)
@@ -183,6 +233,10 @@ static int on_client_io(sd_event_source *s, int fd, uint32_t revents, void *user
 		return 0;
 	} else {
 		client_handle(c);
+	}
+	if (c->deferred && !c->out) { /* its socket is not read until the reply */
+		sd_event_source_set_enabled(c->io, SD_EVENT_OFF);
+		return 0;
 	}
 	if (!c->out || client_write(c) != 0)
 		client_close(c);

@@ -43,6 +43,20 @@ void control_server_stop(struct control_server *s);
 unsigned control_server_clients(const struct control_server *s);
 bool control_server_activated(const struct control_server *s);
 /*
+ * A reply given later, when work off the loop (offload.h) ends: from inside
+ * a handler, control_server_defer() takes the request's client aside (it
+ * waits up to @timeout_ms, its socket unwatched meanwhile) and the handler
+ * returns NULL. NULL when called outside a handler: reply now.
+ */
+struct control_deferred;
+struct control_deferred *control_server_defer(struct control_server *s, uint64_t timeout_ms);
+/*
+ * Sends @line (a reply line, owned; NULL: none, the client is closed) to
+ * the client if it is still connected, and frees @h: call it exactly once.
+ */
+void control_deferred_reply(struct control_deferred *h, char *line);
+
+/*
  * At most @bytes of replies may wait, unsent, for clients other than
  * root; past it they are told the server is busy. Root is never limited.
  */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/offload.h"
 
 struct file_lookup {
 	char key[PATH_MAX * 2]; /* root and path: tasks may see different files */
@@ -17,7 +18,9 @@ struct file_lookup {
 
 void file_lookups_init(struct file_lookups *l)
 {
-	*l = (struct file_lookups){.deadline_us = monotonic_us() + FILE_LOOKUPS_MS * 1000};
+	uint64_t ms = offload_in_child() ? FILE_LOOKUPS_CHILD_MS : FILE_LOOKUPS_MS;
+
+	*l = (struct file_lookups){.deadline_us = monotonic_us() + ms * 1000};
 }
 
 void file_lookups_free(struct file_lookups *l)

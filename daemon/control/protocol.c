@@ -345,3 +345,10 @@ char *protocol_build_request(const char *command, struct json_object *args)
 	json_object_put(req);
 	return out;
 }
+
+unsigned protocol_wait_s(const char *command)
+{
+	if (!strcmp(command, "act"))
+		return PROTOCOL_ACT_WAIT_S;
+	return strcmp(command, "explain") ? PROTOCOL_WAIT_S : PROTOCOL_EXPLAIN_WAIT_S;
+}

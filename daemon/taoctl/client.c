@@ -13,13 +13,12 @@
 
 #include "taod/protocol.h"
 
-#define REPLY_MAX      (64 << 20)
-#define CALL_TIMEOUT_S 10
+#define REPLY_MAX (64 << 20)
 
-static int connect_to(const char *path)
+static int connect_to(const char *path, unsigned wait_s)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct timeval tv = {.tv_sec = CALL_TIMEOUT_S};
+	struct timeval tv = {.tv_sec = wait_s};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -124,7 +123,7 @@ int client_call(const char *socket_path, const char *command, struct json_object
 		struct json_object **reply)
 {
 	char *req = protocol_build_request(command, args);
-	int fd = connect_to(socket_path), err;
+	int fd = connect_to(socket_path, protocol_wait_s(command)), err;
 
 	if (fd < 0 || !req) {
 		free(req);

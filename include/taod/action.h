@@ -77,7 +77,7 @@ struct shatter_counts {
 struct action_record {
 	uint64_t id;
 	uint64_t time_ms; /* realtime */
-	uint64_t took_ms; /* how long the gate and the backend held taod's loop */
+	uint64_t took_ms; /* the gate and the backend, in the loop or (off_loop kinds) a child */
 	struct action_request req;
 	enum action_result result;
 	int err;	  /* errno of a failed write, 0 otherwise */

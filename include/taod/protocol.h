@@ -21,6 +21,17 @@ struct taod_task_counters;
 #define PROTOCOL_VERSION   1
 #define PROTOCOL_MAX_DEPTH 16
 
+/*
+ * How long a client waits for a reply, in seconds: `act` waits for its
+ * record while a shatter or collapse works off the loop (its 10 s, the
+ * kill's grace, and a few waiting before it), `explain` for its child.
+ */
+#define PROTOCOL_WAIT_S		10
+#define PROTOCOL_ACT_WAIT_S	75
+#define PROTOCOL_EXPLAIN_WAIT_S 15
+/* The wait for @command's reply (PROTOCOL_*WAIT_S). */
+unsigned protocol_wait_s(const char *command);
+
 /* Parses one request line; on error fills @err with what is wrong. */
 int protocol_parse_request(const char *text, struct json_object **out, char *err, size_t err_len);
 const char *protocol_command(struct json_object *req);

@@ -126,7 +126,7 @@ def test_recipe_for_a_new_action_kind_lists_every_file_it_touches(tmp_path):
     before = digests(tree)
     # 1. The row: the build takes it, the docs' lists do not yet.
     edit(tree, "daemon/common/action_kinds.h", ACTION_ROW,
-         r'\1 \\\n\tX(PROBE, "probe", false, false, false, false, "a recipe test\'s kind")')
+         r'\1 \\\n\tX(PROBE, "probe", false, false, false, false, false, "a recipe test\'s kind")')
     build(tree, "all")
     test = "test_docs_list_every_action_kind_as_the_table_has_them"
     assert docs_check(tree, test).returncode != 0, "the docs' lists ignore a new kind"

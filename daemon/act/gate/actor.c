@@ -8,6 +8,13 @@
  * off. A collapse first needs a free 2 MiB block to collapse into: without
  * one it is not possible, and says so without spending the budget. Only
  * then does the backend act. Every request ends in the audit log.
+ *
+ * A kind whose row says off_loop (shatter, collapse: they read the
+ * tenant's smaps and page tables, which its mmap lock guards) is carried
+ * out in an offload child: the loop stays free however long the tenant
+ * holds that lock, and the child is killed when its time is spent. One
+ * such action runs at a time; the rest wait in a queue and pass the gate
+ * when their turn comes, so budgets are charged in order.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -33,6 +40,9 @@
 #include "benefit_watch.h"
 #include "common/cgroup_path.h"
 #include "common/clock.h"
+#include "common/offload.h"
+#include "act/act_time.h"
+#include "action_queue.h"
 
 #define AUDIT_RING 1024
 
@@ -52,6 +62,27 @@ struct actor {
 	void *on_record_ctx;
 	bool swept; /* what a crashed taod left restricted is put back at the first tick */
 	struct benefit_watch benefit; /* what each costed action bought, minutes later */
+	sd_event *event;	      /* NULL: every kind carried out here, in the caller */
+	struct action_job *job;	      /* the action under way off the loop */
+	struct action_queue queue;    /* requests waiting for it */
+};
+
+/* An action whose backend call runs off the loop, until it ends. */
+struct action_job {
+	struct actor *a;
+	struct action_record rec; /* rec.req.cgroup is @cgroup */
+	char *cgroup;
+	act_op_fn op;
+	uint64_t budget, start_ms;
+	action_done_fn done;
+	void *ctx;
+};
+
+/* What the child sends back up its pipe. */
+struct job_result {
+	struct act_outcome o;
+	struct action_cost cost;
+	uint64_t compact_last_ms; /* a compaction it ran starts the interval */
 };
 
 void actor_set_benefit_source(struct actor *a, const struct benefit_source *src)
@@ -119,8 +150,12 @@ int actor_open(struct actor **out, const struct act_settings *s, const struct ke
 
 void actor_close(struct actor *a)
 {
+	struct queued_action q;
+
 	if (!a)
 		return;
+	while (action_queue_pop(&a->queue, &q)) /* recorded by actor_drop_pending() */
+		free(q.cgroup);
 	audit_close(a->audit);
 	backoff_free(&a->failures);
 	backoff_free(&a->busy_blocks);
@@ -455,25 +490,20 @@ static void costed(struct actor *a, act_op_fn op, const struct action_request *r
 	action_cost_end(&run, &a->k, cost);
 }
 
-/* Past the gate: act, charge the budgets, and back off on failure. */
-static void carry_out(struct actor *a, const struct action_request *req, struct act_outcome *o,
-		      struct action_cost *cost)
+/* The bytes @req may move: what it asks, within what the minute has left. */
+static uint64_t byte_budget(struct actor *a, const struct action_request *req)
 {
 	uint64_t left = rate_limit_bytes_left(&a->rl);
-	uint64_t budget = req->bytes && req->bytes < left ? req->bytes : left;
-	act_op_fn op = backend_op(a, req->kind, NULL);
+
+	return req->bytes && req->bytes < left ? req->bytes : left;
+}
+
+/* After the backend: charge the budgets, and back off on failure. */
+static void charge(struct actor *a, const struct action_request *req, struct act_outcome *o)
+{
 	char key[320];
 	size_t n;
 
-	if (req->kind == ACTION_WARN) {
-		act_outcome_set(o, RESULT_DONE, 0, "warned");
-		return;
-	}
-	if (!op) {
-		act_outcome_set(o, RESULT_UNSUPPORTED, EINVAL, "unknown action kind %d", req->kind);
-		return;
-	}
-	costed(a, op, req, budget, o, cost);
 	/* The budget pays for kernel work: a request that made none takes no token. */
 	if (!o->kernel_untouched)
 		rate_limit_take(&a->rl, moves_bytes(req) ? o->bytes : 0);
@@ -486,6 +516,24 @@ static void carry_out(struct actor *a, const struct action_request *req, struct 
 	n = strlen(o->detail);
 	snprintf(o->detail + n, sizeof(o->detail) - n, "; retry in %llu s",
 		 (unsigned long long)backoff_fail(&a->failures, key, a->ctx.now_ms()) / 1000);
+}
+
+/* Past the gate, here in the caller: act, then charge. */
+static void carry_out(struct actor *a, const struct action_request *req, struct act_outcome *o,
+		      struct action_cost *cost)
+{
+	act_op_fn op = backend_op(a, req->kind, NULL);
+
+	if (req->kind == ACTION_WARN) {
+		act_outcome_set(o, RESULT_DONE, 0, "warned");
+		return;
+	}
+	if (!op) {
+		act_outcome_set(o, RESULT_UNSUPPORTED, EINVAL, "unknown action kind %d", req->kind);
+		return;
+	}
+	costed(a, op, req, byte_budget(a, req), o, cost);
+	charge(a, req, o);
 }
 
 /*
@@ -510,17 +558,46 @@ static bool unsupported(const struct actor *a, const struct action_request *req,
 	return true;
 }
 
-static void gate(struct actor *a, const struct action_request *req, struct act_outcome *o,
-		 struct action_cost *cost)
+/* true: @req may be carried out; false: @o says why not. */
+static bool gate(struct actor *a, const struct action_request *req, struct act_outcome *o)
 {
 	if (!machine_wide(req) &&
 	    (vanished(a, req, o) || protected(a, req, o) || shut_down(a, req, o)))
-		return;
+		return false;
 	if (unsupported(a, req, o) || dry_run(a, req, o) || no_room(a, req, o))
-		return;
-	if (req->kind != ACTION_WARN && (rate_limited(a, req, o) || backing_off(a, req, o)))
-		return;
-	carry_out(a, req, o, cost);
+		return false;
+	return req->kind == ACTION_WARN || !(rate_limited(a, req, o) || backing_off(a, req, o));
+}
+
+/* The record's end: its result, the audit, the follow-ups. */
+static void record_end(struct actor *a, struct action_record *rec, const struct act_outcome *o,
+		       uint64_t start)
+{
+	const struct action_request *req = &rec->req;
+
+	rec->took_ms = a->ctx.now_ms() > start ? a->ctx.now_ms() - start : 0;
+	rec->result = o->result;
+	rec->err = o->err;
+	snprintf(rec->detail, sizeof(rec->detail), "%s", o->detail);
+	rec->shatter = o->shatter;
+	if (rec->shatter.split_counted &&
+	    (rec->cost.kernel_present & (1u << COST_pgmigrate_success)))
+		rec->shatter.pages_migrated = rec->cost.kernel[COST_pgmigrate_success];
+	audit_record(a->audit, rec);
+	benefit_watch_action(&a->benefit, rec, a->ctx.now_ms(), a->s.benefit_after_ms);
+	/* Backing off keeps what started the back-off: that says why. */
+	if (req->kind == ACTION_COLLAPSE && o->result != RESULT_BACKING_OFF)
+		reward_table_put(&a->rewards, req->cgroup, o, a->ctx.now_ms());
+	if (a->on_record)
+		a->on_record(a->on_record_ctx, rec);
+}
+
+static void record_start(struct action_record *rec, const struct action_request *req)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->req = *req;
+	if (!rec->req.cgroup)
+		rec->req.cgroup = ""; /* machine-wide */
 }
 
 enum action_result actor_submit(struct actor *a, const struct action_request *req,
@@ -531,34 +608,188 @@ enum action_result actor_submit(struct actor *a, const struct action_request *re
 	/* decide and control name kinds from the table */
 	assert((unsigned)req->kind < ACTION_KIND_MAX);
 
-	struct action_record local = {0};
+	struct action_record local;
 	struct act_outcome o = {0};
-	uint64_t start;
+	uint64_t start = a->ctx.now_ms();
 
 	if (!rec)
 		rec = &local;
-	memset(rec, 0, sizeof(*rec));
-	rec->req = *req;
-	if (!rec->req.cgroup)
-		rec->req.cgroup = ""; /* machine-wide */
-	start = a->ctx.now_ms();
-	gate(a, &rec->req, &o, &rec->cost);
-	rec->took_ms = a->ctx.now_ms() > start ? a->ctx.now_ms() - start : 0;
-	rec->result = o.result;
-	rec->err = o.err;
-	snprintf(rec->detail, sizeof(rec->detail), "%s", o.detail);
-	rec->shatter = o.shatter;
-	if (rec->shatter.split_counted &&
-	    (rec->cost.kernel_present & (1u << COST_pgmigrate_success)))
-		rec->shatter.pages_migrated = rec->cost.kernel[COST_pgmigrate_success];
-	audit_record(a->audit, rec);
-	benefit_watch_action(&a->benefit, rec, a->ctx.now_ms(), a->s.benefit_after_ms);
-	/* Backing off keeps what started the back-off: that says why. */
-	if (req->kind == ACTION_COLLAPSE && o.result != RESULT_BACKING_OFF)
-		reward_table_put(&a->rewards, req->cgroup, &o, a->ctx.now_ms());
-	if (a->on_record)
-		a->on_record(a->on_record_ctx, rec);
+	record_start(rec, req);
+	if (gate(a, &rec->req, &o))
+		carry_out(a, &rec->req, &o, &rec->cost);
+	record_end(a, rec, &o, start);
 	return o.result;
+}
+
+/* In the child: the backend's call, costed, sent up whole. */
+static void job_work(void *arg, char **out, size_t *len)
+{
+	struct action_job *j = arg;
+	struct job_result *r = calloc(1, sizeof(*r));
+
+	*out = (char *)r;
+	*len = r ? sizeof(*r) : 0;
+	if (!r)
+		return;
+	costed(j->a, j->op, &j->rec.req, j->budget, &r->o, &r->cost);
+	r->compact_last_ms = j->a->compact.last_ms;
+}
+
+static void job_end(struct actor *a, struct action_job *j, const struct act_outcome *o)
+{
+	record_end(a, &j->rec, o, j->start_ms);
+	if (j->done)
+		j->done(j->ctx, &j->rec);
+	free(j->cgroup);
+	free(j);
+}
+
+static void next_job(struct actor *a);
+
+/* On the loop: what the child did, or why it did not say. */
+static void job_ended(void *ctx, const char *out, size_t len, const struct offload_end *end)
+{
+	struct action_job *j = ctx;
+	struct actor *a = j->a;
+	struct act_outcome o = {0};
+	struct job_result r;
+	char why[224];
+
+	if (out && len == sizeof(r)) {
+		memcpy(&r, out, sizeof(r));
+		o = r.o;
+		j->rec.cost = r.cost;
+		if (r.compact_last_ms > a->compact.last_ms)
+			a->compact.last_ms = r.compact_last_ms;
+	} else {
+		offload_end_text(end, why, sizeof(why));
+		act_outcome_set(&o, RESULT_FAILED, ETIME, "%s", why);
+	}
+	charge(a, &j->rec.req, &o);
+	a->job = NULL;
+	job_end(a, j, &o);
+	if (end->how != OFFLOAD_STOPPED)
+		next_job(a);
+}
+
+/* Gates @q (taking its copy of the path) and, past the gate, starts its child. */
+static void start_job(struct actor *a, struct queued_action *q)
+{
+	struct action_job *j = calloc(1, sizeof(*j));
+	struct act_outcome o = {0};
+	int r;
+
+	if (!j) {
+		free(q->cgroup);
+		return;
+	}
+	*j = (struct action_job){.a = a,
+				 .cgroup = q->cgroup,
+				 .done = q->done,
+				 .ctx = q->ctx,
+				 .start_ms = a->ctx.now_ms()};
+	record_start(&j->rec, &q->req);
+	if (gate(a, &j->rec.req, &o)) {
+		j->op = backend_op(a, q->req.kind, NULL);
+		j->budget = byte_budget(a, &j->rec.req);
+		r = offload_start(a->event, ACT_TIME_LIMIT_MS, job_work, j, job_ended, j);
+		if (!r) {
+			a->job = j;
+			return;
+		}
+		act_outcome_set(&o, RESULT_RATE_LIMITED, -r,
+				"no child to carry it out off the loop: %s", strerror(-r));
+	}
+	job_end(a, j, &o);
+}
+
+static void next_job(struct actor *a)
+{
+	struct queued_action q;
+
+	while (!a->job && action_queue_pop(&a->queue, &q))
+		start_job(a, &q);
+}
+
+/* Recorded at once, never carried out: @result and why. */
+static void refuse(struct actor *a, const struct action_request *req, action_done_fn done,
+		   void *ctx, enum action_result result, const char *why)
+{
+	struct action_record rec;
+	struct act_outcome o = {0};
+
+	record_start(&rec, req);
+	act_outcome_set(&o, result, 0, "%s", why);
+	record_end(a, &rec, &o, a->ctx.now_ms());
+	if (done)
+		done(ctx, &rec);
+}
+
+static bool goes_off_loop(const struct actor *a, const struct action_request *req)
+{
+	const struct action_kind_row *row = action_kind_row(req->kind);
+
+	return a->event && row && row->off_loop;
+}
+
+static bool under_way(const struct actor *a, const struct action_request *req)
+{
+	const char *cgroup = req->cgroup ? req->cgroup : "";
+
+	return (a->job && a->job->rec.req.kind == req->kind && !strcmp(a->job->cgroup, cgroup)) ||
+	       action_queue_has(&a->queue, req->kind, cgroup);
+}
+
+void actor_submit_then(struct actor *a, const struct action_request *req, action_done_fn done,
+		       void *ctx)
+{
+	assert(a);
+	assert(req);
+	assert((unsigned)req->kind < ACTION_KIND_MAX);
+
+	struct action_record rec;
+	char why[96];
+
+	if (!goes_off_loop(a, req)) {
+		actor_submit(a, req, &rec);
+		if (done)
+			done(ctx, &rec);
+		return;
+	}
+	if (under_way(a, req)) {
+		snprintf(why, sizeof(why), "the same %s is already under way or waiting",
+			 action_kind_name(req->kind));
+		refuse(a, req, done, ctx, RESULT_BACKING_OFF, why);
+		return;
+	}
+	if (action_queue_push(&a->queue, req, done, ctx)) {
+		snprintf(why, sizeof(why), "%d actions already wait for the one under way",
+			 ACTION_QUEUE_MAX);
+		refuse(a, req, done, ctx, RESULT_RATE_LIMITED, why);
+		return;
+	}
+	next_job(a);
+}
+
+void actor_set_event(struct actor *a, sd_event *e)
+{
+	a->event = e;
+}
+
+unsigned actor_pending(const struct actor *a)
+{
+	return (a->job != NULL) + a->queue.n;
+}
+
+void actor_drop_pending(struct actor *a)
+{
+	struct queued_action q;
+
+	while (action_queue_pop(&a->queue, &q)) {
+		refuse(a, &q.req, q.done, q.ctx, RESULT_FAILED,
+		       "taod exited before carrying it out");
+		free(q.cgroup);
+	}
 }
 
 int actor_reward_state(const struct actor *a, const char *cgroup, struct reward_state *out)
@@ -611,7 +842,7 @@ int actor_release(struct actor *a)
 
 void actor_sink(void *actor, const struct action_request *req)
 {
-	actor_submit(actor, req, NULL);
+	actor_submit_then(actor, req, NULL, NULL);
 }
 
 int actor_zone_view(void *actor, uint64_t demand, struct zone_view *out)

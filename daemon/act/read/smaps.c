@@ -13,6 +13,7 @@
 
 #include "smaps.h"
 #include "act/act_backend.h"
+#include "common/offload.h"
 
 static bool parse_header(const char *line, struct vma_info *v)
 {
@@ -72,7 +73,9 @@ int smaps_scan(const char *path, vma_visit_fn fn, void *ctx)
 
 	if (!f)
 		return -errno;
-	while (!r && getline(&line, &cap, f) > 0) {
+	offload_note("reading %.140s", path);
+	/* Each read takes the task's mmap lock: its time is checked inside. */
+	while (!r && !(r = offload_time_up() ? -ETIME : 0) && getline(&line, &cap, f) > 0) {
 		if (is_field_line(line)) {
 			if (have)
 				parse_field(line, &v);
@@ -131,4 +134,12 @@ uint64_t smaps_anon_huge(const struct vma_info *v, int n)
 	for (int i = 0; i < n; i++)
 		sum += v[i].anon_huge;
 	return sum;
+}
+
+const char *smaps_read_error(int err)
+{
+	if (err == ETIME || err == -ETIME)
+		return "the action's time ran out inside the read (the task's mmap lock "
+		       "contended, or too many mappings)";
+	return strerror(err < 0 ? -err : err);
 }

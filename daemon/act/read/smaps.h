@@ -22,10 +22,15 @@ struct vma_info {
 };
 
 typedef int (*vma_visit_fn)(void *ctx, const struct vma_info *v);
-/* Calls @fn for each mapping of an smaps file; non-zero from @fn stops. */
+/*
+ * Calls @fn for each mapping of an smaps file; non-zero from @fn stops.
+ * -ETIME when an offload child's time ran out inside the read (offload.h).
+ */
 int smaps_scan(const char *path, vma_visit_fn fn, void *ctx);
 /* All mappings of an smaps file in a malloc'd array (*out); count or -errno. */
 int smaps_collect(const char *path, struct vma_info **out);
+/* Why an smaps read failed, for a record: -ETIME names the likely cause. */
+const char *smaps_read_error(int err);
 /* The AnonHugePages of @n mappings, summed: PMD-mapped THP bytes. */
 uint64_t smaps_anon_huge(const struct vma_info *v, int n);
 

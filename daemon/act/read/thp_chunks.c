@@ -16,6 +16,7 @@
 
 #include "thp_chunks.h"
 #include "act/act_backend.h"
+#include "common/offload.h"
 #include "common/rootfs.h"
 
 #define PM_PFN_MASK ((1ULL << 55) - 1)
@@ -118,6 +119,8 @@ int thp_chunk_look(struct thp_pagemaps *m, uint64_t from, uint64_t to, struct th
 
 	if (!m->chunks_left)
 		return -E2BIG;
+	if (offload_time_up()) /* a pagemap read takes the task's mmap lock */
+		return -ETIME;
 	m->chunks_left--;
 	v->present = 0;
 	page = chunk_thp_page(m, from, to, &v->whole, &v->present);

@@ -40,7 +40,7 @@ enum thp_chunk_kind { THP_CHUNK_PARTIAL, THP_CHUNK_WHOLE };
  * page of an anonymous THP (PMD- or PTE-mapped; a file's are never named). Stops once @present_max
  * pages were seen mapped (the mapping's Rss: the rest is empty; 0: no bound). Returns 0, @fn's
  * error, or -errno (-EPERM: the kernel hides PFNs from this caller; -E2BIG: the scan budget is
- * spent).
+ * spent; -ETIME: an offload child's time is up, offload.h).
  */
 int thp_chunks_scan(struct thp_pagemaps *m, uint64_t start, uint64_t end, uint64_t present_max,
 		    enum thp_chunk_kind want, thp_chunk_fn fn, void *ctx);

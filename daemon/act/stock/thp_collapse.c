@@ -272,7 +272,7 @@ void thp_collapse_cgroup(const struct act_ctx *c, const struct action_request *r
 		o->kernel_untouched = true;
 		act_outcome_set(o, RESULT_FAILED, run.read_err,
 				"cannot read the smaps of %d of %d task(s): %s", run.unreadable, n,
-				strerror(run.read_err));
+				smaps_read_error(run.read_err));
 		return;
 	}
 	if (!run.calls) {

@@ -400,7 +400,7 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 	if (s.unreadable && !s.bytes && !s.mthp_bytes) {
 		act_outcome_set(o, RESULT_FAILED, s.read_err,
 				"cannot read the smaps of %d task(s): %s", s.unreadable,
-				strerror(s.read_err));
+				smaps_read_error(s.read_err));
 		return -s.read_err;
 	}
 	if (s.failed && !s.writes) {
