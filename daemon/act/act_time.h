@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The time one action may take. Actions run inside taod's event loop: while
- * one works, ticks, the control socket and sd-event's watchdog pings wait.
- * A shatter or collapse checks its time between steps and stops where it
- * is once the limit has passed (what is left waits for the next tick and
- * the rate limit), pinging the watchdog until then.
+ * The time one action may take. A shatter or collapse works in an offload
+ * child (common/offload.h), other kinds in taod's loop; each checks its
+ * time between steps and stops where it is once the limit has passed
+ * (what is left waits for the next tick and the rate limit), pinging the
+ * watchdog until then where it runs in the loop.
  */
 #ifndef TAOD_ACT_TIME_H
 #define TAOD_ACT_TIME_H
