@@ -79,6 +79,9 @@ struct action_record {
 	uint64_t time_ms; /* realtime */
 	uint64_t took_ms; /* the gate and the backend, in the loop or (off_loop kinds) a child */
 	struct action_request req;
+	/* What it moved: the bytes split or collapsed (req.bytes is what was
+	 * asked); 0 for a kind that moves none, or an action stopped unheard. */
+	uint64_t bytes;
 	enum action_result result;
 	int err;	  /* errno of a failed write, 0 otherwise */
 	char detail[256]; /* what was written where, or why not */

@@ -102,6 +102,9 @@ def test_shatter_splits_a_tasks_thps(enforcing, cgroups):
     rec = enforcing.act("shatter", "--cgroup", rel, "--pid", str(p.pid))
     assert rec["result"] == "done", rec
     assert anon_huge_kib(p.pid) == 0
+    # The record's bytes are what it split, not what was asked (no limit: 0).
+    assert rec["bytes"] == rec["split"]["bytes"] == N * THP_KIB * 1024, rec
+    assert rec["asked_bytes"] == 0, rec
     # debugfs split_huge_pages, or MADV_PAGEOUT where lockdown closes debugfs
     if debugfs_split_writable():
         assert "split_huge_pages" in rec["detail"], rec
@@ -164,6 +167,7 @@ def test_collapse_raises_coverage(enforcing, cgroups):
     rec = enforcing.act("collapse", "--cgroup", cgroups.rel(cg))
     assert rec["result"] == "done", rec
     assert "MADV_COLLAPSE" in rec["detail"]
+    assert rec["bytes"] >= (N // 2) * THP_KIB * 1024, rec  # what it collapsed
     after = anon_huge_kib(p.pid)
     print(f"AnonHugePages before {before} kB, after MADV_COLLAPSE {after} kB")
     assert after >= before + (N // 2) * THP_KIB

@@ -110,7 +110,7 @@ def test_zone_sizing_from_guarantees(daemon_factory, tmp_path, fixture_root):
     assert len(rec) == 1, rec
     rec = rec[0]
     assert rec["result"] == "done", rec
-    assert rec["bytes"] == DEMAND
+    assert rec["asked_bytes"] == DEMAND
     assert "THP demand 768 MiB of 2 guaranteed cgroups" in rec["evidence"], rec
     assert "NoSplit 256 MiB, target 1024 MiB" in rec["evidence"], rec
     assert "NoSplit 2 -> 8 blocks" in rec["detail"], rec

@@ -34,7 +34,7 @@ def test_act_bytes_takes_sizes_and_names_a_bad_value(daemon_factory, tmp_path):
                             "--dry-run")
     assert rc in (0, 1) and out, err
     acts = d.ctl("actions")
-    assert acts and acts[0]["bytes"] == 4 << 20, acts
+    assert acts and acts[0]["asked_bytes"] == 4 << 20 and acts[0]["bytes"] == 0, acts
     for bad in ("4X", "0", "-1", "M"):
         rc, out, err = d.ctl_rc("act", "shatter", "--cgroup", "/", "--bytes", bad)
         assert rc == 2 and f'--bytes "{bad}"' in err and "Usage" not in err, (bad, err)

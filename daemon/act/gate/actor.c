@@ -577,6 +577,7 @@ static void record_end(struct actor *a, struct action_record *rec, const struct 
 
 	rec->took_ms = a->ctx.now_ms() > start ? a->ctx.now_ms() - start : 0;
 	rec->result = o->result;
+	rec->bytes = o->bytes;
 	rec->err = o->err;
 	snprintf(rec->detail, sizeof(rec->detail), "%s", o->detail);
 	rec->shatter = o->shatter;

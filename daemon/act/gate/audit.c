@@ -230,7 +230,7 @@ static void log_audit_notice(const struct action_record *r)
 		   "action id=%llu kind=%s cgroup=\"%s\" pid=%d bytes=%llu policy=\"%s\" "
 		   "result=%s errno=%d took_ms=%llu evidence=\"%s\" detail=\"%s\"",
 		   (unsigned long long)r->id, action_kind_name(r->req.kind), cg, (int)r->req.pid,
-		   (unsigned long long)r->req.bytes, policy, action_result_name(r->result), r->err,
+		   (unsigned long long)r->bytes, policy, action_result_name(r->result), r->err,
 		   (unsigned long long)r->took_ms, evidence, detail);
 	free(cg);
 }
@@ -327,7 +327,8 @@ struct json_object *action_record_json(const struct action_record *r)
 	json_add_u64(o, "cgroup_id", r->req.cgroup_id);
 	json_add(o, "pid", json_object_new_int64(r->req.pid));
 	json_add_str(o, "action", action_kind_name(r->req.kind));
-	json_add_u64(o, "bytes", r->req.bytes);
+	json_add_u64(o, "bytes", r->bytes);
+	json_add_u64(o, "asked_bytes", r->req.bytes);
 	json_add_bool(o, "dry_run", r->req.dry_run);
 	json_add_str(o, "policy", r->req.policy);
 	json_add_str(o, "evidence", r->req.evidence);

@@ -404,7 +404,7 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 		return -s.read_err;
 	}
 	if (s.failed && !s.writes) {
-		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", c->k->split_huge_pages,
+		act_outcome_set(o, RESULT_FAILED, s.err, "%s: %s", thp_split_via(c, t),
 				strerror(s.err));
 		return -s.err;
 	}

@@ -92,7 +92,7 @@ int history_record_action(struct history *h, const struct action_record *a)
 	sqlite3_bind_text(st, 5, action_result_name(a->result), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 6, a->err);
 	sqlite3_bind_int64(st, 7, a->req.pid);
-	sqlite3_bind_int64(st, 8, (sqlite3_int64)a->req.bytes);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)a->bytes);
 	sqlite3_bind_int(st, 9, a->req.dry_run);
 	bind_text_or_null(st, 10, a->req.policy);
 	bind_text_or_null(st, 11, a->req.evidence);
