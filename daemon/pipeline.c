@@ -188,6 +188,7 @@ static void decide_step(struct taod *d, uint64_t now_ms)
 	    .wanting_psi = d->cfg->pressure.wanting_psi,
 	    .reward_free_blocks = d->cfg->pressure.reward_free_blocks,
 	    .want_hold_ms = d->cfg->pressure.hold_ms,
+	    .short_ms = d->pressure.short_ms,
 	};
 	struct decide_io io = {
 	    .policies = &d->cfg->policies,

@@ -125,6 +125,18 @@ static void step_places(struct pressure_state *s, const struct pressure_reading 
 	}
 }
 
+/* Fallbacks for want of a block, failed collapse allocations, or a level. */
+static bool machine_short(const struct pressure_state *s)
+{
+	static const enum pressure_input failures[] = {
+	    PIN_THP_FAULT_FALLBACK, PIN_MTHP_FAULT_FALLBACK, PIN_COLLAPSE_FAILED};
+
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
+		if ((s->present & (1u << failures[i])) && s->value[failures[i]] > 0)
+			return true;
+	return s->machine.state != PRESSURE_NONE;
+}
+
 void pressure_step(struct pressure_state *s, const struct pressure_reading *r,
 		   const struct pressure_settings *cfg)
 {
@@ -146,6 +158,8 @@ void pressure_step(struct pressure_state *s, const struct pressure_reading *r,
 		hold = h > hold ? h : hold;
 	}
 	hyst_step(&s->machine, enter, hold, r->t_ms, cfg->hold_ms);
+	if (machine_short(s))
+		s->short_ms = r->t_ms ? r->t_ms : 1;
 	for (int i = 0; i < PIN_MAX; i++)
 		if ((s->present & (1u << i)) && s->machine.state &&
 		    level_of(cfg, i, s->value[i], true) >= s->machine.state)

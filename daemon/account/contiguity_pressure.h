@@ -61,6 +61,13 @@ struct pressure_state {
 	size_t nplaces;
 	struct pressure_place places[PRESSURE_MAX_PLACES];
 	uint64_t steps;
+	/*
+	 * The last step that showed the machine short of contiguity (0:
+	 * none yet): a THP fault fallback not at a cgroup's own limit, a
+	 * collapse that found no THP to allocate, or a state above none. A
+	 * tenant's own fallbacks make it wanting only near such a step.
+	 */
+	uint64_t short_ms;
 };
 
 void pressure_state_init(struct pressure_state *s);

@@ -17,21 +17,28 @@
 
 #define TEXT_MAX (1 << 20)
 
-/* vmstat counters summed into each rate input; a prefix ends in '_'. */
+/*
+ * vmstat counters summed into each rate input; a prefix ends in '_'. A
+ * charge fallback is a cgroup at its own limit, not a lack of contiguity:
+ * a tenant whose child cgroup has a 1 MiB limit makes thousands a second
+ * (-1: subtracted).
+ */
 static const struct {
 	const char *name;
 	enum pressure_input in;
 	bool prefix;
+	int sign;
 } vmstat_rows[] = {
-    {"thp_fault_fallback", PIN_THP_FAULT_FALLBACK, false},
-    {"thp_collapse_alloc_failed", PIN_COLLAPSE_FAILED, false},
-    {"compact_stall", PIN_COMPACT_STALL, false},
-    {"compact_fail", PIN_COMPACT_FAIL, false},
-    {"allocstall_nosplit", PIN_TAO_ALLOCSTALL, false},
-    {"allocstall_nomerge", PIN_TAO_ALLOCSTALL, false},
-    {"pgskip_nosplit", PIN_TAO_PGSKIP, false},
-    {"pgskip_nomerge", PIN_TAO_PGSKIP, false},
-    {"allocstall_", PIN_ALLOCSTALL, true}, /* after TAO's own: the first match wins */
+    {"thp_fault_fallback", PIN_THP_FAULT_FALLBACK, false, 1},
+    {"thp_fault_fallback_charge", PIN_THP_FAULT_FALLBACK, false, -1},
+    {"thp_collapse_alloc_failed", PIN_COLLAPSE_FAILED, false, 1},
+    {"compact_stall", PIN_COMPACT_STALL, false, 1},
+    {"compact_fail", PIN_COMPACT_FAIL, false, 1},
+    {"allocstall_nosplit", PIN_TAO_ALLOCSTALL, false, 1},
+    {"allocstall_nomerge", PIN_TAO_ALLOCSTALL, false, 1},
+    {"pgskip_nosplit", PIN_TAO_PGSKIP, false, 1},
+    {"pgskip_nomerge", PIN_TAO_PGSKIP, false, 1},
+    {"allocstall_", PIN_ALLOCSTALL, true, 1}, /* after TAO's own: the first match wins */
 };
 
 static int vmstat_row(const char *name)
@@ -76,7 +83,7 @@ int pressure_parse_vmstat(const char *text, struct pressure_reading *r, char *er
 			rc = -EINVAL;
 			continue;
 		}
-		add_value(r, vmstat_rows[row].in, (double)v);
+		add_value(r, vmstat_rows[row].in, vmstat_rows[row].sign * (double)v);
 	}
 	return rc;
 }
@@ -233,6 +240,11 @@ static int read_mthp(const char *base, unsigned pmd_kb, bool top_on, struct pres
 		if (read_file_at(dirfd(d), path, buf, sizeof(buf)) > 0 &&
 		    !count_of(first_line(buf), &v))
 			add_value(r, PIN_MTHP_FAULT_FALLBACK, (double)v);
+		/* A cgroup at its limit, as for PMD THPs (6.10+). */
+		snprintf(path, sizeof(path), "%s/stats/anon_fault_fallback_charge", de->d_name);
+		if (read_file_at(dirfd(d), path, buf, sizeof(buf)) > 0 &&
+		    !count_of(first_line(buf), &v))
+			add_value(r, PIN_MTHP_FAULT_FALLBACK, -(double)v);
 		if (size_enabled(dirfd(d), de->d_name, top_on) && (!smallest || o < smallest))
 			smallest = o;
 	}

@@ -11,8 +11,11 @@
  * built-in thresholds that enter "some" and "full" (0: the input never
  * enters that level), the unit of the value, its metric and HELP. Rates
  * are events per second over the last few seconds; PSI is the avg10
- * percentage. A state is left only when no input is past half (for free
- * blocks: below twice) the threshold that entered it, for [pressure] hold.
+ * percentage. PSI enters no level by itself unless configured: it counts a
+ * cgroup's stalls at its own limit too (a 16 MiB cgroup re-reading a file
+ * drove machine-wide PSI full to 36%), which is no lack of huge blocks. A state is left only when
+ * no input is past half (for free blocks: below twice) the threshold that entered it, for
+ * [pressure] hold.
  */
 #ifndef TAOD_PRESSURE_INPUTS_H
 #define TAOD_PRESSURE_INPUTS_H
@@ -28,13 +31,15 @@
 	  "/proc/buddyinfo at the smallest enabled mTHP order", true, 256, 32, "blocks",           \
 	  "taod_pressure_free_mthp_blocks",                                                        \
 	  "Free blocks at the smallest enabled mTHP order and above, in its units.")               \
-	X(THP_FAULT_FALLBACK, "thp_fault_fallback", "/proc/vmstat thp_fault_fallback", false, 20,  \
-	  200, "/s", "taod_pressure_thp_fault_fallback_rate",                                      \
-	  "PMD THP faults that fell back to smaller pages, per second.")                           \
+	X(THP_FAULT_FALLBACK, "thp_fault_fallback",                                                \
+	  "/proc/vmstat thp_fault_fallback - thp_fault_fallback_charge", false, 20, 200, "/s",     \
+	  "taod_pressure_thp_fault_fallback_rate",                                                 \
+	  "PMD THP faults that fell back for want of a free block (not a cgroup's limit), per "    \
+	  "second.")                                                                               \
 	X(MTHP_FAULT_FALLBACK, "mthp_fault_fallback",                                              \
-	  "hugepages-*/stats/anon_fault_fallback (below PMD)", false, 50, 500, "/s",               \
+	  "hugepages-*/stats/anon_fault_fallback - _charge (below PMD)", false, 50, 500, "/s",     \
 	  "taod_pressure_mthp_fault_fallback_rate",                                                \
-	  "mTHP faults below the PMD size that fell back, per second.")                            \
+	  "mTHP faults below the PMD size that fell back for want of a block, per second.")        \
 	X(COLLAPSE_FAILED, "collapse_alloc_failed", "/proc/vmstat thp_collapse_alloc_failed",      \
 	  false, 1, 10, "/s", "taod_pressure_collapse_alloc_failed_rate",                          \
 	  "khugepaged collapses that found no THP to allocate, per second.")                       \
@@ -50,9 +55,9 @@
 	X(TAO_PGSKIP, "tao_pgskip", "/proc/vmstat pgskip_nosplit, _nomerge", false, 1000, 10000,   \
 	  "/s", "taod_pressure_tao_pgskip_rate",                                                   \
 	  "Pages reclaim skipped in the TAO policy zones, per second.")                            \
-	X(PSI_SOME, "psi_some", "/proc/pressure/memory some avg10", false, 10, 40, "%",            \
+	X(PSI_SOME, "psi_some", "/proc/pressure/memory some avg10", false, 0, 0, "%",              \
 	  "taod_pressure_psi_some_avg10", "Memory PSI some, avg10, percent.")                      \
-	X(PSI_FULL, "psi_full", "/proc/pressure/memory full avg10", false, 5, 20, "%",             \
+	X(PSI_FULL, "psi_full", "/proc/pressure/memory full avg10", false, 0, 0, "%",              \
 	  "taod_pressure_psi_full_avg10", "Memory PSI full, avg10, percent.")
 
 enum pressure_input {

@@ -116,17 +116,38 @@ static bool short_of_guarantee(const struct verdict *v, const struct cgroup_entr
 	return owed >= (double)DECIDE_THP_BYTES;
 }
 
-/* Wanting: short of its guarantee, its THP faults fell back, or (v2, where
- * asked for) its memory.pressure is past [pressure] wanting_psi. */
+/*
+ * Memory that could have been huge: THPs held, or THP faults or collapses
+ * tried in the window. A tenant that turned THPs off for itself
+ * (PR_SET_THP_DISABLE, MADV_NOHUGEPAGE) tries none: at 0% of a promise it
+ * lacks nothing contiguity could give, so nothing is shattered for it.
+ */
+static bool thp_eligible(const struct verdict *v)
+{
+	return v->thp_bytes || v->allocs || v->fallbacks;
+}
+
+/* Its fallbacks were for want of blocks: the machine was short of them
+ * within the window (without that, a cgroup's own limit failed the charges). */
+static bool fallbacks_count(const struct verdict *v, const struct decide_need *n, uint64_t now_ms)
+{
+	return !n || (n->short_ms && now_ms - n->short_ms <= v->span_ms);
+}
+
+/* Wanting: short of its guarantee with memory that could have been huge,
+ * its THP faults fell back for want of blocks, or (v2, where asked for)
+ * its memory.pressure is past [pressure] wanting_psi. */
 static bool wanting(const struct verdict *v, const struct cgroup_entry *e, const struct policy *p,
-		    const struct decide_io *io)
+		    const struct decide_io *io, uint64_t now_ms)
 {
 	const struct decide_need *n = io->need;
 	uint64_t min = n && n->wanting_fallbacks ? n->wanting_fallbacks : 1;
 
-	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi)
+	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi &&
+	    fallbacks_count(v, n, now_ms))
 		return true;
-	return short_of_guarantee(v, e, p) || v->fallbacks >= min;
+	return (short_of_guarantee(v, e, p) && thp_eligible(v)) ||
+	       (v->fallbacks >= min && fallbacks_count(v, n, now_ms));
 }
 
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)
@@ -220,7 +241,7 @@ static void judge(struct decide_state *s, struct cg_judge *j, const struct cgrou
 	if (tenant_empty(j, e, io))
 		verdict_empty(j, &j->last);
 	j->last.psi_some = e->psi_some;
-	j->last.wanting = wanting(&j->last, e, p, io);
+	j->last.wanting = wanting(&j->last, e, p, io, now_ms);
 	if (j->last.wanting)
 		j->wanted_ms = now_ms;
 	j->has_verdict = true;

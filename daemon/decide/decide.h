@@ -192,7 +192,11 @@ struct decide_need {
 	uint64_t wanting_psi;	     /* v2 memory.pressure some avg10 (%) that does; 0: off */
 	uint64_t reward_free_blocks; /* a collapse needs more free PMD blocks than this */
 	uint64_t want_hold_ms;	     /* a want lasts this long after the window that showed it */
-	unsigned wanting;	     /* decide_tick: good tenants wanting at the last pass */
+	/* When the machine last showed a lack of contiguity (contiguity_pressure.h
+	 * short_ms; 0: never): a tenant's fallbacks count only in a window
+	 * that saw one, or they were its own limit's (a charge) */
+	uint64_t short_ms;
+	unsigned wanting; /* decide_tick: good tenants wanting at the last pass */
 };
 
 /* Inputs of one decide pass. */

@@ -128,3 +128,49 @@ def test_pressure_from_a_fixture_tree_per_zone_with_hysteresis(daemon_factory, t
     metrics = d.ctl_rc("metrics")[1]
     assert "taod_contiguity_pressure 0" in metrics, metrics
     assert 'taod_contiguity_pressure_place{place="node0/NoSplit"} 1' in metrics, metrics
+
+
+# Issue 37 item 2: only the fallback input on, at its shipped thresholds,
+# and one fallback makes a tenant wanting (the shipped wanting_fallbacks).
+FALLBACKS_ONLY = (NO_PRESSURE.replace("wanting_fallbacks = 1000000000",
+                                      "wanting_fallbacks = 1")
+                  .replace("thp_fault_fallback_some = 0\nthp_fault_fallback_full = 0",
+                           "thp_fault_fallback_some = 20\nthp_fault_fallback_full = 200"))
+
+
+def test_a_cgroups_own_limit_fakes_no_need(daemon_factory, cgroups, tmp_path):
+    """A tenant makes a child cgroup with a 1 MiB limit and faults into
+    fresh huge-page ranges: every THP charge fails, and the kernel counts
+    each as a thp_fault_fallback (3,119 in 6 s when it was found). Expected,
+    written before the run: the charge fallbacks are counted by the kernel
+    (the premise), yet taod's fallback input stays below its threshold, the
+    state stays none, the faker is not wanting, and an abuser beside it
+    under act_when = need is warned, never shattered."""
+    from conftest import vmstat
+    d = need_daemon(daemon_factory, cgroups, tmp_path, "need", FALLBACKS_ONLY)
+    fake = cgroups.make("faker")
+    limit = "memory.max" if cgroups.version == 2 else "memory.limit_in_bytes"
+    (fake / limit).write_text(str(1 << 20))
+    before = vmstat().get("thp_fault_fallback_charge", 0)
+    cgroups.workload(fake, *["fault", 100, "unmap-whole"] * 300, "hold", 60)
+    rel, p = abuser(cgroups)
+    wait_for(lambda: vmstat().get("thp_fault_fallback_charge", 0) - before >= 1000,
+             what="the faker's charge fallbacks (the premise)")
+    try:
+        warned = wait_for(lambda: [x for x in d.ctl("actions", "--cgroup", rel)
+                                   if x["action"] == "warn"],
+                          timeout=10 * WINDOW_S, what="the abuser warned")
+    except AssertionError as e:
+        raise AssertionError(f"{e}: {d.ctl('actions')}, {d.ctl('status')['contiguity_pressure']}"
+                             f", {d.ctl('abusers', '--all')}") from None
+    assert "held at warn" in warned[0]["evidence"], warned[0]
+    d.wait_ticks(int(3 * WINDOW_S / 0.2))
+    st = d.ctl("status")["contiguity_pressure"]
+    fb = next(i for i in st["inputs"] if i["name"] == "thp_fault_fallback")
+    assert st["state"] == "none" and fb["value"] < 20, (st["state"], fb)
+    # Its own fallbacks (counted per cgroup where the mode sees charge
+    # failures: the THP paths' fault exit) make it no wanting tenant.
+    faker = cgroup_row(d, cgroups.rel(fake))
+    assert faker["verdict"] and faker["verdict"]["wanting"] is False, faker
+    acts = d.ctl("actions", "--cgroup", rel)
+    assert not [x for x in acts if x["action"] == "shatter"], acts

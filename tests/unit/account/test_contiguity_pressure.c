@@ -70,6 +70,31 @@ Test(pressure, few_free_blocks_enter_at_once_and_say_why)
 	cr_assert_eq(st.places[0].h.state, PRESSURE_FULL);
 }
 
+/* short_ms: the last step with a fallback for want of blocks (below any
+ * threshold: one is enough) or a level above none; plenty and no
+ * fallback leaves it where it was. */
+Test(pressure, the_last_step_short_of_blocks_is_kept)
+{
+	uint64_t at;
+
+	step(500, 0);
+	step(500, 0);
+	cr_assert_eq(st.short_ms, 0, "no fallback, no pressure: never short");
+	at = now;
+	step(500, 1);
+	cr_assert_eq(st.machine.state, PRESSURE_NONE);
+	cr_assert_eq(st.short_ms, at, "one fallback for want of a block");
+	/* The rate spans a few seconds: it shows the fallback until they pass. */
+	for (int i = 0; i < PRESSURE_RATE_MS / 1000 + 2; i++)
+		step(500, 0);
+	at = st.short_ms;
+	step(500, 0);
+	cr_assert_eq(st.short_ms, at, "calm again: no longer short");
+	at = now;
+	step(40, 0);
+	cr_assert_eq(st.short_ms, at, "pressure is a lack too");
+}
+
 /* Leaving needs every input past the leave threshold (free blocks: twice
  * the entering one) for the whole hold time. */
 Test(pressure, leaving_needs_calm_for_the_hold_time)
@@ -134,6 +159,21 @@ Test(pressure, zero_threshold_is_off)
 {
 	cfg.some[PIN_FREE_PMD_BLOCKS] = cfg.full[PIN_FREE_PMD_BLOCKS] = 0;
 	cr_assert_eq(step(0, 0), PRESSURE_NONE);
+}
+
+/* Issue 37 item 2: a fallback at a cgroup's own limit (a charge) is no
+ * lack of contiguity: a tenant whose child has a 1 MiB limit made 3,119 in
+ * 6 s, all charges, and pressure went full. */
+Test(pressure_read, charge_fallbacks_are_no_lack_of_contiguity)
+{
+	struct pressure_reading r = {0};
+	char err[160] = "";
+
+	cr_assert_eq(pressure_parse_vmstat("thp_fault_fallback 3126\n"
+					   "thp_fault_fallback_charge 3119\n",
+					   &r, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_float_eq(r.value[PIN_THP_FAULT_FALLBACK], 7, 0.1);
 }
 
 Test(pressure_read, vmstat_counters_sum_into_their_inputs)

@@ -294,11 +294,11 @@ static void assert_pressure(uint64_t free_some, uint64_t psi_full, uint64_t hold
 Test(policy, pressure_keys_from_the_input_table)
 {
 	cr_assert_eq(load("[daemon]\n"), 0);
-	assert_pressure(64, 20, 30000, 60000);
-	cr_assert_eq(load("[pressure]\nfree_pmd_blocks_some = 1000\npsi_full_full = 0\n"
+	assert_pressure(64, 0, 30000, 60000); /* PSI enters no level unless set */
+	cr_assert_eq(load("[pressure]\nfree_pmd_blocks_some = 1000\npsi_full_full = 20\n"
 			  "hold = 5s\n[enforce]\ncompact_interval = 2m\n"),
 		     0);
-	assert_pressure(1000, 0, 5000, 120000);
+	assert_pressure(1000, 20, 5000, 120000);
 	cr_assert_neq(load("[pressure]\ncompact_stall_some = -1\nwanting_fallbacks = 0\n"
 			   "nonsense_some = 3\n"),
 		      0);

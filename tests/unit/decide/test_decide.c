@@ -26,10 +26,13 @@ static bool tao;
 static task_alive_fn alive;	       /* NULL: every task lives */
 static bool no_memcg_zones;	       /* TAO with boot-sized zones only */
 static struct taod_cg_sizes sizes_now; /* the cgroup's per-size counts, cumulative */
-static const struct decide_need *need; /* NULL: no need gating */
-static uint64_t other_fallbacks;       /* > 0: a second tenant, /t/other, whose faults fell back */
-static uint64_t other_step;	       /* ... this many more every window */
-static bool tasks_left;		       /* the tenant has a task (tenant_tasks) */
+static struct decide_need *need;       /* NULL: no need gating */
+/* The machine is short of contiguity at every tick (need->short_ms): a
+ * tenant's fallbacks then are for want of blocks, not its own limit's. */
+static bool machine_short;
+static uint64_t other_fallbacks; /* > 0: a second tenant, /t/other, whose faults fell back */
+static uint64_t other_step;	 /* ... this many more every window */
+static bool tasks_left;		 /* the tenant has a task (tenant_tasks) */
 
 static bool tenant_tasks(void *ctx, const char *path)
 {
@@ -55,6 +58,7 @@ static void setup(void)
 	memset(&fx, 0, sizeof(fx));
 	fx.nrows = 2;
 	now = 100000;
+	machine_short = false;
 	allocs = splits = collapses = 0;
 	tao = false;
 	no_memcg_zones = false;
@@ -118,6 +122,8 @@ static void tick_mem(uint64_t a, uint64_t s, uint64_t anon, uint64_t thp)
 		other_fallbacks += other_step; /* every window, more fall back */
 	}
 	cgroup_table_sample(&table, now, WINDOW);
+	if (need && machine_short)
+		need->short_ms = now;
 	decide_tick(&st, &table, now, &io);
 }
 
@@ -634,6 +640,7 @@ Test(decide, a_wanting_tenant_lets_the_ladder_climb)
 	struct cg_judge *o;
 
 	need = &n;
+	machine_short = true;
 	other_fallbacks = 1;
 	abuse_windows(6);
 	o = decide_find(&st, OTHER);
@@ -641,6 +648,45 @@ Test(decide, a_wanting_tenant_lets_the_ladder_climb)
 	cr_assert(o->last.wanting);
 	cr_assert_eq(o->last.fallbacks, 10);
 	assert_req(2, ACTION_RESTRICT);
+}
+
+/* Issue 37 item 2: a tenant whose child cgroup has a 1 MiB limit makes
+ * its THP charges fail, and every one is a fallback. While the machine
+ * shows no lack of blocks (no fallback but charges, no failed collapse,
+ * no pressure) those fallbacks are its own limit's: it is not wanting,
+ * and nobody else is shattered for it. */
+Test(decide, fallbacks_while_the_machine_lacks_no_blocks_are_a_limits_not_a_want)
+{
+	struct decide_need n = {.pressure = PRESSURE_NONE, .wanting_fallbacks = 5};
+	struct cg_judge *o;
+
+	need = &n;
+	other_fallbacks = 1;
+	abuse_windows(6);
+	o = decide_find(&st, OTHER);
+	cr_assert_not_null(o);
+	cr_assert_eq(o->last.fallbacks, 10);
+	cr_assert_not(o->last.wanting);
+	for (unsigned i = 0; i < fx.nreqs; i++)
+		cr_assert_eq(fx.reqs[i].kind, ACTION_WARN, "request %u climbed without need", i);
+}
+
+/* Issue 37 item 2: a tenant with a guarantee that turned THPs off for
+ * itself (PR_SET_THP_DISABLE) tries no THP: at 0% it is below its promise,
+ * yet lacks nothing contiguity could give. One THP fault tried (or held)
+ * makes it wanting. */
+Test(decide, a_tenant_that_tries_no_thp_is_not_wanting_below_its_guarantee)
+{
+	struct decide_need n = {.wanting_fallbacks = 1000};
+
+	need = &n;
+	pol->coverage_guarantee = 90;
+	tick_mem(0, 0, 64 * MIB, 0);
+	tick_mem(0, 0, 64 * MIB, 0);
+	cr_assert(decide_find(&st, ID)->last.below_guarantee);
+	cr_assert_not(decide_find(&st, ID)->last.wanting);
+	tick_mem(1, 0, 64 * MIB, 2 * MIB);
+	cr_assert(decide_find(&st, ID)->last.wanting);
 }
 
 /* Good tenants wanting after @windows more windows in which /t/other's
@@ -651,6 +697,7 @@ static unsigned wanting_after(uint64_t hold_ms, int windows)
 
 	n = (struct decide_need){.wanting_fallbacks = 5, .want_hold_ms = hold_ms};
 	need = &n;
+	machine_short = true;
 	other_fallbacks = 1;
 	tick(0, 0);
 	other_step = 0;
@@ -728,6 +775,11 @@ Test(decide, memory_pressure_makes_a_tenant_wanting_where_asked)
 	GOOD;
 	cr_assert_not(decide_find(&st, ID)->last.wanting);
 	n.wanting_psi = 20;
+	e->psi_some = 25.0;
+	GOOD;
+	cr_assert_not(decide_find(&st, ID)->last.wanting,
+		      "its own stalls, while the machine lacks no blocks (its own limit)");
+	machine_short = true;
 	e->psi_some = 25.0;
 	GOOD;
 	cr_assert(decide_find(&st, ID)->last.wanting);
