@@ -31,6 +31,9 @@ struct command {
 	/* Reads what tenants control (maps, files): answered off the loop in
 	 * this time (command_off_loop); 0: on the loop. */
 	uint64_t off_loop_ms;
+	/* Its reply is filtered row by row for a reader who does not see all:
+	 * such a reader's request is answered off the loop. */
+	bool filtered;
 };
 
 static struct json_object *cmd_ping(struct taod *d, struct json_object *req)
@@ -411,12 +414,12 @@ static struct json_object *cmd_metrics(struct taod *d, struct json_object *req)
 static const struct command commands[] = {
     {"ping", false, cmd_ping},
     {"status", false, cmd_status},
-    {"cgroups", false, cmd_cgroups},
-    {"top-tasks", false, cmd_top_tasks},
-    {"actions", false, cmd_actions},
+    {"cgroups", false, cmd_cgroups, 0, true},
+    {"top-tasks", false, cmd_top_tasks, 0, true},
+    {"actions", false, cmd_actions, 0, true},
     {"act", true, cmd_act},
     {"policy", false, cmd_policy},
-    {"abusers", false, cmd_abusers},
+    {"abusers", false, cmd_abusers, 0, true},
     {"reload", true, cmd_reload},
     {"metrics", false, cmd_metrics},
     {"zones", false, cmd_zones},
@@ -429,6 +432,7 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 {
 	struct taod *d = taod;
 	const char *name = protocol_command(request);
+	struct json_object *denied;
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		const struct command *c = &commands[i];
@@ -439,8 +443,12 @@ struct json_object *commands_dispatch(void *taod, const struct peer *peer,
 			return protocol_errorf(
 			    "permission denied: \"%s\" needs root (uid %u asked)", name,
 			    (unsigned)peer->uid);
-		if (c->off_loop_ms)
-			return command_off_loop(d, peer, name, c->run, request, c->off_loop_ms);
+		denied = privacy_precheck(d, peer, name, request);
+		if (denied)
+			return denied;
+		if (c->off_loop_ms || (c->filtered && !peer->sees_all))
+			return command_off_loop(d, peer, name, c->run, request,
+						c->off_loop_ms ? c->off_loop_ms : READER_TIME_MS);
 		return privacy_filter(d, peer, name, c->run(d, request));
 	}
 	return protocol_errorf("unknown command \"%s\"", name);

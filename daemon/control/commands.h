@@ -22,6 +22,8 @@ struct json_object *command_off_loop(struct taod *d, const struct peer *peer, co
 /* An explain's time in its child: maps, stacks and files read within it
  * (with OFFLOAD_GRACE_MS, within the client's PROTOCOL_EXPLAIN_WAIT_S). */
 #define EXPLAIN_TIME_MS 4000
+/* A filtered reply's time in its child, for a reader who does not see all. */
+#define READER_TIME_MS 4000
 
 /* The act stage's commands (commands_act.c). */
 struct json_object *cmd_actions(struct taod *d, struct json_object *req);

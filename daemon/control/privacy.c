@@ -171,3 +171,35 @@ struct json_object *privacy_filter(const struct taod *d, const struct peer *peer
 	}
 	return reply;
 }
+
+/* A pid the reader's: /proc/PID is its uid's (task_owned). */
+static bool pid_owned(int64_t pid, uid_t uid)
+{
+	struct json_object *row = json_object_new_object();
+	bool owned;
+
+	json_add(row, "pid", json_object_new_int64(pid));
+	owned = task_owned(row, uid);
+	json_object_put(row);
+	return owned;
+}
+
+struct json_object *privacy_precheck(const struct taod *d, const struct peer *peer,
+				     const char *command, struct json_object *request)
+{
+	const char *path = NULL;
+	int64_t pid = 0;
+
+	if (peer->sees_all || (strcmp(command, "explain") && strcmp(command, "policy")))
+		return NULL;
+	/* Malformed arguments are the command's to name. */
+	if (!protocol_arg_string(request, "cgroup", &path) && path[0] == '/' &&
+	    !cgroup_owned(d, path, peer->uid))
+		return protocol_errorf("args.cgroup \"%s\": no memory cgroup of uid %u's that taod "
+				       "tracks",
+				       path, (unsigned)peer->uid);
+	if (!protocol_arg_int(request, "pid", 1, INT32_MAX, &pid) && !pid_owned(pid, peer->uid))
+		return protocol_errorf("no process %lld of uid %u's", (long long)pid,
+				       (unsigned)peer->uid);
+	return NULL;
+}

@@ -23,5 +23,13 @@ struct json_object;
  */
 struct json_object *privacy_filter(const struct taod *d, const struct peer *peer,
 				   const char *command, struct json_object *reply);
+/*
+ * Before any work: NULL when @peer may have @command's @request answered,
+ * else the error to send. A reader who does not see all naming another
+ * user's cgroup or task (explain, policy) gets the answer a missing one
+ * gets, so neither the reply nor its cost tells which it was.
+ */
+struct json_object *privacy_precheck(const struct taod *d, const struct peer *peer,
+				     const char *command, struct json_object *request);
 
 #endif
