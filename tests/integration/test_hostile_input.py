@@ -113,15 +113,20 @@ def in_cgroup(cg):
 
 
 def odd_dropins(dropins):
-    """A FIFO, /dev/zero (a symlink to it) and a file over the size limit,
-    each as a *.conf drop-in; the paths and what taod must say of each."""
+    """A FIFO, /dev/zero (a symlink to it), /proc/kmsg (a symlink to it: a
+    regular file that takes the kernel's log from whoever reads it, issue 37
+    item 6) and a file over the size limit, each as a *.conf drop-in; the
+    paths and what taod must say of each."""
     fifo, zero, big = dropins / "10-fifo.conf", dropins / "20-zero.conf", dropins / "30-big.conf"
+    kmsg = dropins / "25-kmsg.conf"
     os.mkfifo(fifo)
     zero.symlink_to("/dev/zero")
+    kmsg.symlink_to("/proc/kmsg")
     with open(big, "wb") as f:
         f.truncate(2 << 20)  # sparse: 2 MiB of NULs
     return [(fifo, "a FIFO, not a regular file"),
             (zero, "a character device, not a regular file"),
+            (kmsg, "a file of the kernel's procfs, not a configuration file"),
             (big, f"{2 << 20} bytes: a configuration file may hold at most {1 << 20}")]
 
 
