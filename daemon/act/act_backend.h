@@ -90,6 +90,9 @@ typedef void (*act_restored_fn)(void *ctx, const struct action_record *rec);
 
 struct act_backend_ops {
 	const char *name;
+	/* Its shatter writes debugfs split_huge_pages: the actor mounts
+	 * debugfs before the child runs (debugfs_mount.h). */
+	bool shatter_needs_debugfs;
 	/*
 	 * The op carrying out each action kind (action_kinds.h), by intent:
 	 * [ACTION_RESTRICT], [ACTION_GRANT], [ACTION_SHATTER], ... NULL:

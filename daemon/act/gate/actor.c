@@ -42,7 +42,9 @@
 #include "common/clock.h"
 #include "common/offload.h"
 #include "act/act_time.h"
+#include "act/debugfs_mount.h"
 #include "action_queue.h"
+#include "common/rootfs.h"
 
 #define AUDIT_RING 1024
 
@@ -673,6 +675,15 @@ static void job_ended(void *ctx, const char *out, size_t len, const struct offlo
 		next_job(a);
 }
 
+/* debugfs is mounted here, in taod itself, so that taod unmounts it at exit. */
+static void mount_debugfs(const struct actor *a)
+{
+	char path[PATH_MAX];
+
+	if (!rootfs_path(path, sizeof(path), a->k.split_huge_pages))
+		debugfs_mount_for_split(&a->k, path);
+}
+
 /* Gates @q (taking its copy of the path) and, past the gate, starts its child. */
 static void start_job(struct actor *a, struct queued_action *q)
 {
@@ -691,6 +702,8 @@ static void start_job(struct actor *a, struct queued_action *q)
 				 .start_ms = a->ctx.now_ms()};
 	record_start(&j->rec, &q->req);
 	if (gate(a, &j->rec.req, &o)) {
+		if (q->req.kind == ACTION_SHATTER && a->be->shatter_needs_debugfs)
+			mount_debugfs(a);
 		j->op = backend_op(a, q->req.kind, NULL);
 		j->budget = byte_budget(a, &j->rec.req);
 		r = offload_start(a->event, ACT_TIME_LIMIT_MS, job_work, j, job_ended, j);
@@ -838,6 +851,7 @@ int actor_tick(struct actor *a)
 
 int actor_release(struct actor *a)
 {
+	debugfs_unmount_ours();
 	return a->be->expire ? a->be->expire(&a->ctx, true, restored, a) : 0;
 }
 

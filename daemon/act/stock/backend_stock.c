@@ -52,6 +52,7 @@ static int stock_read_stats(const struct act_ctx *c, struct act_stats *out)
 
 const struct act_backend_ops backend_stock_ops = {
     .name = "stock",
+    .shatter_needs_debugfs = true,
     /* No policy zones: resize-zones is unsupported (actor.c); restrict and
      * grant through memory.high or the v1 soft limit when turned on. */
     .op =

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include "thp_split_pageout.h"
 #include "common/log.h"
 #include "act/act_time.h"
+#include "act/debugfs_mount.h"
 #include "common/rootfs.h"
 #include "config/policy.h" /* POLICY_SIZES_* */
 
@@ -243,18 +243,6 @@ static void split_mapping(struct split_run *s, const struct vma_info *v, bool ha
 		split_range_smaps(s, v);
 }
 
-/* debugfs may be unmounted; mount it, but only on the real root. */
-static void ensure_debugfs(const struct act_ctx *c, const char *path)
-{
-	if (!access(path, F_OK) || strcmp(rootfs_get(), "/"))
-		return;
-	if (mount("debugfs", c->k->debugfs, "debugfs", 0, NULL))
-		log_repeated(LOG_REPEAT_DEBUGFS_MOUNT, LOG_WARNING, "mounting debugfs at %s: %s",
-			     c->k->debugfs, strerror(errno));
-	else
-		log_info("mounted debugfs at %s for split_huge_pages", c->k->debugfs);
-}
-
 /* The task's folios below the PMD size, a mapping at a time, within the
  * budget the PMD passes left. */
 static void split_mthp(struct split_run *s, const struct vma_info *v, int n)
@@ -372,7 +360,9 @@ int thp_split_offender(const struct act_ctx *c, const struct action_request *req
 				c->k->split_huge_pages);
 		return -ENAMETOOLONG;
 	}
-	ensure_debugfs(c, path);
+	/* Off the loop the actor mounted it before the child; here, in the
+	 * caller (tests, no loop), it is mounted now. */
+	debugfs_mount_for_split(c->k, path);
 	act_time_start(&s.time, c);
 	if (req->sizes & POLICY_SIZES_MTHP) {
 		s.mthp = mthp_split_begin(c->k, &s.mthp_t);

@@ -199,6 +199,7 @@ int act_cgroup_stats_parse(const char *text, struct act_cgroup_stats *out)
 
 const struct act_backend_ops backend_tao_ops = {
     .name = "tao",
+    .shatter_needs_debugfs = true,
     .op =
 	{
 	    [ACTION_RESTRICT] = tao_restrict,
