@@ -61,6 +61,7 @@ struct verdict {
 	 * min_allocs are partly mapped; 0 otherwise. */
 	double held_whole, held_partly, held_waste;
 	bool held_judged;
+	bool by_held; /* held_waste is above the waste over its life: it decided */
 	/* max(broken / max(given, held_peak, broken), held_waste) */
 	double waste;
 	double score;	      /* waste / max_split_ratio */

@@ -168,7 +168,9 @@ void verdict_judge(struct cg_judge *j, const struct cg_window *w, const struct c
 	/* A THP it broke was its own: what it broke is evidence it held as
 	 * much, however few it faulted (khugepaged gave it the rest). */
 	exposure = fmax(fmax(j->given, j->held_peak), j->broken);
-	v->waste = fmax(exposure > 0 ? j->broken / exposure : 0, v->held_waste);
+	v->waste = exposure > 0 ? j->broken / exposure : 0;
+	v->by_held = v->held_waste > v->waste;
+	v->waste = fmax(v->waste, v->held_waste);
 	v->score = v->waste / p->max_split_ratio;
 	evidence = fmax(fmax(exposure, j->made), v->held_whole + v->held_partly);
 	v->fresh_pages = j->fresh_pages;
@@ -193,7 +195,7 @@ void verdict_empty(struct cg_judge *j, struct verdict *v)
 	j->fresh_pages = 0;
 	v->broken = v->waste = v->score = 0;
 	v->held_whole = v->held_partly = v->held_waste = 0;
-	v->held_judged = false;
+	v->held_judged = v->by_held = false;
 	v->fresh_pages = 0;
 	v->judged = false;
 	v->level = v->unjudged_level = CLASS_GOOD;
@@ -211,22 +213,28 @@ static const char *horizon_text(uint64_t ms, char *buf, size_t len)
 	return buf;
 }
 
-void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len)
+/* The figures that decided the waste: those of its life, or, when what it
+ * holds now says more, those (its life's are in the JSON). */
+static int waste_text(const struct verdict *v, const struct policy *p, char *buf, size_t len)
 {
 	char hz[24];
-	int n = snprintf(buf, len,
-			 "waste %.2f (max %.2f): %.1f THPs broken of %.1f given, %.1f held at "
-			 "peak, %s half-life",
-			 v->waste, p->max_split_ratio, v->broken, v->given, v->held_peak,
-			 horizon_text(p->horizon_ms, hz, sizeof(hz)));
+
+	if (v->by_held)
+		return snprintf(
+		    buf, len, "waste %.2f (max %.2f): %.1f of %.1f THPs held partly mapped now",
+		    v->waste, p->max_split_ratio, v->held_partly, v->held_whole + v->held_partly);
+	return snprintf(buf, len,
+			"waste %.2f (max %.2f): %.1f THPs broken of %.1f given, %.1f held at "
+			"peak, %s half-life",
+			v->waste, p->max_split_ratio, v->broken, v->given, v->held_peak,
+			horizon_text(p->horizon_ms, hz, sizeof(hz)));
+}
+
+void verdict_evidence(const struct verdict *v, const struct policy *p, char *buf, size_t len)
+{
+	int n = waste_text(v, p, buf, len);
 
 	if (n < 0 || (size_t)n >= len)
-		return;
-	if (v->held_judged)
-		n += snprintf(buf + n, len - (size_t)n,
-			      ", %.1f partly mapped of %.1f held now (%.2f)", v->held_partly,
-			      v->held_whole + v->held_partly, v->held_waste);
-	if ((size_t)n >= len)
 		return;
 	if (v->empty)
 		n += snprintf(buf + n, len - (size_t)n,

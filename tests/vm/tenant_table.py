@@ -3,7 +3,8 @@ get and why, written before the runs (tests/vm/tenants runs them).
 
 taod judges a tenant on wasted contiguity (docs/policies.md, "Policies"): waste =
 THPs broken by splits that left them partly mapped / THPs it was given or
-held at peak, over a 10 min half-life; score = waste / max_split_ratio
+held at peak, over a 10 min half-life, or, when it says more, the THPs it
+holds partly mapped now / all it holds now (issue 36); score = waste / max_split_ratio
 (0.25 shipped): above 1 misuser, above 2 (half of what it got wasted)
 abuser. The verdict is about what the tenant did to the machine's 2 MiB
 blocks, not about intent: an allocator that strands most of the THPs it

@@ -924,6 +924,7 @@ static void held_start(void)
 Test(decide, an_allocator_keeping_most_collapsed_thps_partly_mapped_is_an_abuser)
 {
 	struct cg_judge *j;
+	char ev[320];
 
 	held_start();
 	tick_held(60, 60, 0);
@@ -931,9 +932,13 @@ Test(decide, an_allocator_keeping_most_collapsed_thps_partly_mapped_is_an_abuser
 	cr_assert_eq(cls(), CLASS_GOOD);
 	tick_held(10, 3, 13);
 	j = decide_find(&st, ID);
-	cr_assert(j->last.judged && j->last.held_judged);
+	cr_assert(j->last.judged && j->last.held_judged && j->last.by_held);
 	cr_assert_float_eq(j->last.held_waste, 13.0 / 16.0, 1e-9);
 	cr_assert_float_eq(j->last.waste, 13.0 / 16.0, 1e-9);
+	verdict_evidence(&j->last, pol, ev, sizeof(ev));
+	cr_assert(strstr(ev, "waste 0.81 (max 0.25): 13.0 of 16.0 THPs held partly mapped now, "
+			     "score 3.25"),
+		  "%s", ev);
 	cr_assert_eq(j->last.level, CLASS_ABUSER);
 	cr_assert_eq(cls(), CLASS_GOOD, "one window cannot class it");
 	tick_held(10, 4, 13);
@@ -979,6 +984,7 @@ Test(decide, a_few_thps_partly_mapped_keep_a_tenant_good)
 	for (int i = 0; i < 3; i++)
 		tick_held(10, 50, 5);
 	cr_assert(decide_find(&st, ID)->last.held_judged);
+	cr_assert_not(decide_find(&st, ID)->last.by_held, "its life's waste says more");
 	cr_assert_float_eq(decide_find(&st, ID)->last.held_waste, 5.0 / 55.0, 1e-9);
 	for (int i = 0; i < 3; i++)
 		tick_held(0, 0, 3);
