@@ -24,6 +24,10 @@
 #define DECIDE_OFFENDERS 4
 /* A misuser is past max_split_ratio; an abuser past this many times it. */
 #define DECIDE_ABUSER_SCORE 2.0
+/* The THPs held partly mapped now are judged when at least this share of
+ * min_allocs: a tenant left with a THP or two cut of the few it holds (a
+ * heap's top trimmed at its teardown) is no evidence. */
+#define DECIDE_HELD_FLOOR 0.25
 /* PMD-mapped THP size: coverage rewards smaller than one are not worth a
  * request, and a shatter asks for one per split in the window. */
 #define DECIDE_THP_BYTES (2ULL << 20)
@@ -50,14 +54,25 @@ struct verdict {
 	uint64_t span_ms, allocs, splits; /* what this window added */
 	double split_ratio;		  /* splits / allocs of this window alone */
 	double given, held_peak, broken;  /* decayed THPs: allocated, most held, broken */
-	double waste;			  /* broken / max(given, held_peak) */
-	double score;			  /* waste / max_split_ratio */
-	uint64_t fresh_pages;		  /* base pages split since the last action */
-	unsigned members;		  /* cgroups in the tenant */
-	double coverage_mean;		  /* -1: no anon memory in the window */
+	/* THPs held at the judgement (issue 36), whatever made them: PMD-mapped
+	 * whole (memory.stat anon_thp) and partly mapped (the BPF gauge), and
+	 * partly / (whole + partly) when held_judged: the gauge is counted,
+	 * the policy judges PMD THPs and at least DECIDE_HELD_FLOOR of
+	 * min_allocs are partly mapped; 0 otherwise. */
+	double held_whole, held_partly, held_waste;
+	bool held_judged;
+	bool by_held; /* held_waste is above the waste over its life: it decided */
+	/* max(broken / max(given, held_peak, broken), held_waste) */
+	double waste;
+	double score;	      /* waste / max_split_ratio */
+	uint64_t fresh_pages; /* base pages split since the last action */
+	unsigned members;     /* cgroups in the tenant */
+	double coverage_mean; /* -1: no anon memory in the window */
 	double coverage_min, coverage_max;
 	uint64_t anon_bytes, thp_bytes; /* newest memory.stat */
-	bool judged;			/* max(given, held_peak, broken) >= min_allocs */
+	/* Evidence: max(given, held_peak, broken, THPs made by fault or
+	 * collapse (decayed), held whole + partly now) >= min_allocs */
+	bool judged;
 	/* Not judged for too few THPs: what its score says, which counts
 	 * toward a streak up but cannot end one; good otherwise. */
 	enum cg_class unjudged_level;
@@ -103,6 +118,7 @@ struct cg_judge {
 	struct cg_evidence acc;		 /* tenant roots: the members' evidence now */
 	struct cg_evidence seen;	 /* ... and at the last judgement */
 	double given, held_peak, broken; /* verdict.c: decayed THPs */
+	double made;			 /* ... made by fault or collapse: evidence only */
 	uint64_t decayed_ms;		 /* when they were last decayed */
 	uint64_t fresh_pages;		 /* split since the last action asked for */
 	enum cg_class cls;

@@ -947,3 +947,100 @@ Test(decide, a_tenant_with_a_task_and_no_anon_memory_is_judged)
 	tick_mem(100, 100, 0, 0);
 	cr_assert_eq(cls(), CLASS_ABUSER);
 }
+
+/* Issue 36: what a tenant does to the THPs it holds, whatever made them.
+ * One window of a tenant holding @whole THPs PMD-mapped whole and @partly
+ * partly mapped, khugepaged having collapsed @collapsed more for it, with
+ * no fault and no new split (mimalloc between its decommits). */
+static void tick_held(uint64_t collapsed, uint64_t whole, int64_t partly)
+{
+	table.partial_gauge = true;
+	sizes_now.nr_partial[size_pmd_order()] = partly;
+	collapses += collapsed;
+	tick_mem(0, 0, 200 * MIB, whole * (DECIDE_THP_BYTES));
+}
+
+/* The shipped policy's min_allocs and a horizon of a real policy, from an
+ * empty first window. */
+static void held_start(void)
+{
+	pol->horizon_ms = 600000;
+	pol->min_allocs = 16;
+	tick(0, 0);
+}
+
+/* An allocator whose THPs all came from khugepaged held 60 whole, then
+ * keeps 13 of the 16 it holds partly mapped (mimalloc's 80%): over its
+ * life 13 of 60 is under the line, but it is an abuser at the second
+ * window of it, as the held waste (13 / 16) says. */
+Test(decide, an_allocator_keeping_most_collapsed_thps_partly_mapped_is_an_abuser)
+{
+	struct cg_judge *j;
+	char ev[320];
+
+	held_start();
+	tick_held(60, 60, 0);
+	tick_held(0, 60, 0);
+	cr_assert_eq(cls(), CLASS_GOOD);
+	tick_held(10, 3, 13);
+	j = decide_find(&st, ID);
+	cr_assert(j->last.judged && j->last.held_judged && j->last.by_held);
+	cr_assert_float_eq(j->last.held_waste, 13.0 / 16.0, 1e-9);
+	cr_assert_float_eq(j->last.waste, 13.0 / 16.0, 1e-9);
+	verdict_evidence(&j->last, pol, ev, sizeof(ev));
+	cr_assert(strstr(ev, "waste 0.81 (max 0.25): 13.0 of 16.0 THPs held partly mapped now, "
+			     "score 3.25"),
+		  "%s", ev);
+	cr_assert_eq(j->last.level, CLASS_ABUSER);
+	cr_assert_eq(cls(), CLASS_GOOD, "one window cannot class it");
+	tick_held(10, 4, 13);
+	cr_assert_eq(cls(), CLASS_ABUSER);
+}
+
+/* Its evidence counts collapses and what it holds now: a tenant that never
+ * held min_allocs THPs whole at once, all of them collapses, is judged on
+ * the 16 it holds (13 partly mapped), not left "too few THPs to class". */
+Test(decide, collapses_and_thps_held_partly_mapped_are_evidence)
+{
+	held_start();
+	tick_held(8, 8, 0);
+	tick_held(12, 3, 13);
+	cr_assert(decide_find(&st, ID)->last.judged);
+	tick_held(12, 3, 13);
+	cr_assert_eq(cls(), CLASS_ABUSER);
+}
+
+/* A tenant that keeps most of what it holds partly mapped for one window
+ * at a time, whole again the next (khugepaged re-collapsed it), is never
+ * classed: the held waste is what it holds at each judgement, not a past. */
+Test(decide, one_window_mostly_partly_mapped_at_a_time_does_not_class)
+{
+	held_start();
+	tick_held(60, 60, 0);
+	for (int i = 0; i < 4; i++) {
+		tick_held(10, 3, 13);
+		tick_held(13, 16, 0);
+	}
+	cr_assert_eq(cls(), CLASS_GOOD);
+	cr_assert_float_eq(decide_find(&st, ID)->last.held_waste, 0, 1e-9);
+	cr_assert_eq(fx.nreqs, 0);
+}
+
+/* A good tenant stays good: 5 THPs partly mapped of the 55 it holds (its
+ * heaps' boundaries, re-collapsed and cut again), and a tenant left with
+ * three THPs all cut (a heap's top at its teardown, fewer than a quarter
+ * of min_allocs) is no evidence either. */
+Test(decide, a_few_thps_partly_mapped_keep_a_tenant_good)
+{
+	held_start();
+	for (int i = 0; i < 3; i++)
+		tick_held(10, 50, 5);
+	cr_assert(decide_find(&st, ID)->last.held_judged);
+	cr_assert_not(decide_find(&st, ID)->last.by_held, "its life's waste says more");
+	cr_assert_float_eq(decide_find(&st, ID)->last.held_waste, 5.0 / 55.0, 1e-9);
+	for (int i = 0; i < 3; i++)
+		tick_held(0, 0, 3);
+	cr_assert(!decide_find(&st, ID)->last.held_judged);
+	cr_assert_eq(cls(), CLASS_GOOD);
+	cr_assert_eq(fx.nreqs, 0);
+}
