@@ -7,6 +7,9 @@ splits but compacts nothing. The pressure inputs' thresholds are set in
 the test's config so the outcome does not depend on the host's load.
 What decides to act is the same in every attach mode (the abuser's
 verdict in each mode is test_policy's and test_verdicts'): any_mode."""
+import signal
+import time
+
 import pytest
 
 from conftest import anon_huge_kib, any_mode, cgroup_row, put, wait_for
@@ -149,13 +152,21 @@ def test_a_cgroups_own_limit_fakes_no_need(daemon_factory, cgroups, tmp_path):
     from conftest import vmstat
     d = need_daemon(daemon_factory, cgroups, tmp_path, "need", FALLBACKS_ONLY)
     fake = cgroups.make("faker")
-    limit = "memory.max" if cgroups.version == 2 else "memory.limit_in_bytes"
-    (fake / limit).write_text(str(1 << 20))
+    v2 = cgroups.version == 2
+    faker = cgroups.workload(fake, "wait-signal", *["fault", 100, "unmap-whole"] * 300,
+                             "hold", 60)
+    # 1 MiB above what the faker uses once started (a sanitized build's
+    # runtime is tens of MiB): no THP charge fits, its fallback pages do.
+    used = fake / ("memory.current" if v2 else "memory.usage_in_bytes")
+    wait_for(lambda: int(used.read_text()) > 0, what="the faker started")
+    time.sleep(0.5)
+    (fake / ("memory.max" if v2 else "memory.limit_in_bytes")).write_text(
+        str(int(used.read_text()) + (1 << 20)))
     before = vmstat().get("thp_fault_fallback_charge", 0)
-    cgroups.workload(fake, *["fault", 100, "unmap-whole"] * 300, "hold", 60)
+    faker.send_signal(signal.SIGUSR1)
     rel, p = abuser(cgroups)
     wait_for(lambda: vmstat().get("thp_fault_fallback_charge", 0) - before >= 1000,
-             what="the faker's charge fallbacks (the premise)")
+             timeout=60, what="the faker's charge fallbacks (the premise)")
     try:
         warned = wait_for(lambda: [x for x in d.ctl("actions", "--cgroup", rel)
                                    if x["action"] == "warn"],
