@@ -36,8 +36,7 @@ struct user_spend {
 };
 
 static struct user_spend spends[USERS_KEPT];
-static uid_t running_uids[OFFLOAD_MAX]; /* (uid_t)-1: a free slot */
-static bool running_init;
+static uid_t running_uids[OFFLOAD_MAX]; /* 0 (root, never held back): a free slot */
 
 struct off_loop_call {
 	struct taod *d;
@@ -89,7 +88,7 @@ static const char *user_refusal(const struct peer *peer, char *buf, size_t len)
 	if (offload_running() + OFFLOAD_KEPT >= OFFLOAD_MAX)
 		return "busy: the requests of other users are being answered; try again";
 	for (int i = 0; i < OFFLOAD_MAX; i++)
-		if (running_init && running_uids[i] == peer->uid)
+		if (running_uids[i] == peer->uid)
 			return "busy: a request of this user is being answered; try again";
 	s = spend_of(peer->uid, second);
 	if (s->second == second && s->ms >= USER_MS_PER_S) {
@@ -104,13 +103,9 @@ static const char *user_refusal(const struct peer *peer, char *buf, size_t len)
 
 static void user_running(uid_t uid, bool on)
 {
-	if (!running_init)
-		for (int i = 0; i < OFFLOAD_MAX; i++)
-			running_uids[i] = (uid_t)-1;
-	running_init = true;
 	for (int i = 0; i < OFFLOAD_MAX; i++)
-		if (on ? running_uids[i] == (uid_t)-1 : running_uids[i] == uid) {
-			running_uids[i] = on ? uid : (uid_t)-1;
+		if (running_uids[i] == (on ? 0 : uid)) {
+			running_uids[i] = on ? uid : 0;
 			return;
 		}
 }

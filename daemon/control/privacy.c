@@ -73,16 +73,23 @@ static bool cgroup_owned(const struct taod *d, const char *path, uid_t uid)
 
 /* /proc/PID belongs to the task's effective uid (to root when it is not
  * dumpable); a task gone is nobody's. */
-static bool task_owned(struct json_object *row, uid_t uid)
+static bool pid_owned(int64_t pid, uid_t uid)
 {
-	struct json_object *pid;
 	char rel[48], path[PATH_MAX];
 	struct stat st;
 
-	if (!json_object_object_get_ex(row, "pid", &pid) || json_object_get_int64(pid) <= 0)
+	if (pid <= 0)
 		return false;
-	snprintf(rel, sizeof(rel), "/proc/%lld", (long long)json_object_get_int64(pid));
+	snprintf(rel, sizeof(rel), "/proc/%lld", (long long)pid);
 	return !rootfs_path(path, sizeof(path), rel) && !stat(path, &st) && st.st_uid == uid;
+}
+
+static bool task_owned(struct json_object *row, uid_t uid)
+{
+	struct json_object *pid;
+
+	return json_object_object_get_ex(row, "pid", &pid) &&
+	       pid_owned(json_object_get_int64(pid), uid);
 }
 
 /* Whether @row stays; a task row kept loses what is not the reader's. */
@@ -170,18 +177,6 @@ struct json_object *privacy_filter(const struct taod *d, const struct peer *peer
 		}
 	}
 	return reply;
-}
-
-/* A pid the reader's: /proc/PID is its uid's (task_owned). */
-static bool pid_owned(int64_t pid, uid_t uid)
-{
-	struct json_object *row = json_object_new_object();
-	bool owned;
-
-	json_add(row, "pid", json_object_new_int64(pid));
-	owned = task_owned(row, uid);
-	json_object_put(row);
-	return owned;
 }
 
 struct json_object *privacy_precheck(const struct taod *d, const struct peer *peer,

@@ -127,9 +127,9 @@ static bool thp_eligible(const struct verdict *v)
 	return v->thp_bytes || v->allocs || v->fallbacks;
 }
 
-/* Its fallbacks were for want of blocks: the machine was short of them
- * within the window (without that, a cgroup's own limit failed the charges). */
-static bool fallbacks_count(const struct verdict *v, const struct decide_need *n, uint64_t now_ms)
+/* The machine was short of blocks within @v's window: only then are a
+ * tenant's own fallbacks or stalls for want of them (else its own limit's). */
+static bool machine_was_short(const struct verdict *v, const struct decide_need *n, uint64_t now_ms)
 {
 	return !n || (n->short_ms && now_ms - n->short_ms <= v->span_ms);
 }
@@ -144,10 +144,10 @@ static bool wanting(const struct verdict *v, const struct cgroup_entry *e, const
 	uint64_t min = n && n->wanting_fallbacks ? n->wanting_fallbacks : 1;
 
 	if (n && n->wanting_psi && v->psi_some >= (double)n->wanting_psi &&
-	    fallbacks_count(v, n, now_ms))
+	    machine_was_short(v, n, now_ms))
 		return true;
 	return (short_of_guarantee(v, e, p) && thp_eligible(v)) ||
-	       (v->fallbacks >= min && fallbacks_count(v, n, now_ms));
+	       (v->fallbacks >= min && machine_was_short(v, n, now_ms));
 }
 
 static void history_push(struct cg_judge *j, const struct verdict *v, uint64_t now_ms)

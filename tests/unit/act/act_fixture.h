@@ -58,6 +58,8 @@ void fx_put_u64(const char *rel, uint64_t index, uint64_t v);
 void fx_map_page(uint64_t addr, uint64_t pfn, bool thp);
 /* The fixture task's smaps as at setup (a split lowers its AnonHugePages). */
 void fx_task_smaps(void);
+/* read_stats of a test backend with no counters: all zero. */
+int fx_no_stats(const struct act_ctx *c, struct act_stats *out);
 /* ... to @pfn of a file's large folio (page cache: KPF_THP without KPF_ANON). */
 void fx_map_file_page(uint64_t addr, uint64_t pfn);
 /* The chunk at @addr maps all 512 pages of the THP at @pfn (PMD-mapped). */

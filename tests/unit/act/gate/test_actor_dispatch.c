@@ -32,19 +32,12 @@ static const char *withheld(const struct act_ctx *c, enum action_kind k)
 	return k == ACTION_COLLAPSE ? off_reason : NULL;
 }
 
-static int no_stats(const struct act_ctx *c, struct act_stats *out)
-{
-	(void)c;
-	memset(out, 0, sizeof(*out));
-	return 0;
-}
-
 /* Only shatter, collapse (when not withheld) and resize-zones. */
 static const struct act_backend_ops partial_ops = {
     .name = "partial",
     .op = {[ACTION_SHATTER] = op, [ACTION_COLLAPSE] = op, [ACTION_RESIZE_ZONES] = op},
     .withheld = withheld,
-    .read_stats = no_stats,
+    .read_stats = fx_no_stats,
 };
 
 static void setup(void)

@@ -29,17 +29,10 @@ static void op(const struct act_ctx *c, const struct action_request *req, uint64
 			(unsigned long long)budget, req->cgroup);
 }
 
-static int no_stats(const struct act_ctx *c, struct act_stats *out)
-{
-	(void)c;
-	memset(out, 0, sizeof(*out));
-	return 0;
-}
-
 static const struct act_backend_ops child_ops = {
     .name = "child",
     .op = {[ACTION_SHATTER] = op, [ACTION_COLLAPSE] = op},
-    .read_stats = no_stats,
+    .read_stats = fx_no_stats,
 };
 
 static void tell(void *ctx, const struct action_record *rec)
